@@ -1,0 +1,44 @@
+# external-dns-py: every target creates/uses the local virtualenv, so on a fresh machine `make run` and
+# `make test` are the only set-up steps.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP_FILTER := grep -v "is ignored" || true
+
+.PHONY: venv system-deps run test test-unit lint bench clean
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip 2>&1 | $(PIP_FILTER)
+	$(VENV)/bin/pip install -q -e '.[test]' 2>&1 | $(PIP_FILTER)
+	touch $@
+
+venv: $(VENV)/.installed
+
+# BIND9 for the RFC2136 integration tests (Debian's bind9; installed when missing and we are root).
+system-deps:
+	@if [ ! -x /usr/sbin/named ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q bind9 bind9-utils dnsutils >/dev/null; \
+	  else echo "named not found: install Debian's bind9 package (apt-get install bind9)"; exit 1; fi; \
+	fi
+
+# The embedded demo: manifests in examples/ -> zone files in .demo/zones (see README).
+run: venv
+	@bash examples/demo.sh $(PY)
+
+test: venv system-deps
+	$(PY) -m pytest -q
+
+test-unit: venv
+	$(PY) -m pytest -q -m "not integration"
+
+lint: venv
+	$(VENV)/bin/ruff check external_dns tests bench
+	$(VENV)/bin/mypy
+
+bench: venv system-deps
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) .demo .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,20 @@
+"""`python -m bench`: runs every benchmark module listed in BENCHES, each printing its table."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHES: tuple[str, ...] = ()
+
+
+def main(argv: list[str]) -> int:
+    selected = [b for b in BENCHES if not argv or any(a in b for a in argv)]
+    for name in selected:
+        print(f"\n## {name}\n", flush=True)
+        importlib.import_module(f"bench.{name}").main()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,185 @@
+"""The flag parser: external-dns-compatible flags, each also settable from the environment.
+
+Every flag `--some-flag` may come from `EXTERNAL_DNS_SOME_FLAG` when it is not on the command line.
+Repeatable flags are given several times (`--managed-record-types=A --managed-record-types=CNAME`); a
+comma-separated value is also accepted (also in the environment). Booleans take `--flag`, `--no-flag` and
+`--flag=true|false`. Durations accept Go forms (`1m30s`, `500ms`, `2h`) or plain seconds.
+
+Flag groups live in `cmd/flags_*.py`, each with `add_flags(parser)` and optional `validate(config)`; the
+list of groups is `cmd/config.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+ENV_PREFIX = "EXTERNAL_DNS_"
+
+
+class ConfigError(Exception):
+    """An invalid flag or flag combination; the CLI prints it and exits 2."""
+
+
+_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
+_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """Parse a Go duration (`1m30s`, `500ms`, `0s`) or plain seconds (`90`, `1.5`) into seconds."""
+    value = text.strip()
+    if not value:
+        raise ValueError("empty duration")
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    sign = 1.0
+    if value[0] in "+-":
+        sign = -1.0 if value[0] == "-" else 1.0
+        value = value[1:]
+    pos = 0
+    total = 0.0
+    for m in _DURATION_RE.finditer(value):
+        if m.start() != pos:
+            break
+        total += float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
+        pos = m.end()
+    if pos != len(value) or pos == 0:
+        raise ValueError(f"invalid duration {text!r} (use e.g. 30s, 1m, 1h30m, 500ms)")
+    return sign * total
+
+
+def duration(text: str) -> float:
+    """argparse type for durations."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def parse_bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "t", "true", "yes", "y", "on"):
+        return True
+    if low in ("0", "f", "false", "no", "n", "off", ""):
+        return False
+    raise argparse.ArgumentTypeError(f"invalid boolean {text!r} (use true or false)")
+
+
+def env_name(flag: str) -> str:
+    """`--txt-owner-id` -> `EXTERNAL_DNS_TXT_OWNER_ID`."""
+    return ENV_PREFIX + flag.lstrip("-").replace("-", "_").upper()
+
+
+class _Repeat(argparse.Action):
+    """Repeatable flag: the first use replaces the default; comma-separated values are split."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        seen: set[str] = namespace.__dict__.setdefault("_repeat_seen", set())
+        current = [] if self.dest not in seen else list(getattr(namespace, self.dest) or [])
+        seen.add(self.dest)
+        current.extend(values)
+        setattr(namespace, self.dest, current)
+
+
+class _Bool(argparse.Action):
+    """`--flag`, `--flag=true|false`, `--no-flag`."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if option_string and option_string.startswith("--no-"):
+            setattr(namespace, self.dest, False)
+        elif values is None:
+            setattr(namespace, self.dest, True)
+        else:
+            setattr(namespace, self.dest, parse_bool(str(values)))
+
+
+def _list_type(item_type: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    def convert(text: str) -> list[Any]:
+        return [item_type(part.strip()) for part in text.split(",") if part.strip() != ""] or (
+            [item_type("")] if text == "" else []
+        )
+
+    return convert
+
+
+class FlagParser:
+    """Wraps argparse with external-dns flag conventions; remembers secrets (masked in the config log) and
+    which flags were set explicitly."""
+
+    def __init__(self, prog: str = "external-dns", description: str = "") -> None:
+        self.parser = argparse.ArgumentParser(prog=prog, description=description,
+                                              formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                              allow_abbrev=False)
+        self.secrets: set[str] = set()
+        self._env_flags: dict[str, tuple[str, Callable[[str], Any], bool]] = {}
+        self._group: argparse._ArgumentGroup | None = None
+
+    def group(self, title: str) -> FlagParser:
+        self._group = self.parser.add_argument_group(title)
+        return self
+
+    def add(self, flag: str, *, default: Any = None, help: str = "", type: Callable[[str], Any] = str,
+            repeat: bool = False, choices: Sequence[str] | None = None, secret: bool = False,
+            aliases: Sequence[str] = (), metavar: str | None = None) -> None:
+        """Add `--flag`. `type=bool` makes a boolean flag; `repeat=True` a repeatable list flag."""
+        target: Any = self._group or self.parser
+        dest = flag.lstrip("-").replace("-", "_")
+        names = [flag, *aliases]
+        if type is bool:
+            neg = ["--no-" + n.lstrip("-") for n in names]
+            target.add_argument(*names, *neg, dest=dest, action=_Bool, nargs="?", default=bool(default),
+                                help=help, metavar="BOOL")
+            conv: Callable[[str], Any] = parse_bool
+        elif repeat:
+            if choices:
+                help = f"{help} (one of: {', '.join(choices)})" if help else f"one of: {', '.join(choices)}"
+            conv = _list_type(_choice(type, choices, flag) if choices else type)
+            target.add_argument(*names, dest=dest, action=_Repeat, type=conv,
+                                default=list(default or []), help=help, metavar=metavar or dest.upper())
+        else:
+            conv = _choice(type, choices, flag) if choices else type
+            target.add_argument(*names, dest=dest, type=conv, default=default, help=help,
+                                metavar=metavar or dest.upper())
+        if secret:
+            self.secrets.add(dest)
+        for name in names:
+            self._env_flags[env_name(name)] = (dest, conv, repeat)
+
+    def parse(self, argv: Sequence[str], environ: Mapping[str, str] | None = None) -> argparse.Namespace:
+        """Parse the command line over defaults taken from the environment."""
+        environ = os.environ if environ is None else environ
+        env_defaults: dict[str, Any] = {}
+        for var, (dest, conv, _repeat) in self._env_flags.items():
+            if var in environ:
+                try:
+                    env_defaults[dest] = conv(environ[var])
+                except (argparse.ArgumentTypeError, ValueError) as exc:
+                    raise ConfigError(f"environment variable {var}: {exc}") from None
+        self.parser.set_defaults(**env_defaults)
+        ns = self.parser.parse_args(list(argv))
+        ns.__dict__.pop("_repeat_seen", None)
+        return ns
+
+    def masked(self, config: argparse.Namespace) -> dict[str, Any]:
+        """The configuration as a dict with secrets replaced by `******` (for the start-up log line)."""
+        out: dict[str, Any] = {}
+        for key, value in sorted(vars(config).items()):
+            out[key] = "******" if key in self.secrets and value else value
+        return out
+
+
+def _choice(conv: Callable[[str], Any], choices: Sequence[str], flag: str) -> Callable[[str], Any]:
+    def check(text: str) -> Any:
+        value = conv(text)
+        if value not in choices:
+            raise argparse.ArgumentTypeError(f"{flag}: invalid value {text!r} (one of: {', '.join(choices)})")
+        return value
+
+    return check

@@ -1,0 +1,68 @@
+"""Core flags: sources, provider, policy, registry, TXT ownership, domain filters, record types, timing,
+logging. Names and defaults follow external-dns (`pkg/apis/externaldns/types.go`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from external_dns.cmd.flags import ConfigError, FlagParser, duration
+
+POLICIES = ("sync", "upsert-only", "create-only")
+REGISTRIES = ("txt", "noop", "dynamodb")
+LOG_LEVELS = ("panic", "fatal", "error", "warning", "info", "debug", "trace")
+
+
+def add_flags(p: FlagParser) -> None:
+    p.group("sources and provider")
+    p.add("--source", repeat=True, help="source of desired endpoints (repeatable)")
+    p.add("--provider", default="", help="DNS provider")
+    p.add("--policy", default="", help="how changes are applied: sync, upsert-only, create-only (required)")
+    p.add("--registry", default="txt", choices=REGISTRIES, help="ownership registry")
+
+    p.group("TXT registry")
+    p.add("--txt-owner-id", default="default", help="owner ID written into ownership records")
+    p.add("--txt-prefix", default="", help="prefix for ownership TXT names (may contain %%{record_type})")
+    p.add("--txt-suffix", default="", help="suffix for ownership TXT names (may contain %%{record_type})")
+    p.add("--txt-wildcard-replacement", default="", help="replacement for '*' in ownership TXT names")
+    p.add("--txt-encrypt-enabled", type=bool, default=False, help="encrypt ownership TXT values (AES-256-GCM)")
+    p.add("--txt-encrypt-aes-key", default="", secret=True,
+          help="32-byte AES key, raw or standard base64")
+    p.add("--txt-cache-interval", type=duration, default=0.0, help="cache TXT records for this long (0 = off)")
+    p.add("--migrate-from-txt-owner", default="", help="old owner ID whose records are taken over")
+
+    p.group("filters")
+    p.add("--domain-filter", repeat=True, help="limit to these domains (repeatable)")
+    p.add("--exclude-domains", repeat=True, help="exclude these domains (repeatable)")
+    p.add("--regex-domain-filter", default="", help="limit to domains matching this regex")
+    p.add("--regex-domain-exclusion", default="", help="exclude domains matching this regex")
+    p.add("--managed-record-types", repeat=True, default=["A", "AAAA", "CNAME"],
+          help="record types to manage (repeatable)")
+    p.add("--exclude-record-types", repeat=True, help="record types never to manage (repeatable)")
+
+    p.group("run mode")
+    p.add("--once", type=bool, default=False, help="run one sync and exit")
+    p.add("--dry-run", type=bool, default=False, help="compute and show the plan, write nothing")
+    p.add("--interval", type=duration, default=60.0, help="interval between full syncs")
+
+    p.group("logging")
+    p.add("--log-level", default="info", choices=LOG_LEVELS, help="log level")
+    p.add("--log-format", default="text", help="log format: text or json")
+
+
+def validate(cfg: argparse.Namespace) -> None:
+    if cfg.log_format not in ("text", "json"):
+        raise ConfigError(f"unsupported log format: {cfg.log_format}")
+    if not cfg.policy:
+        raise ConfigError("--policy must be set explicitly (one of: sync, upsert-only, create-only)")
+    if cfg.policy not in POLICIES:
+        raise ConfigError(f"unknown policy: {cfg.policy}")
+    if not cfg.source:
+        raise ConfigError("no sources specified")
+    if not cfg.provider:
+        raise ConfigError("no provider specified")
+    if cfg.txt_prefix and cfg.txt_suffix:
+        raise ConfigError("txt-prefix and txt-suffix are mutual exclusive")
+    if cfg.registry in ("txt", "dynamodb") and not cfg.txt_owner_id:
+        raise ConfigError("owner id cannot be empty")
+    if cfg.interval <= 0 and not cfg.once:
+        raise ConfigError(f"--interval must be positive, got {cfg.interval}")

@@ -1,0 +1,37 @@
+"""The Registry interface: the ownership layer between the plan and the provider.
+
+A registry wraps a provider, reads its records with ownership labels attached (`records()`), and writes
+changes together with the ownership data (`apply_changes()`). `owner_id()` is "" for registries that do not
+track ownership (noop), which turns off the plan's owner filtering.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.plan.changes import Changes
+from external_dns.providers.provider import Provider
+
+
+class Registry(ABC):
+    provider: Provider
+
+    @abstractmethod
+    def records(self) -> list[Endpoint]:
+        """The provider's records with ownership labels (owner, resource) filled in."""
+
+    @abstractmethod
+    def apply_changes(self, changes: Changes) -> None:
+        """Write the changes and their ownership records."""
+
+    def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
+        return self.provider.adjust_endpoints(endpoints)
+
+    def get_domain_filter(self) -> DomainFilter:
+        return self.provider.get_domain_filter()
+
+    @abstractmethod
+    def owner_id(self) -> str:
+        """The owner ID written into ownership records ("" = no ownership)."""
