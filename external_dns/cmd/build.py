@@ -1,0 +1,33 @@
+"""Builds the objects a configuration asks for: provider, registry, sources, controller.
+
+Each provider, registry and source registers a builder here by name, as "module:function" so that only
+what a configuration uses is imported. A provider builder takes the parsed configuration and returns a
+`Provider`; a registry builder takes (configuration, provider) and returns a `Registry`; a source builder
+takes (configuration, context) and returns a `Source`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import Any
+
+from external_dns.cmd.flags import ConfigError
+
+# name -> "module:function(cfg) -> Provider"
+PROVIDER_BUILDERS: dict[str, str] = {}
+# name -> "module:function(cfg, provider) -> Registry"
+REGISTRY_BUILDERS: dict[str, str] = {}
+# name -> "module:function(cfg, context) -> Source"
+SOURCE_BUILDERS: dict[str, str] = {}
+
+
+def load_builder(table: dict[str, str], kind: str, name: str) -> Any:
+    if name not in table:
+        raise ConfigError(f"unknown {kind} {name!r} (supported: {', '.join(sorted(table)) or 'none'})")
+    module, _, func = table[name].partition(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def build_provider(cfg: argparse.Namespace) -> Any:
+    return load_builder(PROVIDER_BUILDERS, "provider", cfg.provider)(cfg)
