@@ -1,18 +1,199 @@
 """DomainFilter: which DNS names are in scope (include / exclude lists or regexes), as external-dns.
 
-Owner: the `endpoint/` helper completes it (reference 2.5).
+Reference 2.5 (`endpoint/domain_filter.go`):
+- list entries are trimmed, lose one trailing dot, are IDNA ToUnicode'd (lower-cased); empty entries are
+  dropped, so the CLI default `[""]` means "no filter".
+- a non-empty `regex` or `regex_exclusion` makes a pure regex filter: the include/exclude lists are then
+  discarded (`NewDomainFilterWithOptions`). Regexes are searched unanchored, like Go's `MatchString`
+  (Python `re` is used; RE2-only syntax is not supported, a bad pattern is a ValueError naming the flag).
+- list matching: a filter starting with `.` matches names ending with it (not the bare domain); otherwise
+  the name equals the filter or ends with `"." + filter`.
+- `to_json` / `from_json` are the webhook negotiation form.
+
+`MatchAllDomainFilters` ANDs several filters (the CLI filter and the provider's own one in the plan).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
+
+from external_dns.endpoint.names import to_unicode_name
+
+
+class DomainFilterInterface(Protocol):
+    """Anything the plan can ask whether a DNS name is in scope."""
+
+    def match(self, domain: str) -> bool: ...
+
+
+def _normalize_domain(domain: str) -> str:
+    """ToUnicode (lower-case) and one trailing dot removed."""
+    s = to_unicode_name(domain)
+    return s[:-1] if s.endswith(".") else s
+
+
+def _prepare(filters: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for f in filters:
+        if not isinstance(f, str):
+            raise ValueError(f"domain filter entries must be strings, got {f!r}")
+        d = _normalize_domain(f.strip())
+        if d:
+            out.append(d)
+    return out
+
+
+def _match_filter(filters: list[str], domain: str, empty_default: bool) -> bool:
+    if not filters:
+        return empty_default
+    d = _normalize_domain(domain)
+    d_dots = d.count(".")
+    for f in filters:
+        if f.startswith(".") and d.endswith(f):
+            return True
+        if d_dots == f.count("."):
+            if d == f:
+                return True
+        elif d.endswith("." + f):
+            return True
+    return False
+
+
+def _compile(pattern: str, flag: str) -> re.Pattern[str] | None:
+    if not pattern:
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{flag}: invalid regular expression {pattern!r}: {exc}") from exc
+
 
 class DomainFilter:
-    def __init__(self, include: tuple[str, ...] | list[str] = (), exclude: tuple[str, ...] | list[str] = (),
-                 regex: str = "", regex_exclusion: str = "") -> None:
-        self.include = [d for d in include if d]
-        self.exclude = [d for d in exclude if d]
-        self.regex = regex
-        self.regex_exclusion = regex_exclusion
+    """Include/exclude domain lists, or (when either regex is given) include/exclude regexes."""
+
+    def __init__(
+        self,
+        include: Iterable[str] = (),
+        exclude: Iterable[str] = (),
+        regex: str = "",
+        regex_exclusion: str = "",
+    ) -> None:
+        self.regex = regex or ""
+        self.regex_exclusion = regex_exclusion or ""
+        self._regex = _compile(self.regex, "--regex-domain-filter")
+        self._regex_exclusion = _compile(self.regex_exclusion, "--regex-domain-exclusion")
+        if self.regex or self.regex_exclusion:
+            self.include: list[str] = []
+            self.exclude: list[str] = []
+        else:
+            self.include = _prepare(include)
+            self.exclude = _prepare(exclude)
+
+    # -- queries --------------------------------------------------------------------------------------------
+    @property
+    def filters(self) -> list[str]:
+        """The include list (Go `Filters`)."""
+        return self.include
+
+    def is_regex(self) -> bool:
+        return bool(self.regex or self.regex_exclusion)
+
+    def is_configured(self) -> bool:
+        """True when any regex or list is set (an unconfigured filter matches everything)."""
+        return bool(self.regex or self.regex_exclusion or self.include or self.exclude)
 
     def match(self, domain: str) -> bool:
-        return True
+        """True when `domain` is in scope."""
+        if self.regex or self.regex_exclusion:
+            d = _normalize_domain(domain)
+            if self._regex_exclusion is not None and self._regex_exclusion.search(d):
+                return False
+            if self._regex is not None:
+                return self._regex.search(d) is not None
+            return True
+        return _match_filter(self.include, domain, True) and not _match_filter(self.exclude, domain, False)
+
+    def match_parent(self, domain: str) -> bool:
+        """True when `domain` (a zone) is a parent of some include filter (AWS `--aws-zone-match-parent`)."""
+        if _match_filter(self.exclude, domain, False):
+            return False
+        if not self.include:
+            return True
+        d = _normalize_domain(domain)
+        suffix = "." + d
+        return any(f and not f.startswith(".") and f.endswith(suffix) for f in self.include)
+
+    # -- JSON (webhook negotiation) -------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """`{"include": [...], "exclude": [...]}` (sorted, empty omitted) or `{"regexInclude", "regexExclude"}`."""
+        out: dict[str, Any] = {}
+        if self.is_regex():
+            if self.regex:
+                out["regexInclude"] = self.regex
+            if self.regex_exclusion:
+                out["regexExclude"] = self.regex_exclusion
+            return out
+        if self.include:
+            out["include"] = sorted(self.include)
+        if self.exclude:
+            out["exclude"] = sorted(self.exclude)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DomainFilter:
+        """Decode the webhook form. Lists and regexes together -> ValueError; unknown keys (e.g. the
+        `filters` key documented in webhook.yaml, a QUIRK upstream) are ignored -> match-all filter."""
+        if not isinstance(data, Mapping):
+            raise ValueError("domain filter must be a JSON object")
+        include = data.get("include") or []
+        exclude = data.get("exclude") or []
+        for key, value in (("include", include), ("exclude", exclude)):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError(f"domain filter field '{key}' must be a list of strings")
+        regex = data.get("regexInclude") or ""
+        regex_exclusion = data.get("regexExclude") or ""
+        for key, value in (("regexInclude", regex), ("regexExclude", regex_exclusion)):
+            if not isinstance(value, str):
+                raise ValueError(f"domain filter field '{key}' must be a string")
+        if not regex and not regex_exclusion:
+            return cls(include=include, exclude=exclude)
+        if include or exclude:
+            raise ValueError("cannot have both domain list and regex")
+        return cls(regex=regex, regex_exclusion=regex_exclusion)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DomainFilter):
+            return NotImplemented
+        return (
+            self.include == other.include
+            and self.exclude == other.exclude
+            and self.regex == other.regex
+            and self.regex_exclusion == other.regex_exclusion
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        if self.is_regex():
+            return f"DomainFilter(regex={self.regex!r}, regex_exclusion={self.regex_exclusion!r})"
+        return f"DomainFilter(include={self.include!r}, exclude={self.exclude!r})"
+
+
+class MatchAllDomainFilters:
+    """The AND of several filters (None members are skipped); no members -> matches everything."""
+
+    def __init__(self, filters: Iterable[DomainFilterInterface | None] = ()) -> None:
+        self.filters: list[DomainFilterInterface] = [f for f in filters if f is not None]
+
+    def match(self, domain: str) -> bool:
+        return all(f.match(domain) for f in self.filters)
+
+    def is_configured(self) -> bool:
+        """False when no member can reject a name (lets the plan skip matching entirely)."""
+        for f in self.filters:
+            configured = getattr(f, "is_configured", None)
+            if configured is None or configured():
+                return True
+        return False

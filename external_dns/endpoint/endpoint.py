@@ -12,7 +12,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import dns.exception
+import dns.reversename
+import structlog
+
+from external_dns.endpoint import validation
 from external_dns.endpoint.targets import Targets
+
+log = structlog.get_logger(__name__)
 
 # Record types (external-dns KnownRecordTypes).
 RECORD_TYPE_A = "A"
@@ -38,6 +45,9 @@ KNOWN_RECORD_TYPES = (
     RECORD_TYPE_DNAME,
 )
 DEFAULT_MANAGED_RECORD_TYPES = (RECORD_TYPE_A, RECORD_TYPE_AAAA, RECORD_TYPE_CNAME)
+# Record types whose targets keep their trailing dot in `new_endpoint`.
+_KEEP_TARGET_DOT_TYPES = frozenset((RECORD_TYPE_TXT, RECORD_TYPE_NAPTR, RECORD_TYPE_SRV))
+_ALIAS_TYPES = frozenset((RECORD_TYPE_A, RECORD_TYPE_AAAA, RECORD_TYPE_CNAME))
 
 # Label keys (endpoint/labels.go).
 OWNER_LABEL_KEY = "owner"
@@ -109,7 +119,7 @@ class Endpoint:
         ps = "[" + " ".join(f"{{{p.name} {p.value}}}" for p in self.provider_specific) + "]"
         return (
             f"{self.dns_name} {self.record_ttl} IN {self.record_type} {self.set_identifier} "
-            f"{list(self.targets)} {ps}"
+            f"{self.targets} {ps}"
         )
 
     def copy(self) -> Endpoint:
@@ -148,6 +158,99 @@ class Endpoint:
         if value is None:
             return (False, False)
         return (value == "true", True)
+
+    def get_alias_property(self) -> bool | str | None:
+        """The `alias` property: True for "true", False for "false", "A" / "AAAA" as given, else None
+        (absent or unrecognised)."""
+        value = self.get_provider_specific_property(PROVIDER_SPECIFIC_ALIAS)
+        if value == "true":
+            return True
+        if value == "false":
+            return False
+        if value in (RECORD_TYPE_A, RECORD_TYPE_AAAA):
+            return value
+        return None
+
+    def is_alias(self) -> bool:
+        value, ok = self.get_bool_provider_specific_property(PROVIDER_SPECIFIC_ALIAS)
+        return ok and value
+
+    def retain_provider_properties(self, provider: str) -> None:
+        """Drop `<other-provider>/...` properties (kept all for "" and "cloudflare"), then sort by name."""
+        if not self.provider_specific:
+            return
+        if provider and provider != "cloudflare":
+            prefix = provider + "/"
+            self.provider_specific = [
+                p for p in self.provider_specific if "/" not in p.name or p.name.startswith(prefix)
+            ]
+        self.provider_specific.sort(key=lambda p: p.name)
+
+    # -- builders ---------------------------------------------------------------------------------------------
+    def with_set_identifier(self, set_identifier: str) -> Endpoint:
+        self.set_identifier = set_identifier
+        return self
+
+    def with_provider_specific(self, name: str, value: str) -> Endpoint:
+        self.set_provider_specific_property(name, value)
+        return self
+
+    def with_label(self, key: str, value: str) -> Endpoint:
+        self.labels[key] = value
+        return self
+
+    def with_min_ttl(self, ttl: int) -> None:
+        """Set the TTL to `ttl` only when it is unset (0) and `ttl` > 0 (`--min-ttl`)."""
+        if self.record_ttl <= 0 < ttl:
+            log.debug("Overriding existing TTL", old_ttl=self.record_ttl, new_ttl=ttl, dns_name=self.dns_name)
+            self.record_ttl = ttl
+
+    # -- ownership ------------------------------------------------------------------------------------------
+    def is_owned_by(self, owner_id: str) -> bool:
+        """True when the `owner` label exists and equals `owner_id`."""
+        owner = self.labels.get(OWNER_LABEL_KEY)
+        return owner is not None and owner == owner_id
+
+    def get_owner(self) -> str:
+        """The `owner` label, else the set identifier."""
+        owner = self.labels.get(OWNER_LABEL_KEY)
+        return owner if owner is not None else self.set_identifier
+
+    def get_naked_domain(self) -> str:
+        """The name minus its first label, unless that leaves a single label
+        (`www.example.com` -> `example.com`, `example.com` -> `example.com`)."""
+        if not self.dns_name:
+            return ""
+        _first, sep, rest = self.dns_name.partition(".")
+        if not sep or "." not in rest:
+            return self.dns_name
+        return rest
+
+    # -- validation -----------------------------------------------------------------------------------------
+    def invalid_reason(self) -> str | None:
+        """None when the endpoint is well-formed for its type (external-dns `CheckEndpoint`), else why not."""
+        rtype = self.record_type
+        if rtype not in _ALIAS_TYPES:
+            if self.get_provider_specific_property(PROVIDER_SPECIFIC_ALIAS) is not None:
+                return f"endpoint {self.dns_name} of type {rtype} does not support alias records"
+            if rtype == RECORD_TYPE_MX:
+                return validation.mx_targets_problem(self.targets)
+            if rtype == RECORD_TYPE_SRV:
+                return validation.srv_targets_problem(self.targets)
+            if rtype == RECORD_TYPE_PTR:
+                return validation.ptr_problem(self.dns_name, self.targets)
+            return None
+        if rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and not self.is_alias():
+            return validation.ip_targets_problem(rtype, self.targets)
+        return None
+
+    def check_endpoint(self) -> bool:
+        """True when the endpoint is well-formed (see `invalid_reason`)."""
+        reason = self.invalid_reason()
+        if reason is not None:
+            log.debug("Invalid endpoint", endpoint=str(self), reason=reason)
+            return False
+        return True
 
     # -- JSON -----------------------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -217,3 +320,39 @@ def endpoints_from_json(data: Iterable[Mapping[str, Any]]) -> list[Endpoint]:
 
 def deep_copy_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
     return [copy.copy(ep).copy() for ep in endpoints]
+
+
+def new_endpoint(dns_name: str, record_type: str, *targets: str, ttl: int = 0) -> Endpoint | None:
+    """Build an endpoint as external-dns `NewEndpointWithTTL` does.
+
+    One trailing `.` is trimmed from the name and from each target (targets of TXT, NAPTR and SRV keep it).
+    A label longer than 63 characters -> None and an error log line (callers skip it).
+    """
+    for label in dns_name.split("."):
+        if len(label) > validation.MAX_LABEL_LENGTH:
+            log.error(
+                f"label {label} in {dns_name} is longer than 63 characters. Cannot create endpoint",
+                dns_name=dns_name,
+                record_type=record_type,
+            )
+            return None
+    if record_type in _KEEP_TARGET_DOT_TYPES:
+        clean = list(targets)
+    else:
+        clean = [t[:-1] if t.endswith(".") else t for t in targets]
+    return Endpoint(
+        dns_name=dns_name[:-1] if dns_name.endswith(".") else dns_name,
+        record_type=record_type,
+        targets=Targets(clean),
+        record_ttl=ttl,
+    )
+
+
+def new_ptr_endpoint(target: str, ttl: int = 0, *hostnames: str) -> Endpoint | None:
+    """A PTR endpoint for the IP `target` (reverse name under in-addr.arpa / ip6.arpa) pointing at
+    `hostnames`. ValueError naming the target when it is not an IP address."""
+    try:
+        reverse = dns.reversename.from_address(target).to_text(omit_final_dot=True)
+    except (ValueError, dns.exception.DNSException) as exc:
+        raise ValueError(f"failed to compute reverse address for {target}: {exc}") from exc
+    return new_endpoint(reverse, RECORD_TYPE_PTR, *hostnames, ttl=ttl)

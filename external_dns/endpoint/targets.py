@@ -1,11 +1,88 @@
 """Targets: the values of a record set, with external-dns's IP-aware, case-insensitive comparisons.
 
-Owner: helper for `endpoint/` completes `same` / `is_less` / `new_targets` semantics (reference 2.3).
+Reference 2.3 (`endpoint/endpoint.go` of external-dns):
+
+- `new_targets(*t)`: de-duplicated and sorted by plain string order.
+- element order used by `same` / `is_less` ("Less"): when both are IP addresses their canonical strings are
+  compared, otherwise the raw strings.
+- `same`: equal length, both sorted, element-wise case-insensitive; on the first differing pair the result is
+  `canonical(a) == canonical(b)` when both are IPs (QUIRK reproduced: the remaining elements are not checked),
+  else False. Trailing dots are not normalised.
+- `is_less`: the shorter list is less; same length: first differing element after sorting, IP < hostname,
+  IPs numerically (IPv4 before IPv6), otherwise byte-wise.
+
+Deliberate difference: Go sorts both slices *in place* as a side effect of `Same` / `IsLess`; this port
+compares sorted copies and never mutates its arguments.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import threading
 from collections.abc import Iterable
+from functools import cmp_to_key
+
+import cachetools
+
+_IPAddr = ipaddress.IPv4Address | ipaddress.IPv6Address
+_IP_FIRST_CHARS = frozenset("0123456789abcdefABCDEF:")
+
+# Parsed-IP memo: target strings repeat across loops (same records every sync) and parsing is the costly part.
+_ip_cache: cachetools.LRUCache[str, _IPAddr | None] = cachetools.LRUCache(maxsize=1 << 16)
+
+
+@cachetools.cached(_ip_cache, lock=threading.Lock())
+def _parse_ip(value: str) -> _IPAddr | None:
+    try:
+        return ipaddress.ip_address(value)
+    except ValueError:
+        return None
+
+
+def parse_ip(value: str) -> _IPAddr | None:
+    """The address `value` denotes, or None when it is not an IPv4/IPv6 address (Go `netip.ParseAddr`)."""
+    if not value or value[0] not in _IP_FIRST_CHARS or "/" in value:
+        return None
+    return _parse_ip(value)
+
+
+def _canonical(addr: _IPAddr) -> str:
+    return str(addr)
+
+
+def _less(a: str, b: str) -> bool:
+    """Go `Targets.Less`: canonical IP strings when both parse, else plain string order."""
+    ia = parse_ip(a)
+    if ia is None:
+        return a < b
+    ib = parse_ip(b)
+    if ib is None:
+        return a < b
+    return _canonical(ia) < _canonical(ib)
+
+
+def _cmp(a: str, b: str) -> int:
+    if _less(a, b):
+        return -1
+    if _less(b, a):
+        return 1
+    return 0
+
+
+_SORT_KEY = cmp_to_key(_cmp)
+
+
+def sorted_targets(items: Iterable[str]) -> list[str]:
+    """A stable sort by the `Less` order of reference 2.3 (a copy; the input is not touched)."""
+    lst = list(items)
+    if len(lst) < 2:
+        return lst
+    return sorted(lst, key=_SORT_KEY)
+
+
+def _ip_order(addr: _IPAddr) -> tuple[int, int]:
+    # netip.Addr.Less: IPv4 before IPv6, then numeric.
+    return (addr.version, int(addr))
 
 
 class Targets(list[str]):
@@ -13,3 +90,64 @@ class Targets(list[str]):
 
     def __init__(self, items: Iterable[str] = ()) -> None:
         super().__init__(items)
+
+    def __str__(self) -> str:
+        return ";".join(self)
+
+    def same(self, other: Iterable[str]) -> bool:
+        """True when both lists hold the same targets (order-insensitive, case-insensitive, IP-canonical)."""
+        return targets_same(self, other)
+
+    def is_less(self, other: Iterable[str]) -> bool:
+        """The 'smaller' target list as the conflict resolver sees it (reference 2.3)."""
+        return targets_is_less(self, other)
+
+
+def new_targets(*targets: str) -> Targets:
+    """De-duplicated targets in plain string order (Go `NewTargets`)."""
+    return Targets(sorted(set(targets)))
+
+
+def targets_same(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Go `Targets.Same` (see the module docstring, including its first-mismatch QUIRK)."""
+    la = a if isinstance(a, list) else list(a)
+    lb = b if isinstance(b, list) else list(b)
+    if len(la) != len(lb):
+        return False
+    if la == lb:
+        return True
+    if len(la) > 1:
+        la = sorted_targets(la)
+        lb = sorted_targets(lb)
+    for x, y in zip(la, lb, strict=True):
+        if x == y or x.lower() == y.lower():
+            continue
+        ix = parse_ip(x)
+        iy = parse_ip(y)
+        if ix is not None and iy is not None:
+            return _canonical(ix) == _canonical(iy)
+        return False
+    return True
+
+
+def targets_is_less(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Go `Targets.IsLess` (see the module docstring)."""
+    la = list(a)
+    lb = list(b)
+    if len(la) != len(lb):
+        return len(la) < len(lb)
+    la = sorted_targets(la)
+    lb = sorted_targets(lb)
+    for x, y in zip(la, lb, strict=True):
+        if x == y:
+            continue
+        ix = parse_ip(x)
+        iy = parse_ip(y)
+        if ix is not None and iy is not None:
+            return _ip_order(ix) < _ip_order(iy)
+        if ix is not None:
+            return True
+        if iy is not None:
+            return False
+        return x < y
+    return False
