@@ -15,6 +15,7 @@ from external_dns.cmd.flags import ConfigError, FlagParser
 
 FLAG_GROUPS: tuple[str, ...] = (
     "external_dns.cmd.flags_core",
+    "external_dns.cmd.flags_controller",
 )
 
 
