@@ -1,0 +1,119 @@
+"""RFC2136 provider settings: the `--rfc2136-*` flags turned into a checked, typed configuration.
+
+Owns the TSIG algorithm table and every start-up error of the provider (each names the flag at fault). The
+TSIG secret is kept out of `repr()` so it never reaches a log line or an error message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import binascii
+from dataclasses import dataclass, field
+
+import dns.name
+import dns.tsig
+
+from external_dns.providers.provider import ProviderError
+
+# external-dns accepts exactly these algorithm names (reference 6.4).
+TSIG_ALGORITHMS: dict[str, dns.name.Name] = {
+    "hmac-sha1": dns.tsig.HMAC_SHA1,
+    "hmac-sha224": dns.tsig.HMAC_SHA224,
+    "hmac-sha256": dns.tsig.HMAC_SHA256,
+    "hmac-sha384": dns.tsig.HMAC_SHA384,
+    "hmac-sha512": dns.tsig.HMAC_SHA512,
+}
+LOAD_BALANCING_STRATEGIES = ("disabled", "round-robin", "random")
+DEFAULT_TIMEOUT = 10.0  # seconds for one DNS exchange (connect, send, receive)
+
+
+class RFC2136ConfigError(ProviderError):
+    """An invalid `--rfc2136-*` setting; the message names the flag."""
+
+
+@dataclass(frozen=True)
+class RFC2136Config:
+    hosts: tuple[str, ...]
+    port: int
+    zones: tuple[str, ...] = ()
+    insecure: bool = False
+    tsig_keyname: str = ""
+    tsig_secret: str = field(default="", repr=False)
+    tsig_secret_alg: str = "hmac-sha256"
+    axfr: bool = False
+    min_ttl: int = 0
+    batch_change_size: int = 50
+    use_tls: bool = False
+    skip_tls_verify: bool = False
+    load_balancing_strategy: str = "disabled"
+    timeout: float = DEFAULT_TIMEOUT
+    # Message-size budget for one UPDATE (a DNS message over TCP is at most 65535 bytes).
+    max_message_bytes: int = 60000
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        hosts = [h for h in self.hosts if h]
+        if not hosts:
+            raise RFC2136ConfigError("--rfc2136-host must name at least one DNS server")
+        if not 0 < self.port < 65536:
+            raise RFC2136ConfigError(f"--rfc2136-port must be set to the server's port (1-65535), got {self.port}")
+        if self.min_ttl < 0:
+            raise RFC2136ConfigError(f"--rfc2136-min-ttl must not be negative, got {self.min_ttl}s")
+        if self.batch_change_size < 1:
+            raise RFC2136ConfigError(
+                f"--rfc2136-batch-change-size must be at least 1, got {self.batch_change_size}")
+        if self.load_balancing_strategy not in LOAD_BALANCING_STRATEGIES:
+            raise RFC2136ConfigError(
+                f"--rfc2136-load-balancing-strategy: unknown strategy {self.load_balancing_strategy!r} "
+                f"(one of: {', '.join(LOAD_BALANCING_STRATEGIES)})")
+        for zone in self.zones:
+            try:
+                dns.name.from_text(zone)
+            except Exception as exc:
+                raise RFC2136ConfigError(f"--rfc2136-zone: invalid zone name {zone!r}: {exc}") from None
+        if self.insecure:
+            return
+        if self.tsig_secret_alg not in TSIG_ALGORITHMS:
+            raise RFC2136ConfigError(f"{self.tsig_secret_alg} is not supported TSIG algorithm "
+                                     f"(--rfc2136-tsig-secret-alg: one of {', '.join(TSIG_ALGORITHMS)})")
+        if not self.tsig_keyname:
+            raise RFC2136ConfigError("--rfc2136-tsig-keyname is required unless --rfc2136-insecure is set")
+        if not self.tsig_secret:
+            raise RFC2136ConfigError("--rfc2136-tsig-secret is required unless --rfc2136-insecure is set")
+        try:
+            base64.b64decode(self.tsig_secret, validate=True)
+        except (binascii.Error, ValueError):
+            # Never echo the secret itself.
+            raise RFC2136ConfigError("--rfc2136-tsig-secret is not valid base64") from None
+
+    @property
+    def active_hosts(self) -> tuple[str, ...]:
+        return tuple(h for h in self.hosts if h)
+
+    @property
+    def zone_names(self) -> tuple[str, ...]:
+        """Configured zones without trailing dots, lower-cased; the root zone "." when none is given."""
+        zones = tuple(dict.fromkeys(z.strip().rstrip(".").lower() for z in self.zones if z.strip()))
+        return zones or (".",)
+
+    @classmethod
+    def from_namespace(cls, cfg: argparse.Namespace) -> RFC2136Config:
+        """Build from the parsed flags (see `cmd/flags_rfc2136.py`)."""
+        return cls(
+            hosts=tuple(getattr(cfg, "rfc2136_host", None) or ()),
+            port=int(getattr(cfg, "rfc2136_port", 0) or 0),
+            zones=tuple(getattr(cfg, "rfc2136_zone", None) or ()),
+            insecure=bool(getattr(cfg, "rfc2136_insecure", False)),
+            tsig_keyname=str(getattr(cfg, "rfc2136_tsig_keyname", "") or ""),
+            tsig_secret=str(getattr(cfg, "rfc2136_tsig_secret", "") or ""),
+            tsig_secret_alg=str(getattr(cfg, "rfc2136_tsig_secret_alg", "") or "hmac-sha256"),
+            axfr=bool(getattr(cfg, "rfc2136_axfr", False)),
+            min_ttl=int(getattr(cfg, "rfc2136_min_ttl", 0) or 0),
+            batch_change_size=int(getattr(cfg, "rfc2136_batch_change_size", 50)),
+            use_tls=bool(getattr(cfg, "rfc2136_use_tls", False)),
+            skip_tls_verify=bool(getattr(cfg, "rfc2136_skip_tls_verify", False)),
+            load_balancing_strategy=str(getattr(cfg, "rfc2136_load_balancing_strategy", "disabled")),
+        )

@@ -1,0 +1,438 @@
+"""The RFC2136 provider: DNS UPDATE (RFC 2136) with TSIG over TCP or TLS, reading back by AXFR.
+
+Owns zone selection (the longest configured zone that contains the name on a label boundary), the mapping
+of plan changes to UPDATE messages, and reading zones back into endpoints.
+
+Writing: a record and its ownership TXT (`ownedRecord` label) stay in one message; an update pair is one
+message that removes the old RRs and adds the new ones (so the name never goes missing); removals precede
+additions inside a message; unchanged update pairs send nothing. Messages hold at most
+`--rfc2136-batch-change-size` endpoints and stay under the 64 KiB DNS message limit. One TCP connection
+carries all messages of a sync. A failing message with several records is retried record by record, so one
+bad record does not block the rest.
+
+Errors: a rejected TSIG key stops at once (nothing written) as a `ProviderError`; REFUSED / SERVFAIL / other
+answers name the zone, records and rcode and are raised after every other batch was tried, as a `SoftError`
+(the controller retries); an unreachable server set is a `SoftError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import dns.exception
+import dns.name
+import dns.rcode
+import dns.rdata
+import dns.rdataclass
+import dns.rdatatype
+import dns.update
+import structlog
+from prometheus_client import Counter
+
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
+from external_dns.providers.provider import Provider, SoftError
+from external_dns.providers.rfc2136.config import RFC2136Config
+from external_dns.providers.rfc2136.targets import (
+    READ_TYPES,
+    canonical_target,
+    rdata_wire_size,
+    target_of,
+    to_rdata,
+    txt_targets,
+)
+from external_dns.providers.rfc2136.transport import (
+    TRANSPORT_ERRORS,
+    TSIG_ERRORS,
+    AxfrRefused,
+    Connection,
+    Transport,
+    TsigRejected,
+    Unreachable,
+)
+
+log = structlog.get_logger(__name__)
+
+UPDATE_MESSAGES = Counter(
+    "external_dns_rfc2136_update_messages_total",
+    "DNS UPDATE messages sent by the RFC2136 provider, by zone and answer code.",
+    ["zone", "rcode"],
+)
+RR_CHANGES = Counter(
+    "external_dns_rfc2136_rr_changes_total",
+    "Resource records added or removed by the RFC2136 provider.",
+    ["zone", "action"],
+)
+
+# Answer codes that mean our key is not accepted: retrying other records cannot help.
+_AUTH_RCODES = {dns.rcode.NOTAUTH}
+_RR_OVERHEAD = 16  # type, class, TTL, rdlength + a compressed owner name pointer
+
+
+@dataclass
+class _Op:
+    """The RR operations of one endpoint change."""
+
+    label: str  # e.g. "create www.example.org A"
+    name: dns.name.Name
+    rdtype: dns.rdatatype.RdataType
+    remove: list[dns.rdata.Rdata] = field(default_factory=list)
+    remove_rrset: bool = False
+    ttl: int = 0
+    add: list[dns.rdata.Rdata] = field(default_factory=list)
+
+    def size(self) -> int:
+        name_len = len(self.name.to_text()) + 2
+        return sum(rdata_wire_size(rd) + _RR_OVERHEAD + name_len for rd in (*self.remove, *self.add)) + (
+            _RR_OVERHEAD + name_len if self.remove_rrset else 0)
+
+
+@dataclass
+class _Group:
+    """Operations that must travel in one message: a record and its ownership TXT, by owning name."""
+
+    key: str
+    ops: list[_Op] = field(default_factory=list)
+
+    def size(self) -> int:
+        return sum(op.size() for op in self.ops)
+
+    def labels(self) -> list[str]:
+        return [op.label for op in self.ops]
+
+
+class _BatchFailed(Exception):
+    def __init__(self, rcode: str) -> None:
+        super().__init__(rcode)
+        self.rcode = rcode
+
+
+class RFC2136Provider(Provider):
+    """DNS UPDATE + AXFR provider for BIND and other RFC2136 servers."""
+
+    def __init__(self, config: RFC2136Config) -> None:
+        self.config = config
+        self.transport = Transport(config)
+        self._zones = config.zone_names
+        self._origins = {z: dns.name.from_text(z) for z in self._zones}
+        self._warned_no_axfr = False
+        self._lock = threading.Lock()  # one sync at a time shares the connection state
+
+    # -- zones ----------------------------------------------------------------------------------------------
+    def zones(self) -> Sequence[str]:
+        return tuple(z for z in self._zones if z != ".") or ("",)
+
+    def get_domain_filter(self) -> DomainFilter:
+        return DomainFilter(include=[z for z in self._zones if z != "."])
+
+    def zone_for(self, dns_name: str) -> str | None:
+        """The longest configured zone holding the name (on a label boundary), or None."""
+        name = dns_name.rstrip(".").lower()
+        best: str | None = None
+        for zone in self._zones:
+            inside = zone == "." or name == zone or name.endswith("." + zone)
+            if inside and (best is None or best == "." or (zone != "." and len(zone) > len(best))):
+                best = zone
+        return best
+
+    # -- reading --------------------------------------------------------------------------------------------
+    def records(self) -> list[Endpoint]:
+        if not self.config.axfr:
+            if not self._warned_no_axfr:
+                log.warning("RFC2136 AXFR is disabled (--rfc2136-axfr): no records are read back, so records "
+                            "cannot be updated or deleted and every desired record is re-created each sync")
+                self._warned_no_axfr = True
+            return []
+        out: list[Endpoint] = []
+        # Zones with more labels first, as external-dns does.
+        for zone in sorted(self._zones, key=lambda z: (-len(self._origins[z]), z)):
+            out.extend(self._read_zone(zone))
+        return out
+
+    def _read_zone(self, zone: str) -> list[Endpoint]:
+        last_exc: BaseException | None = None
+        for host in self.transport.host_order():
+            conn = Connection(self.transport, host)
+            try:
+                return self._collect(zone, conn)
+            except TSIG_ERRORS as exc:
+                raise self.transport.describe_tsig_failure(host, exc, f"AXFR of zone {zone}") from None
+            except AxfrRefused:
+                raise
+            except TRANSPORT_ERRORS as exc:
+                log.warning("RFC2136 AXFR failed, trying the next server", zone=zone, host=host,
+                            error=f"{type(exc).__name__}: {exc}")
+                last_exc = exc
+            finally:
+                conn.close()
+        raise Unreachable(f"RFC2136: could not read zone {zone} by AXFR from any of "
+                          f"{', '.join(self.config.active_hosts)}:{self.config.port}: {last_exc}")
+
+    def _collect(self, zone: str, conn: Connection) -> list[Endpoint]:
+        merged: dict[tuple[str, str], Endpoint] = {}
+        for rrset in conn.axfr(zone):
+            if rrset.rdclass != dns.rdataclass.IN:
+                continue
+            rtype = dns.rdatatype.to_text(rrset.rdtype)
+            if rtype not in READ_TYPES:
+                continue
+            name = rrset.name.to_text()
+            name = name[:-1] if name.endswith(".") else name
+            if self.zone_for(name) != zone:
+                continue  # held by a more specific configured zone
+            ep = merged.get((name, rtype))
+            if ep is None:
+                ep = merged[(name, rtype)] = Endpoint(dns_name=name, record_type=rtype, record_ttl=rrset.ttl)
+            for rd in rrset:
+                if rtype == "TXT":
+                    ep.targets.extend(txt_targets(rd))
+                else:
+                    ep.targets.append(target_of(rd))
+        return list(merged.values())
+
+    # -- desired-state canonicalisation ----------------------------------------------------------------------
+    def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
+        """Targets in read-back form (see `targets.py`), TTLs raised to `--rfc2136-min-ttl`."""
+        out: list[Endpoint] = []
+        for ep in endpoints:
+            if ep.record_type not in READ_TYPES:
+                out.append(ep)
+                continue
+            adjusted = ep.copy()
+            adjusted.targets = Targets(canonical_target(ep.record_type, t) for t in ep.targets)
+            if adjusted.record_ttl > 0:
+                adjusted.record_ttl = max(adjusted.record_ttl, self.config.min_ttl)
+            out.append(adjusted)
+        return out
+
+    # -- writing --------------------------------------------------------------------------------------------
+    def _ttl(self, ep: Endpoint) -> int:
+        if ep.record_ttl > 0:
+            return max(ep.record_ttl, self.config.min_ttl)
+        return self.config.min_ttl
+
+    @staticmethod
+    def _group_key(ep: Endpoint) -> str:
+        owner = ep.labels.get(OWNED_RECORD_LABEL_KEY) if ep.labels else None
+        return (owner or ep.dns_name).rstrip(".").lower()
+
+    def _rdatas(self, ep: Endpoint) -> list[dns.rdata.Rdata]:
+        if ep.record_type not in READ_TYPES:
+            raise ValueError(f"unsupported record type {ep.record_type!r} (supported: {', '.join(READ_TYPES)})")
+        seen: dict[bytes, dns.rdata.Rdata] = {}
+        for t in ep.targets:
+            rd = to_rdata(ep.record_type, t)
+            seen.setdefault(rd.to_digestable(), rd)
+        return list(seen.values())
+
+    def _plan_ops(self, changes: Changes, errors: list[str]) -> dict[str, dict[str, _Group]]:
+        """zone -> group key -> operations, in the order the changes came."""
+        zones: dict[str, dict[str, _Group]] = {}
+
+        def place(ep: Endpoint, op: _Op) -> None:
+            zone = self.zone_for(ep.dns_name)
+            if zone is None:
+                log.warning("RFC2136: skipping record outside every --rfc2136-zone", record=op.label,
+                            zones=list(self._zones))
+                return
+            key = self._group_key(ep)
+            groups = zones.setdefault(zone, {})
+            groups.setdefault(key, _Group(key)).ops.append(op)
+
+        def name_of(ep: Endpoint) -> dns.name.Name:
+            return dns.name.from_text(ep.dns_name.rstrip(".") + ".")
+
+        def build(kind: str, ep: Endpoint) -> tuple[_Op, list[dns.rdata.Rdata]] | None:
+            label = f"{kind} {ep.dns_name} {ep.record_type}"
+            try:
+                rdatas = self._rdatas(ep)
+                op = _Op(label=label, name=name_of(ep), rdtype=dns.rdatatype.from_text(ep.record_type))
+            except (ValueError, dns.exception.DNSException) as exc:
+                errors.append(f"{label}: {exc}")
+                log.error("RFC2136: invalid record, skipped", record=label, error=str(exc))
+                return None
+            return op, rdatas
+
+        for ep in changes.delete:
+            built = build("delete", ep)
+            if built:
+                op, rdatas = built
+                op.remove = rdatas
+                op.remove_rrset = not rdatas
+                place(ep, op)
+        for old, new in zip(changes.update_old, changes.update_new, strict=False):
+            b_old, b_new = build("update", old), build("update", new)
+            if not b_old or not b_new:
+                continue
+            op, new_rdatas = b_new
+            _, old_rdatas = b_old
+            old_keys = {rd.to_digestable() for rd in old_rdatas}
+            new_keys = {rd.to_digestable() for rd in new_rdatas}
+            ttl = self._ttl(new)
+            if old_keys == new_keys and old.record_ttl == ttl and old.dns_name == new.dns_name and (
+                    old.record_type == new.record_type):
+                continue  # identical RRs: nothing to send
+            if old.dns_name != new.dns_name or old.record_type != new.record_type:
+                op_old = b_old[0]
+                op_old.remove = old_rdatas
+                place(old, op_old)
+                op.ttl, op.add = ttl, new_rdatas
+                place(new, op)
+                continue
+            op.remove = [rd for rd in old_rdatas if rd.to_digestable() not in new_keys]
+            op.ttl, op.add = ttl, new_rdatas
+            place(new, op)
+        for ep in changes.create:
+            built = build("create", ep)
+            if built:
+                op, rdatas = built
+                if not rdatas:
+                    errors.append(f"{op.label}: no targets")
+                    continue
+                op.ttl, op.add = self._ttl(ep), rdatas
+                place(ep, op)
+        return zones
+
+    def _batches(self, groups: Iterable[_Group]) -> list[list[_Group]]:
+        batches: list[list[_Group]] = []
+        current: list[_Group] = []
+        count = size = 0
+        limit, budget = self.config.batch_change_size, self.config.max_message_bytes
+        for g in groups:
+            g_count, g_size = len(g.ops), g.size()
+            if current and (count + g_count > limit or size + g_size > budget):
+                batches.append(current)
+                current, count, size = [], 0, 0
+            current.append(g)
+            count += g_count
+            size += g_size
+        if current:
+            batches.append(current)
+        return batches
+
+    def _message(self, zone: str, groups: Sequence[_Group]) -> dns.update.UpdateMessage:
+        msg = dns.update.UpdateMessage(self._origins[zone])
+        ops = [op for g in groups for op in g.ops]
+        for op in ops:  # removals first, so an add never meets the record it replaces
+            if op.remove_rrset:
+                msg.delete(op.name, op.rdtype)
+            for rd in op.remove:
+                msg.delete(op.name, rd)
+        for op in ops:
+            for rd in op.add:
+                msg.add(op.name, op.ttl, rd)
+        self.transport.sign(msg)
+        return msg
+
+    def apply_changes(self, changes: Changes) -> None:
+        if changes.is_empty():
+            return
+        errors: list[str] = []
+        with self._lock:
+            zones = self._plan_ops(changes, errors)
+            if any(zones.values()):
+                sender = _Sender(self)
+                try:
+                    for zone, groups in zones.items():
+                        for batch in self._batches(groups.values()):
+                            self._send_batch(sender, zone, batch, errors)
+                finally:
+                    sender.close()
+        if errors:
+            shown = "; ".join(errors[:10]) + (f"; ... and {len(errors) - 10} more" if len(errors) > 10 else "")
+            raise SoftError(f"RFC2136 had errors in one or more of its batches: {shown}")
+
+    def _send_batch(self, sender: _Sender, zone: str, batch: list[_Group], errors: list[str]) -> None:
+        try:
+            msg = self._message(zone, batch)
+            msg.to_wire()  # renders here so an oversized message is split before it is sent
+        except dns.exception.TooBig:
+            if len(batch) == 1:
+                errors.append(f"zone {zone}: {', '.join(batch[0].labels())}: too large for one DNS message")
+                return
+            half = len(batch) // 2
+            self._send_batch(sender, zone, batch[:half], errors)
+            self._send_batch(sender, zone, batch[half:], errors)
+            return
+        try:
+            sender.send(zone, msg, [lbl for g in batch for lbl in g.labels()])
+        except _BatchFailed as failed:
+            if len(batch) > 1 and failed.rcode not in ("SERVFAIL",):
+                log.warning("RFC2136: UPDATE failed, retrying record by record", zone=zone, rcode=failed.rcode,
+                            records=sum(len(g.ops) for g in batch))
+                for g in batch:
+                    self._send_batch(sender, zone, [g], errors)
+                return
+            where = _context(zone, [lbl for g in batch for lbl in g.labels()])
+            errors.append(f"{where}: server answered {failed.rcode}")
+            log.error("RFC2136: UPDATE rejected", where=where, rcode=failed.rcode)
+            return
+        n_add = sum(len(op.add) for g in batch for op in g.ops)
+        n_remove = sum(len(op.remove) + int(op.remove_rrset) for g in batch for op in g.ops)
+        RR_CHANGES.labels(zone, "add").inc(n_add)
+        RR_CHANGES.labels(zone, "remove").inc(n_remove)
+        for g in batch:
+            for op in g.ops:
+                log.debug("RFC2136: applied", zone=zone, record=op.label, removed=len(op.remove),
+                          added=len(op.add), ttl=op.ttl)
+
+
+class _Sender:
+    """Sends UPDATE messages of one sync over one connection, failing over to the next server."""
+
+    def __init__(self, provider: RFC2136Provider) -> None:
+        self.provider = provider
+        self.transport = provider.transport
+        self.hosts = self.transport.host_order()
+        self.conn: Connection | None = None
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+    def send(self, zone: str, msg: dns.update.UpdateMessage, labels: Sequence[str]) -> None:
+        last_exc: BaseException | None = None
+        while self.hosts:
+            if self.conn is None:
+                self.conn = Connection(self.transport, self.hosts[0])
+            host = self.conn.host
+            try:
+                response = self.conn.exchange(msg)
+            except TSIG_ERRORS as exc:
+                UPDATE_MESSAGES.labels(zone, "BADSIG").inc()
+                raise self.transport.describe_tsig_failure(host, exc, _context(zone, labels)) from None
+            except TRANSPORT_ERRORS as exc:
+                log.warning("RFC2136: server unreachable, trying the next one", host=host,
+                            error=f"{type(exc).__name__}: {exc}")
+                last_exc = exc
+                self.close()
+                self.hosts.pop(0)
+                continue
+            rcode = response.rcode()
+            UPDATE_MESSAGES.labels(zone, dns.rcode.to_text(rcode)).inc()
+            if rcode == dns.rcode.NOERROR:
+                return
+            if rcode in _AUTH_RCODES:
+                raise TsigRejected(
+                    f"RFC2136 server {host}:{self.transport.config.port} answered NOTAUTH for "
+                    f"{_context(zone, labels)}: TSIG key {self.transport.config.tsig_keyname!r} is not accepted for the zone")
+            raise _BatchFailed(dns.rcode.to_text(rcode))
+        raise Unreachable(f"RFC2136: no server reachable for zone {zone} "
+                          f"({', '.join(self.transport.config.active_hosts)}:{self.transport.config.port}): "
+                          f"{last_exc}")
+
+
+def _context(zone: str, labels: Sequence[str]) -> str:
+    shown = ", ".join(labels[:5]) + (f" (+{len(labels) - 5} more)" if len(labels) > 5 else "")
+    return f"zone {zone} ({shown})" if shown else f"zone {zone}"
+
+
+def build(cfg: argparse.Namespace) -> RFC2136Provider:
+    """PROVIDER_BUILDERS["rfc2136"]: the provider from parsed flags."""
+    return RFC2136Provider(RFC2136Config.from_namespace(cfg))

@@ -1,0 +1,114 @@
+"""Conversions between endpoint targets and DNS rdata for the RFC2136 provider.
+
+Owns the read-back form of every record type we write, so that desired endpoints (after
+`canonical_target`) compare equal to what AXFR returns and a no-op re-sync sends nothing:
+- A/AAAA: the canonical address text; hostnames (CNAME, DNAME, NS, PTR, the MX exchange, the SRV target):
+  absolute names without the trailing dot; MX `"<preference> <exchange>"`; SRV
+  `"<priority> <weight> <port> <target>"`; NAPTR its presentation form.
+- TXT: each character-string is one target, compared unquoted. A target wrapped in double quotes (as the TXT
+  registry writes) loses the outer quotes (`\\"` and `\\\\` inside are unescaped); anything else, spaces and
+  quotes included, is written verbatim as one character-string. Values over 255 bytes are split into
+  255-byte strings of one RR and joined again when read.
+"""
+
+from __future__ import annotations
+
+import dns.name
+import dns.rdata
+import dns.rdataclass
+import dns.rdatatype
+from dns.rdtypes.ANY.TXT import TXT
+
+# Types read back from AXFR (every type we write; MX and SRV included, unlike Go external-dns).
+READ_TYPES = ("A", "AAAA", "CNAME", "DNAME", "TXT", "NS", "PTR", "SRV", "MX", "NAPTR")
+_HOST_TYPES = ("CNAME", "DNAME", "NS", "PTR")
+TXT_CHUNK = 255
+
+
+def _host(name: dns.name.Name) -> str:
+    text: str = name.to_text()
+    return text[:-1] if text.endswith(".") and text != "." else text
+
+
+def target_of(rd: dns.rdata.Rdata) -> str:
+    """The endpoint target for one rdata (not TXT: see `txt_targets`)."""
+    rtype = dns.rdatatype.to_text(rd.rdtype)
+    if rtype in _HOST_TYPES:
+        return _host(rd.target)  # type: ignore[attr-defined]
+    if rtype == "MX":
+        return f"{rd.preference} {_host(rd.exchange)}"  # type: ignore[attr-defined]
+    if rtype == "SRV":
+        return f"{rd.priority} {rd.weight} {rd.port} {_host(rd.target)}"  # type: ignore[attr-defined]
+    return str(rd.to_text())
+
+
+def txt_targets(rd: dns.rdata.Rdata) -> list[str]:
+    """The targets one TXT RR carries: one per character-string, except that strings split at 255 bytes
+    (all but the last exactly 255 bytes long) are joined back into one value."""
+    strings: tuple[bytes, ...] = rd.strings  # type: ignore[attr-defined]
+    if len(strings) > 1 and all(len(s) == TXT_CHUNK for s in strings[:-1]):
+        return [b"".join(strings).decode("utf-8", errors="surrogateescape")]
+    return [s.decode("utf-8", errors="surrogateescape") for s in strings]
+
+
+def unquote_txt(value: str) -> str:
+    """A TXT target as stored: outer double quotes removed (with `\\"`/`\\\\` unescaped) when present."""
+    if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
+        inner = value[1:-1]
+        out: list[str] = []
+        i = 0
+        while i < len(inner):
+            ch = inner[i]
+            if ch == "\\" and i + 1 < len(inner) and inner[i + 1] in '"\\':
+                out.append(inner[i + 1])
+                i += 2
+                continue
+            out.append(ch)
+            i += 1
+        return "".join(out)
+    return value
+
+
+def txt_rdata(value: str) -> dns.rdata.Rdata:
+    data = unquote_txt(value).encode("utf-8", errors="surrogateescape")
+    chunks = [data[i:i + TXT_CHUNK] for i in range(0, len(data), TXT_CHUNK)] or [b""]
+    return TXT(dns.rdataclass.IN, dns.rdatatype.TXT, chunks)
+
+
+def to_rdata(rtype: str, target: str) -> dns.rdata.Rdata:
+    """Parse a target into rdata; raises ValueError with the reason on a malformed target."""
+    if rtype == "TXT":
+        return txt_rdata(target)
+    try:
+        rdtype = dns.rdatatype.from_text(rtype)
+    except Exception as exc:
+        raise ValueError(f"unsupported record type {rtype!r}") from exc
+    if rtype not in READ_TYPES:
+        raise ValueError(f"unsupported record type {rtype!r} (supported: {', '.join(READ_TYPES)})")
+    try:
+        return dns.rdata.from_text(dns.rdataclass.IN, rdtype, target.strip(), origin=dns.name.root)
+    except Exception as exc:
+        raise ValueError(f"invalid {rtype} target {target!r}: {exc}") from None
+
+
+def canonical_target(rtype: str, target: str) -> str:
+    """The form `records()` will return for this target (unchanged when it does not parse)."""
+    if rtype == "TXT":
+        return unquote_txt(target)
+    try:
+        rd = to_rdata(rtype, target)
+    except ValueError:
+        return target
+    return target_of(rd)
+
+
+def rdata_wire_size(rd: dns.rdata.Rdata) -> int:
+    """A cheap upper-bound estimate of the rdata's wire length."""
+    if rd.rdtype == dns.rdatatype.TXT:
+        strings: tuple[bytes, ...] = rd.strings  # type: ignore[attr-defined]
+        return sum(len(s) + 1 for s in strings)
+    if rd.rdtype == dns.rdatatype.A:
+        return 4
+    if rd.rdtype == dns.rdatatype.AAAA:
+        return 16
+    return len(rd.to_text()) + 8

@@ -1,0 +1,227 @@
+"""DNS transport for the RFC2136 provider: TCP (or DNS over TLS) connections to one of several servers,
+TSIG-signed UPDATE exchanges and AXFR reads.
+
+Owns host selection (`--rfc2136-load-balancing-strategy`: disabled = configured order with failover,
+round-robin, random), connection reuse (one connection carries every UPDATE of a sync), timeouts on every
+socket operation, and turning transport/TSIG failures into provider errors that never contain the secret.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import socket
+import ssl
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import dns.exception
+import dns.message
+import dns.name
+import dns.query
+import dns.rcode
+import dns.rdataclass
+import dns.rdatatype
+import dns.rrset
+import dns.tsig
+import dns.tsigkeyring
+import structlog
+
+from external_dns.providers.provider import ProviderError, SoftError
+from external_dns.providers.rfc2136.config import TSIG_ALGORITHMS, RFC2136Config
+
+log = structlog.get_logger(__name__)
+
+
+class TsigRejected(ProviderError):
+    """The server rejected our TSIG signature or key (wrong secret, algorithm or key name)."""
+
+
+class Unreachable(SoftError):
+    """No configured server could be reached."""
+
+
+def _read_exact(sock: socket.socket, count: int, deadline: float) -> bytes:
+    buf = bytearray()
+    while len(buf) < count:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("DNS read timed out")
+        sock.settimeout(remaining)
+        chunk = sock.recv(count - len(buf))
+        if not chunk:
+            raise EOFError("connection closed by the DNS server")
+        buf += chunk
+    return bytes(buf)
+
+
+def _read_message_wire(sock: socket.socket, deadline: float) -> bytes:
+    (length,) = struct.unpack("!H", _read_exact(sock, 2, deadline))
+    return _read_exact(sock, length, deadline)
+
+
+def _write(sock: socket.socket, data: bytes, deadline: float) -> None:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError("DNS write timed out")
+    sock.settimeout(remaining)
+    sock.sendall(data)
+
+
+class Connection:
+    """One TCP/TLS connection to one server, reused for consecutive exchanges."""
+
+    def __init__(self, transport: Transport, host: str) -> None:
+        self.transport = transport
+        self.host = host
+        self.sock: socket.socket | None = None
+
+    def _open(self) -> socket.socket:
+        t = self.transport
+        raw = socket.create_connection((self.host, t.config.port), timeout=t.config.timeout)
+        if not t.config.use_tls:
+            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return raw
+        try:
+            wrapped = t.ssl_context().wrap_socket(raw, server_hostname=None if t.config.skip_tls_verify
+                                                  else self.host)
+        except BaseException:
+            raw.close()
+            raise
+        wrapped.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return wrapped
+
+    def close(self) -> None:
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            finally:
+                self.sock = None
+
+    def exchange(self, msg: dns.message.Message) -> dns.message.Message:
+        """Send one message and return the verified answer; reconnects once if a reused connection died."""
+        for attempt in (0, 1):
+            fresh = self.sock is None
+            if self.sock is None:
+                self.sock = self._open()
+            deadline = time.monotonic() + self.transport.config.timeout
+            try:
+                _write(self.sock, msg.to_wire(prepend_length=True), deadline)
+                wire = _read_message_wire(self.sock, deadline)
+            except (EOFError, ConnectionError, ssl.SSLError):
+                self.close()
+                if fresh or attempt:
+                    raise
+                continue
+            except BaseException:
+                self.close()
+                raise
+            response = dns.message.from_wire(wire, keyring=msg.keyring, request_mac=msg.mac)
+            if not msg.is_response(response):
+                self.close()
+                raise dns.query.BadResponse("answer does not match the request")  # type: ignore[no-untyped-call]
+            return response
+        raise AssertionError("unreachable")
+
+    def axfr(self, zone: str) -> Iterator[dns.rrset.RRset]:
+        """Every rrset of a zone by AXFR (names absolute); the closing SOA is not repeated."""
+        t = self.transport
+        origin = dns.name.from_text(zone)
+        query = dns.message.make_query(origin, dns.rdatatype.AXFR, dns.rdataclass.IN)
+        t.sign(query)
+        if self.sock is None:
+            self.sock = self._open()
+        sock = self.sock
+        deadline = time.monotonic() + t.config.timeout
+        try:
+            _write(sock, query.to_wire(prepend_length=True), deadline)
+            tsig_ctx: Any = None
+            first = True
+            soa_count = 0
+            while soa_count < 2:
+                # Each message of a long transfer gets its own timeout.
+                wire = _read_message_wire(sock, time.monotonic() + t.config.timeout)
+                response = dns.message.from_wire(wire, keyring=query.keyring, request_mac=query.mac,
+                                                 xfr=True, tsig_ctx=tsig_ctx, multi=not first)
+                if not query.is_response(response, xfr_continuation=not first):
+                    raise dns.query.BadResponse(  # type: ignore[no-untyped-call]
+                        "AXFR answer does not match the request")
+                rcode = response.rcode()
+                if rcode != dns.rcode.NOERROR:
+                    raise AxfrRefused(zone, self.host, dns.rcode.to_text(rcode))
+                if first and (not response.answer or response.answer[0].rdtype != dns.rdatatype.SOA):
+                    raise AxfrRefused(zone, self.host, "no SOA at the start of the transfer")
+                first = False
+                tsig_ctx = response.tsig_ctx
+                for rrset in response.answer:
+                    if rrset.rdtype == dns.rdatatype.SOA:
+                        soa_count += 1
+                        if soa_count == 2:
+                            break
+                    yield rrset
+        finally:
+            # An AXFR stream cannot be reused for anything else.
+            self.close()
+
+
+class AxfrRefused(ProviderError):
+    def __init__(self, zone: str, host: str, reason: str) -> None:
+        super().__init__(f"AXFR of zone {zone} from {host} failed: {reason} "
+                         "(is --rfc2136-tsig-keyname allowed to transfer the zone?)")
+        self.zone = zone
+        self.reason = reason
+
+
+class Transport:
+    """Picks servers per the load-balancing strategy and signs messages with the TSIG key."""
+
+    def __init__(self, config: RFC2136Config) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self._rr = itertools.count()
+        self._ssl: ssl.SSLContext | None = None
+        self.keyring: dict[dns.name.Name, dns.tsig.Key] | None = None
+        self.keyname: dns.name.Name | None = None
+        self.algorithm: dns.name.Name | None = None
+        if not config.insecure:
+            self.keyname = dns.name.from_text(config.tsig_keyname)  # made a FQDN
+            self.algorithm = TSIG_ALGORITHMS[config.tsig_secret_alg]
+            self.keyring = {self.keyname: dns.tsig.Key(self.keyname, config.tsig_secret, self.algorithm)}
+
+    def sign(self, msg: dns.message.Message) -> None:
+        if self.keyring is not None and self.algorithm is not None:
+            msg.use_tsig(self.keyring, keyname=self.keyname, fudge=300, algorithm=self.algorithm)
+
+    def ssl_context(self) -> ssl.SSLContext:
+        with self._lock:
+            if self._ssl is None:
+                verify = not self.config.skip_tls_verify
+                ctx = dns.query.make_ssl_context(verify=verify, check_hostname=verify, alpns=["dot"])
+                ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+                self._ssl = ctx
+            return self._ssl
+
+    def host_order(self) -> list[str]:
+        """The servers to try, in order, for the next operation."""
+        hosts = list(self.config.active_hosts)
+        strategy = self.config.load_balancing_strategy
+        if strategy == "round-robin" and len(hosts) > 1:
+            start = next(self._rr) % len(hosts)
+            hosts = hosts[start:] + hosts[:start]
+        elif strategy == "random":
+            random.shuffle(hosts)
+        return hosts
+
+    def describe_tsig_failure(self, host: str, exc: BaseException, context: str) -> TsigRejected:
+        return TsigRejected(
+            f"RFC2136 server {host}:{self.config.port} rejected TSIG key {self.config.tsig_keyname!r} "
+            f"for {context} ({type(exc).__name__}): nothing was written; check --rfc2136-tsig-keyname, --rfc2136-tsig-secret and "
+            f"--rfc2136-tsig-secret-alg ({self.config.tsig_secret_alg})")
+
+
+TRANSPORT_ERRORS = (OSError, EOFError, TimeoutError, dns.exception.Timeout, dns.query.BadResponse,
+                    dns.exception.FormError, ssl.SSLError)
+TSIG_ERRORS = (dns.tsig.PeerError, dns.tsig.BadSignature, dns.message.UnknownTSIGKey, dns.tsig.BadTime)
