@@ -1,0 +1,222 @@
+"""The health and metrics HTTP server on `--metrics-address`, and the worker watchdog behind `/healthz`.
+
+* `/healthz`: 200 `OK` while every liveness check passes and no worker has been on one item longer than the
+  watchdog's bound; else 500 with one line per failure.
+* `/readyz`: 200 `OK` when every readiness check passes (e.g. informer caches synced; with leader election,
+  leading or standing by); else 503 with the failing check names.
+* `/metrics`: Prometheus text format of the registry (default: the global registry).
+
+Checks are injected as named callables returning bool (an exception counts as a failure). The server runs
+in its own thread (`start()`), `stop(timeout)` shuts it down and joins it.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import structlog
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+
+log = structlog.get_logger(__name__)
+
+Check = Callable[[], bool]
+
+
+class WorkerWatchdog:
+    """Tracks what each worker is doing; a worker stuck on one item longer than `max_stuck` seconds makes
+    the process unhealthy. Workers call `tick(name)` when they pick up an item and `clear(name)` when done
+    (or use `with watchdog.working(name):`)."""
+
+    def __init__(self, max_stuck: float = 600.0, *, now: Callable[[], float] = time.monotonic) -> None:
+        if max_stuck <= 0:
+            raise ValueError(f"WorkerWatchdog: max_stuck must be positive, got {max_stuck}")
+        self.max_stuck = max_stuck
+        self._now = now
+        self._lock = threading.Lock()
+        self._busy_since: dict[str, float] = {}
+
+    def tick(self, worker: str) -> None:
+        with self._lock:
+            self._busy_since[worker] = self._now()
+
+    def clear(self, worker: str) -> None:
+        with self._lock:
+            self._busy_since.pop(worker, None)
+
+    def working(self, worker: str) -> _Working:
+        return _Working(self, worker)
+
+    def stuck(self) -> dict[str, float]:
+        """Workers busy for longer than `max_stuck`, with their busy seconds."""
+        now = self._now()
+        with self._lock:
+            return {w: now - since for w, since in self._busy_since.items() if now - since > self.max_stuck}
+
+    def healthy(self) -> bool:
+        return not self.stuck()
+
+
+class _Working:
+    def __init__(self, watchdog: WorkerWatchdog, worker: str) -> None:
+        self._watchdog = watchdog
+        self._worker = worker
+
+    def __enter__(self) -> None:
+        self._watchdog.tick(self._worker)
+
+    def __exit__(self, *exc: object) -> None:
+        self._watchdog.clear(self._worker)
+
+
+def parse_address(address: str) -> tuple[str, int]:
+    """`:7979` -> ("", 7979); `127.0.0.1:0`; `[::1]:7979`. Raises ValueError naming the address."""
+    host, sep, port_text = address.rpartition(":")
+    if not sep:
+        raise ValueError(f"--metrics-address {address!r}: expected host:port or :port")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise ValueError(f"--metrics-address {address!r}: invalid port {port_text!r}") from None
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--metrics-address {address!r}: port out of range")
+    return host, port
+
+
+def _failures(checks: Mapping[str, Check]) -> list[str]:
+    failed = []
+    for name, check in checks.items():
+        try:
+            ok = bool(check())
+        except Exception as exc:  # a broken check is a failed check, not a crashed server
+            log.warning("health check raised", check=name, error=str(exc))
+            ok = False
+        if not ok:
+            failed.append(name)
+    return failed
+
+
+class HealthServer:
+    """`/healthz`, `/readyz` and `/metrics` on a ThreadingHTTPServer."""
+
+    def __init__(self, address: str = ":7979", *, registry: CollectorRegistry | None = None,
+                 watchdog: WorkerWatchdog | None = None, live_checks: Mapping[str, Check] | None = None,
+                 ready_checks: Mapping[str, Check] | None = None) -> None:
+        self.address = address
+        self.registry = registry if registry is not None else REGISTRY
+        self.watchdog = watchdog
+        self.live_checks: dict[str, Check] = dict(live_checks or {})
+        self.ready_checks: dict[str, Check] = dict(ready_checks or {})
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- checks --------------------------------------------------------------------------------------
+    def add_ready_check(self, name: str, check: Check) -> None:
+        self.ready_checks[name] = check
+
+    def add_live_check(self, name: str, check: Check) -> None:
+        self.live_checks[name] = check
+
+    def liveness(self) -> tuple[bool, str]:
+        lines = [f"check {name} failed" for name in _failures(self.live_checks)]
+        if self.watchdog is not None:
+            lines += [f"worker {w} stuck for {secs:.0f}s" for w, secs in sorted(self.watchdog.stuck().items())]
+        return (not lines, "\n".join(lines) or "OK")
+
+    def readiness(self) -> tuple[bool, str]:
+        failed = _failures(self.ready_checks)
+        return (not failed, "\n".join(f"check {name} failed" for name in failed) or "OK")
+
+    # -- server --------------------------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("HealthServer is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        raw = self._server.server_address[0] if self._server is not None else ""
+        host = raw.decode() if isinstance(raw, bytes) else str(raw)
+        host = "127.0.0.1" if host in ("", "0.0.0.0") else host
+        host = "[::1]" if host == "::" else (f"[{host}]" if ":" in host else host)
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> None:
+        """Bind and serve in a background thread; raises OSError (naming the address) if it cannot bind."""
+        if self._server is not None:
+            return
+        host, port = parse_address(self.address)
+        handler = _handler_for(self)
+        try:
+            server_cls = _ThreadingHTTPServerV6 if ":" in host else ThreadingHTTPServer
+            server = server_cls((host, port), handler)
+        except OSError as exc:
+            raise OSError(exc.errno, f"--metrics-address {self.address}: {exc.strerror}") from exc
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.5},
+                                        name="health-server", daemon=True)
+        self._thread.start()
+        log.info("serving health and metrics", address=self.address, port=self.port)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop serving, close the socket and join the server thread."""
+        server, thread = self._server, self._thread
+        if server is None:
+            return
+        server.shutdown()
+        server.server_close()
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():
+                log.warning("health server thread did not stop", timeout=timeout)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> HealthServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class _ThreadingHTTPServerV6(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
+def _handler_for(owner: HealthServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "external-dns-py"
+        timeout = 30  # per-connection socket timeout
+
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            if path == "/healthz":
+                ok, text = owner.liveness()
+                self._reply(200 if ok else 500, b"OK" if ok else text.encode() + b"\n")
+            elif path == "/readyz":
+                ok, text = owner.readiness()
+                self._reply(200 if ok else 503, b"OK" if ok else text.encode() + b"\n")
+            elif path == "/metrics":
+                self._reply(200, generate_latest(owner.registry), CONTENT_TYPE_LATEST)
+            else:
+                self._reply(404, b"404 page not found\n")
+
+        def _reply(self, code: int, body: bytes, content_type: str = "text/plain; charset=utf-8") -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            log.debug("http request", request=format % args)
+
+    return Handler

@@ -1,0 +1,101 @@
+"""Builds the Kubernetes API client from the flags: `--kubeconfig` / `--server` / in-cluster.
+
+Lookup order (external-dns `GetRestConfig`, plus `$KUBECONFIG`): an explicit `--kubeconfig`; else
+`$KUBECONFIG`; else `~/.kube/config` if it exists; else the in-cluster service account; else, with only
+`--server`, an unauthenticated client for that URL. `--server` overrides the kubeconfig's server.
+
+The returned `ApiClient` applies `--kube-api-request-timeout` to every request that does not pass its own
+`_request_timeout` (watches always should), and a client-side token bucket of `--kube-api-qps` /
+`--kube-api-burst` (like client-go's rest.Config QPS/Burst) in front of every request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import structlog
+from kubernetes import client as k8s_client
+from kubernetes import config as k8s_config
+from kubernetes.config.config_exception import ConfigException
+
+from external_dns.cmd.flags import ConfigError
+from external_dns.workqueue.limiters import BucketRateLimiter
+
+log = structlog.get_logger(__name__)
+
+_THROTTLE_LOG_AFTER = 1.0  # client-go logs "Waited for ... due to client-side throttling" above 1 s
+
+
+def _kubeconfig_path(explicit: str) -> str:
+    if explicit:
+        return explicit
+    env = os.environ.get("KUBECONFIG", "").split(os.pathsep)[0]
+    if env:
+        return env
+    home = Path.home() / ".kube" / "config"
+    return str(home) if home.is_file() else ""
+
+
+def _in_cluster() -> bool:
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and Path(
+        "/var/run/secrets/kubernetes.io/serviceaccount/token").is_file()
+
+
+def _configuration(kubeconfig: str, server: str) -> k8s_client.Configuration:
+    configuration = k8s_client.Configuration()
+    path = _kubeconfig_path(kubeconfig)
+    try:
+        if path:
+            k8s_config.load_kube_config(config_file=path, client_configuration=configuration,
+                                        persist_config=False)
+        elif _in_cluster():
+            k8s_config.load_incluster_config(client_configuration=configuration)
+        elif not server:
+            raise ConfigError("no Kubernetes API configuration: give --kubeconfig or --server, set $KUBECONFIG, "
+                              "or run in a cluster")
+    except ConfigException as exc:
+        flag = f"--kubeconfig {path}" if path else "in-cluster configuration"
+        raise ConfigError(f"cannot load Kubernetes API configuration ({flag}): {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"--kubeconfig {path}: {exc}") from None
+    if server:
+        configuration.host = server.rstrip("/")
+    return configuration
+
+
+def throttle_client(api: k8s_client.ApiClient, *, qps: float, burst: int, request_timeout: float | None) -> None:
+    """Install client-side throttling and a default request timeout on `api` (idempotent per client)."""
+    rest = api.rest_client
+    if getattr(rest, "_external_dns_throttled", False):
+        return
+    bucket = BucketRateLimiter(qps, burst)
+    original = rest.request
+    pause = threading.Event()  # never set: a bounded, interruptible-by-nothing wait that is not a busy loop
+
+    def request(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        delay = bucket.reserve()
+        if delay > 0:
+            if delay >= _THROTTLE_LOG_AFTER:
+                log.info("waiting due to client-side throttling", seconds=round(delay, 3), method=method, url=url)
+            pause.wait(delay)
+        if kwargs.get("_request_timeout") is None and request_timeout:
+            kwargs["_request_timeout"] = request_timeout
+        return original(method, url, *args, **kwargs)
+
+    rest.request = request
+    rest._external_dns_throttled = True
+
+
+def kube_api_client(cfg: argparse.Namespace) -> k8s_client.ApiClient:
+    """An `ApiClient` for the flags `--kubeconfig`, `--server`, `--kube-api-request-timeout`,
+    `--kube-api-qps` and `--kube-api-burst` (missing attributes take the flag defaults)."""
+    configuration = _configuration(getattr(cfg, "kubeconfig", "") or "", getattr(cfg, "server", "") or "")
+    api = k8s_client.ApiClient(configuration)
+    throttle_client(api, qps=float(getattr(cfg, "kube_api_qps", 5.0)), burst=int(getattr(cfg, "kube_api_burst", 10)),
+                    request_timeout=float(getattr(cfg, "kube_api_request_timeout", 30.0)))
+    log.debug("kubernetes API client", host=configuration.host)
+    return api

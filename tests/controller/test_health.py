@@ -1,0 +1,126 @@
+"""Health server: /healthz with the worker watchdog, /readyz with injected checks, /metrics; clean stop."""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+from prometheus_client import CollectorRegistry, Counter
+
+from external_dns.controller.health import HealthServer, WorkerWatchdog, parse_address
+
+
+@pytest.fixture(autouse=True)
+def no_thread_leak() -> Iterator[None]:
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 5.0
+    leaked: list[threading.Thread] = []
+    while time.monotonic() < deadline:
+        leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        if not leaked:
+            return
+        leaked[0].join(0.1)
+    raise AssertionError(f"threads leaked: {[t.name for t in leaked]}")
+
+
+def fetch(url: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.read().decode(), resp.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, err.read().decode(), err.headers.get("Content-Type", "")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_parse_address() -> None:
+    assert parse_address(":7979") == ("", 7979)
+    assert parse_address("127.0.0.1:0") == ("127.0.0.1", 0)
+    assert parse_address("[::1]:8080") == ("::1", 8080)
+    with pytest.raises(ValueError, match="--metrics-address"):
+        parse_address("7979")
+    with pytest.raises(ValueError, match="invalid port"):
+        parse_address("host:http")
+
+
+def test_watchdog_flags_a_stuck_worker() -> None:
+    clock = Clock()
+    wd = WorkerWatchdog(30.0, now=clock)
+    wd.tick("worker-0")
+    with wd.working("worker-1"):
+        clock.t += 31
+        assert set(wd.stuck()) == {"worker-0", "worker-1"}
+    assert set(wd.stuck()) == {"worker-0"}
+    wd.clear("worker-0")
+    assert wd.healthy()
+
+
+def test_endpoints() -> None:
+    registry = CollectorRegistry()
+    Counter("external_dns_test_things", "things", registry=registry).inc(3)
+    clock = Clock()
+    watchdog = WorkerWatchdog(10.0, now=clock)
+    synced = threading.Event()
+    server = HealthServer("127.0.0.1:0", registry=registry, watchdog=watchdog,
+                          ready_checks={"caches-synced": synced.is_set})
+    with server:
+        base = server.url
+        assert fetch(base + "/healthz")[:2] == (200, "OK")
+
+        code, body, _ = fetch(base + "/readyz")
+        assert code == 503 and "caches-synced" in body
+        synced.set()
+        assert fetch(base + "/readyz")[:2] == (200, "OK")
+
+        code, body, ctype = fetch(base + "/metrics")
+        assert code == 200
+        assert "external_dns_test_things_total 3.0" in body
+        assert ctype.startswith("text/plain")
+
+        watchdog.tick("worker-3")
+        clock.t += 11
+        code, body, _ = fetch(base + "/healthz")
+        assert code == 500 and "worker-3" in body
+        watchdog.clear("worker-3")
+        assert fetch(base + "/healthz")[0] == 200
+
+        assert fetch(base + "/nope")[0] == 404
+    with pytest.raises(urllib.error.URLError):
+        urllib.request.urlopen(base + "/healthz", timeout=2)
+
+
+def test_leader_election_style_ready_check_and_raising_checks() -> None:
+    state = {"leading": False, "standing_by": True}
+
+    def leading_or_standing_by() -> bool:
+        return state["leading"] or state["standing_by"]
+
+    def broken() -> bool:
+        raise RuntimeError("boom")
+
+    with HealthServer("127.0.0.1:0", ready_checks={"leader-election": leading_or_standing_by}) as server:
+        assert fetch(server.url + "/readyz")[0] == 200
+        state["standing_by"] = False
+        assert fetch(server.url + "/readyz")[0] == 503
+        server.add_live_check("broken", broken)
+        code, body, _ = fetch(server.url + "/healthz")
+        assert code == 500 and "broken" in body
+
+
+def test_bind_error_names_the_address() -> None:
+    with HealthServer("127.0.0.1:0") as first:
+        second = HealthServer(f"127.0.0.1:{first.port}")
+        with pytest.raises(OSError, match="--metrics-address"):
+            second.start()
