@@ -15,7 +15,10 @@ from typing import Any
 from external_dns.cmd.flags import ConfigError
 
 # name -> "module:function(cfg) -> Provider"
-PROVIDER_BUILDERS: dict[str, str] = {}
+PROVIDER_BUILDERS: dict[str, str] = {
+    "rfc2136": "external_dns.providers.rfc2136.provider:build",
+    "webhook": "external_dns.providers.webhook.client:build",
+}
 # name -> "module:function(cfg, provider) -> Registry"
 REGISTRY_BUILDERS: dict[str, str] = {}
 # name -> "module:function(cfg, context) -> Source"

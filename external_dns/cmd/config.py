@@ -16,6 +16,8 @@ from external_dns.cmd.flags import ConfigError, FlagParser
 FLAG_GROUPS: tuple[str, ...] = (
     "external_dns.cmd.flags_core",
     "external_dns.cmd.flags_controller",
+    "external_dns.cmd.flags_rfc2136",
+    "external_dns.cmd.flags_webhook",
 )
 
 

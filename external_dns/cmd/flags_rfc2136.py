@@ -1,0 +1,59 @@
+"""RFC2136 provider flags (`--rfc2136-*`), names and defaults as external-dns; validated when
+`--provider=rfc2136`. The TSIG secret and the Kerberos password are secrets (masked in the config log)."""
+
+from __future__ import annotations
+
+import argparse
+
+from external_dns.cmd.flags import ConfigError, FlagParser, duration
+
+TSIG_ALGS = ("hmac-sha1", "hmac-sha224", "hmac-sha256", "hmac-sha384", "hmac-sha512")
+LB_STRATEGIES = ("disabled", "round-robin", "random")
+
+
+def add_flags(p: FlagParser) -> None:
+    p.group("RFC2136 provider")
+    p.add("--rfc2136-host", repeat=True, help="DNS server(s) to send UPDATE and AXFR to (repeatable)")
+    p.add("--rfc2136-port", type=int, default=0, help="port of the DNS server(s) (required, usually 53)")
+    p.add("--rfc2136-zone", repeat=True,
+          help="zone(s) to manage (repeatable; the longest zone containing a name wins)")
+    p.add("--rfc2136-insecure", type=bool, default=False, help="send unsigned updates (no TSIG)")
+    p.add("--rfc2136-tsig-keyname", default="", help="TSIG key name")
+    p.add("--rfc2136-tsig-secret", default="", secret=True, help="TSIG secret, base64")
+    p.add("--rfc2136-tsig-secret-alg", default="hmac-sha256",
+          help=f"TSIG algorithm ({', '.join(TSIG_ALGS)})")
+    p.add("--rfc2136-axfr", type=bool, default=False, aliases=("--rfc2136-tsig-axfr",),
+          help="read zones back by AXFR (needed to update and delete; --rfc2136-tsig-axfr is a deprecated alias)")
+    p.add("--rfc2136-min-ttl", type=duration, default=0.0, help="lowest TTL written (duration)")
+    p.add("--rfc2136-batch-change-size", type=int, default=50, help="endpoints per UPDATE message")
+    p.add("--rfc2136-use-tls", type=bool, default=False, help="send DNS over TLS (TLS 1.3, ALPN dot)")
+    p.add("--rfc2136-skip-tls-verify", type=bool, default=False, help="do not verify the server certificate")
+    p.add("--rfc2136-load-balancing-strategy", default="disabled", choices=LB_STRATEGIES,
+          help="how to spread requests over several --rfc2136-host")
+    p.add("--rfc2136-gss-tsig", type=bool, default=False, help="GSS-TSIG (Kerberos); not supported here")
+    p.add("--rfc2136-kerberos-username", default="", help="Kerberos user name (GSS-TSIG)")
+    p.add("--rfc2136-kerberos-password", default="", secret=True, help="Kerberos password (GSS-TSIG)")
+    p.add("--rfc2136-kerberos-realm", default="", help="Kerberos realm (GSS-TSIG)")
+
+
+def validate(cfg: argparse.Namespace) -> None:
+    if getattr(cfg, "provider", "") != "rfc2136":
+        return
+    if cfg.rfc2136_min_ttl < 0:
+        raise ConfigError(f"--rfc2136-min-ttl must not be negative, got {cfg.rfc2136_min_ttl}")
+    if cfg.rfc2136_batch_change_size < 1:
+        raise ConfigError(f"--rfc2136-batch-change-size must be at least 1, got {cfg.rfc2136_batch_change_size}")
+    if cfg.rfc2136_insecure and cfg.rfc2136_gss_tsig:
+        raise ConfigError("--rfc2136-insecure and --rfc2136-gss-tsig are mutually exclusive")
+    if cfg.rfc2136_gss_tsig:
+        raise ConfigError("--rfc2136-gss-tsig (Kerberos) is not supported by this implementation; use a TSIG key")
+    if not any(h for h in cfg.rfc2136_host):
+        raise ConfigError("--rfc2136-host is required with --provider=rfc2136")
+    if not 0 < cfg.rfc2136_port < 65536:
+        raise ConfigError("--rfc2136-port must be set (1-65535, usually 53) with --provider=rfc2136")
+    if not cfg.rfc2136_insecure:
+        if cfg.rfc2136_tsig_secret_alg not in TSIG_ALGS:
+            raise ConfigError(f"{cfg.rfc2136_tsig_secret_alg} is not supported TSIG algorithm")
+        if not cfg.rfc2136_tsig_keyname or not cfg.rfc2136_tsig_secret:
+            raise ConfigError("--rfc2136-tsig-keyname and --rfc2136-tsig-secret are required unless "
+                              "--rfc2136-insecure is set")
