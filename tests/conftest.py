@@ -10,6 +10,9 @@ from collections.abc import Generator
 
 import pytest
 
+# Real-server fixtures shared by every test package (`bind_server`, ...).
+pytest_plugins = ["tests.servers.bind"]
+
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
