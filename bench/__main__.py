@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHES: tuple[str, ...] = ()
+BENCHES: tuple[str, ...] = (
+    "plan_calculate",
+)
 
 
 def main(argv: list[str]) -> int:
