@@ -16,6 +16,8 @@ from external_dns.cmd.flags import ConfigError
 
 # name -> "module:function(cfg) -> Provider"
 PROVIDER_BUILDERS: dict[str, str] = {
+    "inmemory": "external_dns.providers.inmemory:build_inmemory",
+    "zonefile": "external_dns.providers.zonefile:build_zonefile",
     "rfc2136": "external_dns.providers.rfc2136.provider:build",
     "webhook": "external_dns.providers.webhook.client:build",
 }

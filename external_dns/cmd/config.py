@@ -15,6 +15,7 @@ from external_dns.cmd.flags import ConfigError, FlagParser
 
 FLAG_GROUPS: tuple[str, ...] = (
     "external_dns.cmd.flags_core",
+    "external_dns.cmd.flags_providers_local",
     "external_dns.cmd.flags_controller",
     "external_dns.cmd.flags_rfc2136",
     "external_dns.cmd.flags_webhook",

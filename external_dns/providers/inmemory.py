@@ -1,0 +1,208 @@
+"""The in-memory provider: zones of records held in a dict, for tests, demos and dry experiments.
+
+Behaviour follows external-dns `provider/inmemory` (reference 6.2):
+
+- zones are the names given (`--inmemory-zone`, repeatable); a zone's ID is its name.
+- `records()` returns copies of every record of every zone.
+- `apply_changes()` routes each endpoint to the zone with the longest name that is a suffix of its DNS name,
+  then validates the *whole* batch (all zones) before writing anything:
+  a create of an existing key -> `record already exists`; an update (new side) of a missing key, or an
+  update (old side) / delete whose key is missing or whose first target differs -> `record not found`; the
+  same key twice across create / update-new / delete -> `invalid batch request`.
+  Endpoints that fall in no zone are dropped (logged at debug), as upstream.
+- `create_zone()` of an existing zone -> `specified zone already exists`; `zone_records()` of an unknown
+  zone -> `specified zone not found`.
+
+Deliberate differences from upstream: zone matching is on a label boundary (`badexample.org` is not in
+`example.org`); validation covers every zone before any zone is written (upstream validates and applies zone
+by zone, so an error in the second zone leaves the first applied); error messages start with the upstream
+string and then name the record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from collections.abc import Iterable, Sequence
+
+import structlog
+
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.plan.changes import Changes
+from external_dns.providers.provider import Provider, ProviderError, zone_for_name
+
+log = structlog.get_logger(__name__)
+
+Key = tuple[str, str, str]
+
+
+class InMemoryError(ProviderError):
+    """Base of the in-memory provider's errors; `str()` starts with the upstream message."""
+
+    message = ""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(f"{self.message}: {detail}" if detail else self.message)
+        self.detail = detail
+
+
+class ZoneAlreadyExistsError(InMemoryError):
+    message = "specified zone already exists"
+
+
+class ZoneNotFoundError(InMemoryError):
+    message = "specified zone not found"
+
+
+class RecordAlreadyExistsError(InMemoryError):
+    message = "record already exists"
+
+
+class RecordNotFoundError(InMemoryError):
+    message = "record not found"
+
+
+class InvalidBatchRequestError(InMemoryError):
+    message = "invalid batch request"
+
+
+def _describe(ep: Endpoint) -> str:
+    ident = f" (set {ep.set_identifier})" if ep.set_identifier else ""
+    return f"{ep.dns_name} {ep.record_type}{ident}"
+
+
+def _first_target_differs(stored: Endpoint, given: Endpoint) -> bool:
+    if stored.targets and given.targets:
+        return stored.targets[0] != given.targets[0]
+    return list(stored.targets) != list(given.targets)
+
+
+class _ZoneChanges:
+    __slots__ = ("create", "delete", "update_new", "update_old")
+
+    def __init__(self) -> None:
+        self.create: list[Endpoint] = []
+        self.update_new: list[Endpoint] = []
+        self.update_old: list[Endpoint] = []
+        self.delete: list[Endpoint] = []
+
+
+class InMemoryProvider(Provider):
+    """Records held in memory, zone by zone. Thread-safe."""
+
+    def __init__(self, zones: Iterable[str] = (), domain_filter: DomainFilter | None = None) -> None:
+        self._lock = threading.Lock()
+        self._zones: dict[str, dict[Key, Endpoint]] = {}
+        self._domain_filter = domain_filter
+        for zone in zones:
+            self.create_zone(zone)
+
+    # -- zones ----------------------------------------------------------------------------------------------
+    def create_zone(self, zone: str) -> None:
+        """Add an empty zone; `specified zone already exists` if it is there."""
+        name = zone.strip().rstrip(".").lower()
+        if not name:
+            raise ValueError("--inmemory-zone: zone name must not be empty")
+        with self._lock:
+            if name in self._zones:
+                raise ZoneAlreadyExistsError(name)
+            self._zones[name] = {}
+
+    def zones(self) -> Sequence[str]:
+        """The zone names, sorted; only those the domain filter (if any) accepts."""
+        with self._lock:
+            return self._zone_names()
+
+    def _zone_names(self) -> list[str]:
+        names = sorted(self._zones)
+        if self._domain_filter is not None:
+            names = [z for z in names if self._domain_filter.match(z)]
+        return names
+
+    def get_domain_filter(self) -> DomainFilter:
+        """Names inside the zones (label boundary); with no zones, everything (as the base provider)."""
+        return DomainFilter(include=self.zones())
+
+    # -- records --------------------------------------------------------------------------------------------
+    def zone_records(self, zone: str) -> list[Endpoint]:
+        """Copies of one zone's records; `specified zone not found` for an unknown zone."""
+        with self._lock:
+            records = self._zones.get(zone.rstrip(".").lower())
+            if records is None:
+                raise ZoneNotFoundError(zone)
+            return [ep.copy() for ep in records.values()]
+
+    def records(self) -> list[Endpoint]:
+        out: list[Endpoint] = []
+        for zone in self.zones():
+            out.extend(self.zone_records(zone))
+        return out
+
+    # -- changes --------------------------------------------------------------------------------------------
+    def _route(self, changes: Changes) -> dict[str, _ZoneChanges]:
+        zones = self._zone_names()
+        per_zone: dict[str, _ZoneChanges] = {}
+        for attr in ("create", "update_new", "update_old", "delete"):
+            for ep in getattr(changes, attr):
+                zone = zone_for_name(ep.dns_name, zones)
+                if zone is None:
+                    log.debug("Skipping record: no zone holds it", record=_describe(ep), change=attr)
+                    continue
+                getattr(per_zone.setdefault(zone, _ZoneChanges()), attr).append(ep)
+        return per_zone
+
+    def _validate(self, zone: str, zc: _ZoneChanges) -> None:
+        current = self._zones.get(zone)
+        if current is None:
+            raise ZoneNotFoundError(zone)
+        mesh: set[Key] = set()
+
+        def once(ep: Endpoint) -> None:
+            if ep.key() in mesh:
+                raise InvalidBatchRequestError(f"{_describe(ep)} appears more than once")
+            mesh.add(ep.key())
+
+        for ep in zc.create:
+            if ep.key() in current:
+                raise RecordAlreadyExistsError(_describe(ep))
+            once(ep)
+        for ep in zc.update_new:
+            if ep.key() not in current:
+                raise RecordNotFoundError(_describe(ep))
+            once(ep)
+        for ep in zc.update_old:
+            stored = current.get(ep.key())
+            if stored is None or _first_target_differs(stored, ep):
+                raise RecordNotFoundError(_describe(ep))
+        for ep in zc.delete:
+            stored = current.get(ep.key())
+            if stored is None or _first_target_differs(stored, ep):
+                raise RecordNotFoundError(_describe(ep))
+            once(ep)
+
+    def apply_changes(self, changes: Changes) -> None:
+        """Validate the whole batch, then write it (nothing is written when any check fails)."""
+        with self._lock:
+            per_zone = self._route(changes)
+            for zone in sorted(per_zone):
+                self._validate(zone, per_zone[zone])
+            for zone in sorted(per_zone):
+                zc = per_zone[zone]
+                records = self._zones[zone]
+                for ep in zc.create:
+                    log.info(f"CREATE: {ep}", zone=zone)
+                    records[ep.key()] = ep.copy()
+                for ep in zc.update_old:
+                    log.info(f"UPDATE (old): {ep}", zone=zone)
+                for ep in zc.update_new:
+                    log.info(f"UPDATE (new): {ep}", zone=zone)
+                    records[ep.key()] = ep.copy()
+                for ep in zc.delete:
+                    log.info(f"DELETE: {ep}", zone=zone)
+                    records.pop(ep.key(), None)
+
+
+def build_inmemory(cfg: argparse.Namespace) -> InMemoryProvider:
+    """PROVIDER_BUILDERS["inmemory"]: zones from `--inmemory-zone`."""
+    return InMemoryProvider(zones=list(getattr(cfg, "inmemory_zone", None) or []))
