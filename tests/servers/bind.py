@@ -79,13 +79,11 @@ class BindServer:
         with socket.create_connection((self.host, self.port), timeout=10) as sock:
             dns.query.send_tcp(sock, q, time.time() + 10)
             tsig_ctx = None
-            first = True
             while soa_seen < 2:
                 ldata = _read_exact(sock, 2)
                 wire = _read_exact(sock, int.from_bytes(ldata, "big"))
                 r = dns.message.from_wire(wire, keyring=q.keyring, request_mac=q.mac, xfr=True,
-                                          origin=origin, tsig_ctx=tsig_ctx, multi=not first)
-                first = False
+                                          origin=origin, tsig_ctx=tsig_ctx, multi=True)
                 tsig_ctx = r.tsig_ctx
                 if r.rcode() != dns.rcode.NOERROR:
                     raise RuntimeError(f"AXFR {zone}: {dns.rcode.to_text(r.rcode())}")

@@ -376,10 +376,8 @@ class RFC2136Provider(Provider):
         n_remove = sum(len(op.remove) + int(op.remove_rrset) for g in batch for op in g.ops)
         RR_CHANGES.labels(zone, "add").inc(n_add)
         RR_CHANGES.labels(zone, "remove").inc(n_remove)
-        for g in batch:
-            for op in g.ops:
-                log.debug("RFC2136: applied", zone=zone, record=op.label, removed=len(op.remove),
-                          added=len(op.add), ttl=op.ttl)
+        log.debug("RFC2136: UPDATE applied", zone=zone, records=sum(len(g.ops) for g in batch), added=n_add,
+                  removed=n_remove)
 
 
 class _Sender:

@@ -3,7 +3,7 @@
 Owns the read-back form of every record type we write, so that desired endpoints (after
 `canonical_target`) compare equal to what AXFR returns and a no-op re-sync sends nothing:
 - A/AAAA: the canonical address text; hostnames (CNAME, DNAME, NS, PTR, the MX exchange, the SRV target):
-  absolute names without the trailing dot; MX `"<preference> <exchange>"`; SRV
+  absolute names without the trailing dot, lower-cased (name compression makes BIND answer in another case); MX `"<preference> <exchange>"`; SRV
   `"<priority> <weight> <port> <target>"`; NAPTR its presentation form.
 - TXT: each character-string is one target, compared unquoted. A target wrapped in double quotes (as the TXT
   registry writes) loses the outer quotes (`\\"` and `\\\\` inside are unescaped); anything else, spaces and
@@ -26,7 +26,7 @@ TXT_CHUNK = 255
 
 
 def _host(name: dns.name.Name) -> str:
-    text: str = name.to_text()
+    text: str = name.to_text().lower()  # DNS names are case-insensitive; BIND may return another case
     return text[:-1] if text.endswith(".") and text != "." else text
 
 
@@ -86,7 +86,8 @@ def to_rdata(rtype: str, target: str) -> dns.rdata.Rdata:
     if rtype not in READ_TYPES:
         raise ValueError(f"unsupported record type {rtype!r} (supported: {', '.join(READ_TYPES)})")
     try:
-        return dns.rdata.from_text(dns.rdataclass.IN, rdtype, target.strip(), origin=dns.name.root)
+        return dns.rdata.from_text(dns.rdataclass.IN, rdtype, target.strip(), origin=dns.name.root,
+                                    relativize=False)
     except Exception as exc:
         raise ValueError(f"invalid {rtype} target {target!r}: {exc}") from None
 

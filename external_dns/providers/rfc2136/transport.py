@@ -145,7 +145,7 @@ class Connection:
                 # Each message of a long transfer gets its own timeout.
                 wire = _read_message_wire(sock, time.monotonic() + t.config.timeout)
                 response = dns.message.from_wire(wire, keyring=query.keyring, request_mac=query.mac,
-                                                 xfr=True, tsig_ctx=tsig_ctx, multi=not first)
+                                                 xfr=True, tsig_ctx=tsig_ctx, multi=True)
                 if not query.is_response(response, xfr_continuation=not first):
                     raise dns.query.BadResponse(  # type: ignore[no-untyped-call]
                         "AXFR answer does not match the request")

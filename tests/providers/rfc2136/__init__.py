@@ -1,0 +1,1 @@
+"""RFC2136 provider tests (BIND9)."""
