@@ -73,11 +73,24 @@ _SORT_KEY = cmp_to_key(_cmp)
 
 
 def sorted_targets(items: Iterable[str]) -> list[str]:
-    """A stable sort by the `Less` order of reference 2.3 (a copy; the input is not touched)."""
+    """A stable sort by the `Less` order of reference 2.3 (a copy; the input is not touched).
+
+    `Less` is not a total order when IPs and hostnames mix, so the algorithm matters: lists of up to 20
+    elements use the same insertion sort as Go's `sort.Stable` / `sort.Sort` do at that size, which gives
+    identical results; longer lists use Python's stable sort.
+    """
     lst = list(items)
-    if len(lst) < 2:
+    n = len(lst)
+    if n < 2:
         return lst
-    return sorted(lst, key=_SORT_KEY)
+    if n > 20:
+        return sorted(lst, key=_SORT_KEY)
+    for i in range(1, n):
+        j = i
+        while j > 0 and _less(lst[j], lst[j - 1]):
+            lst[j], lst[j - 1] = lst[j - 1], lst[j]
+            j -= 1
+    return lst
 
 
 def _ip_order(addr: _IPAddr) -> tuple[int, int]:
