@@ -7,6 +7,7 @@ import sys
 
 BENCHES: tuple[str, ...] = (
     "plan_calculate",
+    "workqueue_throughput",
 )
 
 
