@@ -232,7 +232,9 @@ class Endpoint:
         rtype = self.record_type
         if rtype not in _ALIAS_TYPES:
             if self.get_provider_specific_property(PROVIDER_SPECIFIC_ALIAS) is not None:
-                return f"endpoint {self.dns_name} of type {rtype} does not support alias records"
+                reason = f"Endpoint {self.dns_name} of type {rtype} does not support alias records"
+                log.warning(reason)
+                return reason
             if rtype == RECORD_TYPE_MX:
                 return validation.mx_targets_problem(self.targets)
             if rtype == RECORD_TYPE_SRV:

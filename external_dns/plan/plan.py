@@ -177,6 +177,8 @@ class Plan:
 
     # -- calculation ----------------------------------------------------------------------------------------
     def calculate(self) -> Plan:
+        """The changes, in a new Plan that (as Go's) carries only `current`, `desired`, `changes` and
+        `managed_records` reset to A/AAAA/CNAME. The gauge is process-wide; inputs are not modified."""
         currents = self._fill(self.current)
         candidates = self._fill(self.desired)
         owner_id = self.owner_id

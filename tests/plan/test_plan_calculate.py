@@ -386,3 +386,15 @@ def test_owner_mismatch_gauge() -> None:
     # Reset at the start of every calculation with an owner ID.
     calc([], [], owner_id="me")
     assert _gauge("a", "me", "other", "example.com") is None
+
+
+def test_unconvertible_names_do_not_break_the_plan() -> None:
+    odd = [ep("emoji😀.example.com", "A", "1.1.1.1"), ep("xn--zz-.example.com", "A", "1.1.1.2")]
+    good = ep("ok.example.com", "A", "1.1.1.3")
+    changes = calc([], [*odd, good])
+    assert same_set(changes.create, [*odd, good])
+
+
+def test_record_types_within_a_row_are_ordered() -> None:
+    desired = [ep("foo", "TXT", "t"), ep("foo", "AAAA", "::1"), ep("foo", "A", "1.1.1.1")]
+    assert [e.record_type for e in calc([], desired).create] == ["A", "AAAA", "TXT"]
