@@ -8,8 +8,12 @@ by zone; a provider with no zone concept returns one zone named "" that holds ev
 
 from __future__ import annotations
 
+import threading
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+from prometheus_client import Counter
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
@@ -80,3 +84,59 @@ def zone_for_name(name: str, zones: Sequence[str]) -> str | None:
         if (not z or bare == z or bare.endswith("." + z)) and len(z) > best_len:
             best, best_len = zone, len(z)
     return best
+
+
+class CachedProvider(Provider):
+    """`--provider-cache-time`: serves `records()` from memory until the listing is older than
+    `refresh_interval` seconds; `apply_changes` without real changes returns at once, a real one invalidates
+    the cache (external-dns `provider.CachedProvider`). Metrics: `external_dns_provider_cache_records_calls
+    {from_cache}` and `external_dns_provider_cache_apply_changes_calls`."""
+
+    def __init__(self, provider: Provider, refresh_interval: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.provider = provider
+        self.refresh_interval = refresh_interval
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._cached: list[Endpoint] | None = None
+        self._fetched_at = 0.0
+
+    def _fresh(self) -> bool:
+        return self._cached is not None and self._clock() - self._fetched_at < self.refresh_interval
+
+    def records(self) -> list[Endpoint]:
+        with self._lock:
+            if self._fresh() and self._cached is not None:
+                _CACHE_RECORDS_CALLS.labels(from_cache="true").inc()
+                return [ep.copy() for ep in self._cached]
+        _CACHE_RECORDS_CALLS.labels(from_cache="false").inc()
+        records = self.provider.records()
+        with self._lock:
+            self._cached = [ep.copy() for ep in records]
+            self._fetched_at = self._clock()
+        return records
+
+    def apply_changes(self, changes: Changes) -> None:
+        if not changes.has_changes():
+            return
+        with self._lock:
+            self._cached = None
+        _CACHE_APPLY_CHANGES_CALLS.inc()
+        self.provider.apply_changes(changes)
+
+    def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
+        return self.provider.adjust_endpoints(endpoints)
+
+    def get_domain_filter(self) -> DomainFilter:
+        return self.provider.get_domain_filter()
+
+    def zones(self) -> Sequence[str]:
+        return self.provider.zones()
+
+
+_CACHE_RECORDS_CALLS = Counter(
+    "records_calls", "Number of calls to the provider cache Records list", ["from_cache"],
+    namespace="external_dns", subsystem="provider_cache")
+_CACHE_APPLY_CHANGES_CALLS = Counter(
+    "apply_changes_calls", "Number of calls to the provider cache ApplyChanges", namespace="external_dns",
+    subsystem="provider_cache")

@@ -1,0 +1,196 @@
+"""The `external-dns` command (also `python -m external_dns`): parse flags, set up logging, wire the pipeline
+(provider -> registry -> sources -> Controller) and run it once (`--once`) or every `--interval`.
+
+Sub-commands: a first positional word selects one from `SUBCOMMANDS` (name -> "module:function", the
+function takes the remaining arguments and returns an exit code); `run` (the default when the first word
+is a flag or there is none) is the controller itself.
+
+Exit codes: 0 success (and clean shutdown on SIGTERM/SIGINT); 1 when a sync failed (source, registry or
+provider error; soft errors are retried in loop mode); 2 for configuration errors, printed as one line
+`external-dns: error: <message naming the flag>` on stderr.
+
+Source builders (`SOURCE_BUILDERS`) get `(cfg, context)`; the context is a dict with `stop` (a
+threading.Event set at shutdown) and `kube_client` (a zero-argument callable returning the shared
+`kubernetes.client.ApiClient` built from the flags, created on first call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from types import FrameType
+from typing import Any
+
+import structlog
+
+from external_dns.cmd.build import REGISTRY_BUILDERS, SOURCE_BUILDERS, build_provider, load_builder
+from external_dns.cmd.config import load_config
+from external_dns.cmd.flags import ConfigError
+from external_dns.cmd.logging_setup import configure_logging
+from external_dns.controller.controller import Controller
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.providers.provider import CachedProvider, Provider
+from external_dns.registry.registry import Registry
+from external_dns.sources.source import Source
+
+log = structlog.get_logger(__name__)
+
+# name -> "module:function(argv: list[str]) -> int"
+SUBCOMMANDS: dict[str, str] = {}
+
+
+def _config_error(message: str) -> int:
+    print(f"external-dns: error: {message}", file=sys.stderr, flush=True)
+    return 2
+
+
+def build_domain_filter(cfg: argparse.Namespace) -> DomainFilter:
+    try:
+        return DomainFilter(include=cfg.domain_filter or [], exclude=cfg.exclude_domains or [],
+                            regex=cfg.regex_domain_filter or "", regex_exclusion=cfg.regex_domain_exclusion or "")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+class _KubeClient:
+    """Builds the Kubernetes client on first use, once."""
+
+    def __init__(self, cfg: argparse.Namespace) -> None:
+        self._cfg = cfg
+        self._lock = threading.Lock()
+        self._client: Any = None
+
+    def __call__(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                from external_dns.controller.kube import kube_api_client
+
+                self._client = kube_api_client(self._cfg)
+            return self._client
+
+
+def build_source(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Source:
+    """One source per `--source` value; several are merged by the sources' MultiSource."""
+    sources: list[Source] = []
+    for name in cfg.source:
+        sources.append(load_builder(SOURCE_BUILDERS, "source", name)(cfg, context))
+    if len(sources) == 1:
+        return sources[0]
+    multi = importlib.import_module("external_dns.sources.multi")
+    combined: Source = multi.MultiSource(sources)
+    return combined
+
+
+def build_controller(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Controller:
+    """provider (cached with --provider-cache-time) -> registry -> sources -> Controller."""
+    domain_filter = build_domain_filter(cfg)
+    provider: Provider = build_provider(cfg)
+    if getattr(cfg, "provider_cache_time", 0.0) > 0:
+        provider = CachedProvider(provider, cfg.provider_cache_time)
+    registry: Registry = load_builder(REGISTRY_BUILDERS, "registry", cfg.registry)(cfg, provider)
+    source = build_source(cfg, context)
+    return Controller(
+        source,
+        registry,
+        cfg.policy,
+        domain_filter=domain_filter,
+        managed_record_types=cfg.managed_record_types,
+        exclude_record_types=cfg.exclude_record_types or [],
+        old_owner_id=cfg.migrate_from_txt_owner,
+        dry_run=cfg.dry_run,
+    )
+
+
+def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
+    """SIGTERM/SIGINT set `stop`; returns a function restoring the previous handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        log.info(f"Received {name}. Terminating...")
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    return restore
+
+
+def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
+    """The controller: parse, wire, run once or loop. Returns the exit code."""
+    try:
+        parser, cfg = load_config(argv, environ)
+    except ConfigError as exc:
+        return _config_error(str(exc))
+    except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        configure_logging(cfg.log_level, cfg.log_format)
+    except ValueError as exc:
+        return _config_error(str(exc))
+    log.info("config", config=parser.masked(cfg))
+
+    stop = threading.Event()
+    context: dict[str, Any] = {"stop": stop, "kube_client": _KubeClient(cfg)}
+    try:
+        controller = build_controller(cfg, context)
+    except ConfigError as exc:
+        log.error("invalid configuration", error=str(exc))
+        return _config_error(str(exc))
+    except Exception as exc:
+        log.error(f"failed to start: {exc}", error_type=type(exc).__name__)
+        return 1
+
+    if cfg.once:
+        try:
+            controller.run_once()
+        except Exception as exc:
+            log.error(f"failed to do run once: {exc}")
+            return 1
+        return 0
+
+    restore = _install_signal_handlers(stop)
+    server = None
+    try:
+        from external_dns.controller.health import HealthServer
+
+        server = HealthServer(cfg.metrics_address)
+        server.start()
+        controller.run_loop(stop, cfg.interval)
+        return 0
+    except Exception as exc:
+        log.error(f"failed to do run once: {exc}")
+        return 1
+    finally:
+        stop.set()
+        restore()
+        if server is not None:
+            server.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and not args[0].startswith("-"):
+        name = args[0]
+        if name == "run":
+            return run(args[1:])
+        if name not in SUBCOMMANDS:
+            known = ", ".join(["run", *sorted(SUBCOMMANDS)])
+            return _config_error(f"unknown sub-command {name!r} (available: {known})")
+        module, _, func = SUBCOMMANDS[name].partition(":")
+        result: int = getattr(importlib.import_module(module), func)(args[1:])
+        return result
+    return run(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

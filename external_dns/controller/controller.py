@@ -1,0 +1,249 @@
+"""The reconcile pipeline: `Controller.run_once()` (one full sync) and a simple interval loop around it.
+
+`run_once` follows external-dns `controller.RunOnce` (reference 4.1) step by step: registry records ->
+source endpoints -> registry.adjust_endpoints -> Plan(...).calculate() -> registry.apply_changes only when
+the changes are real (`Changes.has_changes()`), else `All records are already up to date`. Every planned
+change is logged as `Desired change: CREATE www.example.com A` followed by a summary line; with
+`dry_run=True` the plan is computed and logged but nothing is written. Metrics: controller/metrics.py.
+
+Zone-keyed reconciles: `run_once(zone="example.org")` restricts current and desired endpoints to the names
+whose closest zone (longest suffix on a label boundary, `zone_for_name`) is that zone; `split_by_zone`
+partitions endpoint lists the same way for a caller that fans out per zone.
+
+`run_loop` runs `run_once` every `interval` seconds until an Event is set: soft errors (provider.SoftError
+anywhere in the exception's cause chain) are logged with the consecutive count and retried next interval;
+any other error ends the loop by propagating (the CLI exits 1).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import structlog
+
+from external_dns.controller import metrics
+from external_dns.endpoint.domain_filter import DomainFilterInterface, MatchAllDomainFilters
+from external_dns.endpoint.endpoint import DEFAULT_MANAGED_RECORD_TYPES, Endpoint
+from external_dns.plan import Changes, Plan, Policy, get_policy
+from external_dns.providers.provider import SoftError, zone_for_name
+from external_dns.registry.registry import Registry
+from external_dns.sources.source import Source
+
+log = structlog.get_logger(__name__)
+
+
+class RunOnceError(Exception):
+    """A sync failed at a named step (`registry records`, `source endpoints`, `adjusting endpoints`,
+    `applying changes`); the original error is the `__cause__`."""
+
+    def __init__(self, step: str, cause: BaseException) -> None:
+        super().__init__(f"{step}: {cause}")
+        self.step = step
+
+
+def is_soft_error(exc: BaseException) -> bool:
+    """True when a provider.SoftError is the error or anywhere in its cause/context chain."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, SoftError):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+@dataclass
+class RunResult:
+    """What one sync did."""
+
+    changes: Changes
+    applied: bool
+    dry_run: bool
+    current_count: int
+    desired_count: int
+    zone: str | None = None
+    duration_seconds: float = 0.0
+    change_lines: list[str] = field(default_factory=list)
+
+    @property
+    def created(self) -> int:
+        return len(self.changes.create)
+
+    @property
+    def updated(self) -> int:
+        return len(self.changes.update_new)
+
+    @property
+    def deleted(self) -> int:
+        return len(self.changes.delete)
+
+    @property
+    def has_changes(self) -> bool:
+        return self.changes.has_changes()
+
+    def summary(self) -> str:
+        return f"{self.created} to create, {self.updated} to update, {self.deleted} to delete"
+
+
+def split_by_zone(endpoints: Iterable[Endpoint], zones: Sequence[str]) -> dict[str | None, list[Endpoint]]:
+    """Endpoints grouped by their closest zone (None: in no zone)."""
+    out: dict[str | None, list[Endpoint]] = {}
+    for ep in endpoints:
+        out.setdefault(zone_for_name(ep.dns_name, zones), []).append(ep)
+    return out
+
+
+def partition_by_zone(
+    current: Iterable[Endpoint], desired: Iterable[Endpoint], zones: Sequence[str]
+) -> dict[str | None, tuple[list[Endpoint], list[Endpoint]]]:
+    """(current, desired) per zone, for zones holding at least one of either."""
+    cur = split_by_zone(current, zones)
+    des = split_by_zone(desired, zones)
+    return {z: (cur.get(z, []), des.get(z, [])) for z in sorted(set(cur) | set(des), key=lambda z: z or "")}
+
+
+def change_lines(changes: Changes) -> list[str]:
+    """`CREATE www.example.com A` style lines, in a stable order (creates, updates, deletes)."""
+    lines: list[str] = []
+    for action, eps in (("CREATE", changes.create), ("UPDATE", changes.update_new), ("DELETE", changes.delete)):
+        for ep in sorted(eps, key=lambda e: e.key()):
+            ident = f" [{ep.set_identifier}]" if ep.set_identifier else ""
+            lines.append(f"{action} {ep.dns_name} {ep.record_type}{ident} {';'.join(ep.targets)}".rstrip())
+    return lines
+
+
+def _policies(value: str | Policy | Sequence[str | Policy]) -> list[Policy]:
+    items: list[str | Policy] = list(value) if isinstance(value, Sequence) and not isinstance(value, str) else [value]
+    if not items:
+        raise ValueError("at least one policy is needed (--policy)")
+    return [get_policy(p) if isinstance(p, str) else p for p in items]
+
+
+class Controller:
+    """One source, one registry, a policy and filters: the whole sync of reference 4.1."""
+
+    def __init__(
+        self,
+        source: Source,
+        registry: Registry,
+        policy_name_or_policies: str | Policy | Sequence[str | Policy],
+        domain_filter: DomainFilterInterface | None = None,
+        managed_record_types: Sequence[str] = DEFAULT_MANAGED_RECORD_TYPES,
+        exclude_record_types: Sequence[str] = (),
+        old_owner_id: str = "",
+        dry_run: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.source = source
+        self.registry = registry
+        self.policies = _policies(policy_name_or_policies)
+        self.domain_filter = domain_filter
+        self.managed_record_types = list(managed_record_types)
+        self.exclude_record_types = list(exclude_record_types)
+        self.old_owner_id = old_owner_id
+        self.dry_run = dry_run
+        self._clock = clock
+        self._run_lock = threading.Lock()  # one sync at a time per controller
+        self.consecutive_soft_errors = 0
+
+    # -- one sync -------------------------------------------------------------------------------------------
+    def run_once(self, zone: str | None = None) -> RunResult:
+        """One sync (of everything, or of one zone). Raises RunOnceError naming the failed step."""
+        with self._run_lock:
+            return self._run_once(zone)
+
+    def _run_once(self, zone: str | None) -> RunResult:
+        started = time.monotonic()
+        metrics.LAST_RECONCILE_TIMESTAMP.set(self._clock())
+
+        try:
+            current = self.registry.records()
+        except Exception as exc:
+            metrics.REGISTRY_ERRORS.inc()
+            raise RunOnceError("registry records", exc) from exc
+        metrics.REGISTRY_ENDPOINTS.set(len(current))
+        metrics.set_per_type(metrics.REGISTRY_RECORDS, metrics.count_by_type(current))
+
+        try:
+            desired = self.source.endpoints()
+        except Exception as exc:
+            metrics.SOURCE_ERRORS.inc()
+            raise RunOnceError("source endpoints", exc) from exc
+        metrics.SOURCE_ENDPOINTS.set(len(desired))
+        metrics.set_per_type(metrics.SOURCE_RECORDS, metrics.count_by_type(desired))
+        metrics.set_per_type(metrics.VERIFIED_RECORDS, metrics.verified_by_type(desired, current))
+
+        try:
+            desired = self.registry.adjust_endpoints(desired)
+        except Exception as exc:
+            raise RunOnceError("adjusting endpoints", exc) from exc
+
+        if zone is not None:
+            zones = list(self.registry.provider.zones())
+            current = [ep for ep in current if zone_for_name(ep.dns_name, zones) == zone]
+            desired = [ep for ep in desired if zone_for_name(ep.dns_name, zones) == zone]
+
+        plan = Plan(
+            current,
+            desired,
+            policies=self.policies,
+            domain_filter=MatchAllDomainFilters([self.domain_filter, self.registry.get_domain_filter()]),
+            managed_records=self.managed_record_types,
+            exclude_records=self.exclude_record_types,
+            owner_id=self.registry.owner_id(),
+            old_owner_id=self.old_owner_id,
+        ).calculate()
+        changes = plan.changes
+        result = RunResult(changes=changes, applied=False, dry_run=self.dry_run, current_count=len(current),
+                           desired_count=len(desired), zone=zone)
+
+        if changes.has_changes():
+            result.change_lines = change_lines(changes)
+            for line in result.change_lines:
+                log.info(f"Desired change: {line}", zone=zone, dry_run=self.dry_run)
+            log.info(f"Plan: {result.summary()}", zone=zone, dry_run=self.dry_run)
+            if self.dry_run:
+                log.info("Dry run: no changes were applied", zone=zone)
+            else:
+                try:
+                    self.registry.apply_changes(changes)
+                except Exception as exc:
+                    metrics.REGISTRY_ERRORS.inc()
+                    raise RunOnceError("applying changes", exc) from exc
+                result.applied = True
+                log.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated",
+                         zone=zone)
+        else:
+            metrics.NO_OP_RUNS.inc()
+            log.info("All records are already up to date", zone=zone)
+
+        metrics.LAST_SYNC_TIMESTAMP.set(self._clock())
+        result.duration_seconds = time.monotonic() - started
+        return result
+
+    # -- the interval loop ----------------------------------------------------------------------------------
+    def run_loop(self, stop: threading.Event, interval: float) -> None:
+        """`run_once` now and then every `interval` seconds (measured from each run's start) until `stop` is
+        set. Soft errors are retried; any other error propagates."""
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                self.run_once()
+            except Exception as exc:
+                if not is_soft_error(exc):
+                    raise
+                self.consecutive_soft_errors += 1
+                metrics.CONSECUTIVE_SOFT_ERRORS.set(self.consecutive_soft_errors)
+                log.error(f"Failed to do run once: {exc} (consecutive soft errors: {self.consecutive_soft_errors})")
+            else:
+                if self.consecutive_soft_errors:
+                    log.info("Reconciliation succeeded after soft errors",
+                             consecutive_soft_errors=self.consecutive_soft_errors)
+                self.consecutive_soft_errors = 0
+                metrics.CONSECUTIVE_SOFT_ERRORS.set(0)
+            stop.wait(max(0.0, interval - (time.monotonic() - started)))
+        log.info("Terminating main controller loop")
