@@ -1,0 +1,110 @@
+"""Controller flag group (defaults, aliases, validation) and kube_api_client configuration lookup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from external_dns.cmd.config import load_config
+from external_dns.cmd.flags import ConfigError
+from external_dns.controller.kube import kube_api_client
+
+BASE = ["--source=service", "--provider=inmemory", "--policy=sync"]
+
+KUBECONFIG = """
+apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://kubeconfig.example:6443", insecure-skip-tls-verify: true}
+users:
+- name: u
+  user: {token: abc123}
+contexts:
+- name: ctx
+  context: {cluster: c, user: u}
+current-context: ctx
+"""
+
+
+def test_controller_flag_defaults() -> None:
+    _, cfg = load_config(BASE, environ={})
+    assert cfg.workers == 2
+    assert cfg.events is False
+    assert cfg.min_event_sync_interval == 5.0
+    assert cfg.leader_elect is False
+    assert (cfg.leader_elect_lease_duration, cfg.leader_elect_renew_deadline, cfg.leader_elect_retry_period) == (
+        15.0, 10.0, 2.0)
+    assert cfg.leader_elect_namespace == "default"
+    assert cfg.leader_elect_name == "external-dns-py"
+    assert cfg.metrics_address == ":7979"
+    assert cfg.kubeconfig == "" and cfg.server == ""
+    assert cfg.kube_api_request_timeout == 30.0
+    assert (cfg.kube_api_qps, cfg.kube_api_burst) == (5.0, 10)
+
+
+def test_request_timeout_alias_and_environment() -> None:
+    _, cfg = load_config([*BASE, "--request-timeout=1m"], environ={})
+    assert cfg.kube_api_request_timeout == 60.0
+    _, cfg = load_config(BASE, environ={"EXTERNAL_DNS_KUBE_API_QPS": "20", "EXTERNAL_DNS_WORKERS": "4"})
+    assert (cfg.kube_api_qps, cfg.workers) == (20.0, 4)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--kube-api-qps=0"], "--kube-api-qps"),
+    (["--kube-api-burst=-1"], "--kube-api-burst"),
+    (["--workers=0"], "--workers"),
+    (["--leader-elect", "--leader-elect-lease-duration=10s", "--leader-elect-renew-deadline=10s"],
+     "--leader-elect-lease-duration"),
+    (["--leader-elect", "--leader-elect-renew-deadline=2s", "--leader-elect-retry-period=2s"],
+     "--leader-elect-renew-deadline"),
+    (["--leader-elect", "--leader-elect-lease-duration=15.5s"], "whole number"),
+])
+def test_controller_flag_validation(argv: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config([*BASE, *argv], environ={})
+
+
+def test_leader_election_timings_are_only_checked_when_enabled() -> None:
+    _, cfg = load_config([*BASE, "--leader-elect-renew-deadline=20s"], environ={})
+    assert cfg.leader_elect is False
+
+
+def test_kube_api_client_from_kubeconfig_and_server_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "kubeconfig"
+    path.write_text(KUBECONFIG)
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    _, cfg = load_config([*BASE, f"--kubeconfig={path}"], environ={})
+    api = kube_api_client(cfg)
+    try:
+        assert api.configuration.host == "https://kubeconfig.example:6443"
+        assert api.configuration.api_key.get("BearerToken") == "Bearer abc123"
+    finally:
+        api.close()
+    _, cfg = load_config([*BASE, f"--kubeconfig={path}", "--server=https://override.example:8443/"], environ={})
+    api = kube_api_client(cfg)
+    try:
+        assert api.configuration.host == "https://override.example:8443"
+    finally:
+        api.close()
+
+
+def test_kube_api_client_errors_name_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    _, cfg = load_config(BASE, environ={})
+    with pytest.raises(ConfigError, match="--kubeconfig or --server"):
+        kube_api_client(cfg)
+    broken = tmp_path / "broken"
+    broken.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\n")
+    _, cfg = load_config([*BASE, f"--kubeconfig={broken}"], environ={})
+    with pytest.raises(ConfigError, match="--kubeconfig"):
+        kube_api_client(cfg)
+    _, cfg = load_config([*BASE, "--server=http://127.0.0.1:1"], environ={})
+    api = kube_api_client(cfg)
+    try:
+        assert api.configuration.host == "http://127.0.0.1:1"
+    finally:
+        api.close()
