@@ -1,0 +1,95 @@
+"""`external-dns webhook-server --provider=<ours> ...`: serve one of our providers over the webhook protocol.
+
+`webhook_server_main(argv)` is what the CLI's main dispatches to. It takes the same flags as the controller
+(provider flags included; `--source` and `--policy` are not needed), listens on `--webhook-server-address`
+(default 127.0.0.1:8888, as external-dns), optionally serves /healthz and /metrics on
+`--webhook-server-health-address`, and runs until SIGTERM/SIGINT (or `stop` is set). Exit codes: 0 after a
+clean stop, 1 when the provider cannot be built or the address cannot be bound, 2 for a configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from types import FrameType
+
+import structlog
+
+from external_dns.cmd.build import build_provider
+from external_dns.cmd.config import FLAG_GROUPS, build_parser
+from external_dns.cmd.flags import ConfigError
+from external_dns.providers.provider import ProviderError
+from external_dns.providers.webhook.server import WebhookServer
+
+log = structlog.get_logger(__name__)
+
+_SKIP_VALIDATION = ("external_dns.cmd.flags_core",)  # sources/policy/registry do not apply here
+
+
+def _validate(cfg: argparse.Namespace) -> None:
+    import importlib
+
+    if not cfg.provider:
+        raise ConfigError("no provider specified (--provider)")
+    if cfg.provider == "webhook":
+        raise ConfigError("webhook-server cannot serve --provider=webhook (pick the provider to expose)")
+    for name in FLAG_GROUPS:
+        if name in _SKIP_VALIDATION:
+            continue
+        check = getattr(importlib.import_module(name), "validate", None)
+        if check is None:
+            continue
+        try:
+            check(cfg)
+        except ConfigError as exc:
+            # Controller-only requirements (sources, policy) never block the server.
+            if "source" in str(exc) or "policy" in str(exc):
+                continue
+            raise
+
+
+def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None) -> int:
+    parser = build_parser(prog="external-dns webhook-server")
+    try:
+        cfg = parser.parse(list(argv))
+        _validate(cfg)
+    except ConfigError as exc:
+        print(f"external-dns webhook-server: {exc}", file=sys.stderr)
+        return 2
+    log.info("config", **{k: v for k, v in parser.masked(cfg).items() if k.startswith(("provider", "rfc2136",
+                                                                                        "webhook", "aws"))})
+    try:
+        provider = build_provider(cfg)
+    except (ProviderError, ConfigError) as exc:
+        log.error("cannot build provider", provider=cfg.provider, error=str(exc))
+        print(f"external-dns webhook-server: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ConfigError) else 1
+    stop = stop or threading.Event()
+    server = WebhookServer(provider, cfg.webhook_server_address, cfg.webhook_server_health_address,
+                           cfg.webhook_provider_max_body_size)
+    previous: dict[int, object] = {}
+    if threading.current_thread() is threading.main_thread():
+        def on_signal(signum: int, _frame: FrameType | None) -> None:
+            log.info("received signal, shutting down", signal=signal.Signals(signum).name)
+            stop.set()
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, on_signal)
+    try:
+        try:
+            server.start()
+        except OSError as exc:
+            print(f"external-dns webhook-server: cannot listen on {cfg.webhook_server_address}: {exc}",
+                  file=sys.stderr)
+            return 1
+        print(f"webhook server listening on {server.url}", flush=True)
+        while not stop.wait(timeout=3600.0):
+            pass  # woken by a signal or by the caller's stop event
+        return 0
+    finally:
+        server.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
