@@ -22,7 +22,10 @@ PROVIDER_BUILDERS: dict[str, str] = {
     "webhook": "external_dns.providers.webhook.client:build",
 }
 # name -> "module:function(cfg, provider) -> Registry"
-REGISTRY_BUILDERS: dict[str, str] = {}
+REGISTRY_BUILDERS: dict[str, str] = {
+    "txt": "external_dns.registry.build:build_txt",
+    "noop": "external_dns.registry.build:build_noop",
+}
 # name -> "module:function(cfg, context) -> Source"
 SOURCE_BUILDERS: dict[str, str] = {}
 

@@ -1,0 +1,98 @@
+"""Names of ownership TXT records: `AffixNameMapper` (external-dns `registry/mapper`, reference 3.2 and 3.3).
+
+`to_txt_name("www.example.com", "CNAME")` -> `cname-www.example.com` (plus prefix/suffix on the first
+label, `%{record_type}` templating, wildcard replacement); `to_endpoint_name` maps a TXT name back to
+(endpoint name, record type) -- the type is "" for old-format names without a type.
+"""
+
+from __future__ import annotations
+
+RECORD_TYPE_TEMPLATE = "%{record_type}"
+
+# Types recognised in TXT names, in the order they are tried.
+SUPPORTED_RECORD_TYPES = ("A", "AAAA", "CNAME", "NS", "MX", "PTR", "SRV", "NAPTR", "TXT", "DNAME")
+
+
+def _extract_type_default_position(name: str) -> tuple[str, str]:
+    """`a-foo.example.com` -> (`foo.example.com`, `A`); no known type before the first `-` -> (name, "")."""
+    first = name.split("-", 1)[0]
+    for rtype in SUPPORTED_RECORD_TYPES:
+        if first == rtype.lower():
+            return name.removeprefix(first + "-"), rtype
+    return name, ""
+
+
+class AffixNameMapper:
+    """Maps record names to ownership TXT names with a prefix or a suffix (mutually exclusive; the registry
+    enforces it). Prefix, suffix and wildcard replacement are lower-cased."""
+
+    def __init__(self, prefix: str = "", suffix: str = "", wildcard_replacement: str = "") -> None:
+        self.prefix = prefix.lower()
+        self.suffix = suffix.lower()
+        self.wildcard_replacement = wildcard_replacement.lower()
+
+    def __repr__(self) -> str:
+        return (
+            f"AffixNameMapper(prefix={self.prefix!r}, suffix={self.suffix!r}, "
+            f"wildcard_replacement={self.wildcard_replacement!r})"
+        )
+
+    def record_type_in_affix(self) -> bool:
+        """True when the prefix or suffix carries `%{record_type}`."""
+        return RECORD_TYPE_TEMPLATE in self.prefix or RECORD_TYPE_TEMPLATE in self.suffix
+
+    def _is_prefix(self) -> bool:
+        return not self.suffix
+
+    # -- forward --------------------------------------------------------------------------------------------
+    def to_txt_name(self, dns_name: str, record_type: str) -> str:
+        """The ownership TXT name of the record (`dns_name`, `record_type`). The name is not lower-cased."""
+        rtype = record_type.lower()
+        prefix = self.prefix.replace(RECORD_TYPE_TEMPLATE, rtype)
+        suffix = self.suffix.replace(RECORD_TYPE_TEMPLATE, rtype)
+        first, dot, rest = dns_name.partition(".")
+        if self.wildcard_replacement and first == "*":
+            first = self.wildcard_replacement
+        if not self.record_type_in_affix():
+            first = f"{rtype}-{first}"
+        return prefix + first + suffix + (dot + rest if dot else "")
+
+    # -- reverse --------------------------------------------------------------------------------------------
+    def to_endpoint_name(self, txt_name: str) -> tuple[str, str]:
+        """(endpoint name, record type) for a TXT name; the type is "" for old-format names, and ("", "")
+        when the name does not carry this mapper's affix."""
+        lower = txt_name.lower()
+        if self._is_prefix():
+            return self._drop_affix_extract_type(lower)
+        dots = self.suffix.count(".")
+        pieces = lower.split(".", 1 + dots)
+        if len(pieces) < 1 + dots:
+            return "", ""
+        head = ".".join(pieces[: 1 + dots])
+        name, rtype = self._drop_affix_extract_type(head)
+        if len(pieces) > 1 + dots:
+            return f"{name}.{pieces[1 + dots]}", rtype
+        return name, rtype
+
+    def _drop_affix_extract_type(self, name: str) -> tuple[str, str]:
+        prefix, suffix = self.prefix, self.suffix
+        if self.record_type_in_affix():
+            for rtype in SUPPORTED_RECORD_TYPES:
+                low = rtype.lower()
+                if self._is_prefix():
+                    typed = prefix.replace(RECORD_TYPE_TEMPLATE, low)
+                    if name.startswith(typed):
+                        return name[len(typed) :], rtype
+                else:
+                    typed = suffix.replace(RECORD_TYPE_TEMPLATE, low)
+                    if name.endswith(typed):
+                        return name[: len(name) - len(typed)], rtype
+            # Old records written without the type.
+            prefix = prefix.replace(RECORD_TYPE_TEMPLATE, "")
+            suffix = suffix.replace(RECORD_TYPE_TEMPLATE, "")
+        if self._is_prefix():
+            if name.startswith(prefix):
+                return _extract_type_default_position(name[len(prefix) :])
+        elif name.endswith(suffix):
+            return _extract_type_default_position(name[: len(name) - len(suffix)])
+        return "", ""

@@ -1,0 +1,304 @@
+"""The TXT registry: ownership of DNS records kept in companion TXT records (external-dns `registry/txt`,
+reference 3.1-3.8).
+
+Every record this owner manages has one TXT record named by the `AffixNameMapper` (`a-app.example.com` for
+`app.example.com A`) whose value is the serialised labels (`heritage=external-dns,external-dns/owner=...`),
+optionally AES-256-GCM encrypted.
+
+Reading (`records()`): TXT records that parse as ownership records are consumed and their labels attached
+to the records they own (new format `<type>-name`, then the legacy `cname-` TXT for an A alias, then the
+old format without a type, not used for AAAA). With `old_owner_id` set, that owner is rewritten to ours.
+An owned, managed record whose new-format TXT is missing gets the synthetic provider-specific property
+`txt/force-update=true`, so the plan updates it and the update writes the TXT.
+
+Writing (`apply_changes()`): creates get our owner label and a TXT (unless a TXT of that name was read);
+updates and deletes are filtered by owner and carry their TXT; the TXT of a delete or update-old is sent
+with exactly the value read from the provider (so encrypted or differently formatted values still match).
+
+Cache (`cache_interval` > 0): the non-TXT records are kept and returned until the interval passes; writes
+update the cache (and the table of TXT values read), a provider failure drops both.
+
+Thread safety: `records()` and `apply_changes()` hold one lock for their whole run, so reconciles of
+several zones through the same registry are serialised (the ownership bookkeeping needs the read and the
+write of one cycle not to interleave with another's).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+import structlog
+
+from external_dns.endpoint import crypto
+from external_dns.endpoint.endpoint import (
+    DEFAULT_MANAGED_RECORD_TYPES,
+    OWNED_RECORD_LABEL_KEY,
+    OWNER_LABEL_KEY,
+    PROVIDER_SPECIFIC_ALIAS,
+    RECORD_TYPE_A,
+    RECORD_TYPE_AAAA,
+    RECORD_TYPE_CNAME,
+    RECORD_TYPE_TXT,
+    Endpoint,
+    ProviderSpecificProperty,
+    new_endpoint,
+)
+from external_dns.endpoint.labels import InvalidHeritageError, parse_labels, serialize_labels
+from external_dns.endpoint.targets import Targets
+from external_dns.endpoint.utils import filter_endpoints_by_owner_id
+from external_dns.plan.changes import Changes
+from external_dns.plan.plan import is_managed_record
+from external_dns.providers.provider import Provider
+from external_dns.registry.mapper import AffixNameMapper
+from external_dns.registry.registry import Registry
+
+log = structlog.get_logger(__name__)
+
+PROVIDER_SPECIFIC_FORCE_UPDATE = "txt/force-update"
+# Synthetic or record-only properties never copied onto an ownership TXT.
+_NOT_FOR_TXT = frozenset((PROVIDER_SPECIFIC_FORCE_UPDATE, "dynamodb/needs-migration", PROVIDER_SPECIFIC_ALIAS))
+
+_LabelKey = tuple[str, str, str]  # (endpoint name lower-case, record type or "", set identifier)
+_TxtKey = tuple[str, str]  # (TXT name lower-case, set identifier)
+
+
+def _txt_key(txt: Endpoint) -> _TxtKey:
+    return (txt.dns_name.lower(), txt.set_identifier)
+
+
+def _is_alias_a_record(ep: Endpoint) -> bool:
+    alias = ep.get_alias_property()
+    return ep.record_type == RECORD_TYPE_A and (alias is True or alias == RECORD_TYPE_A)
+
+
+class TXTRegistry(Registry):
+    """Ownership through TXT records. Raises ValueError on a bad configuration (empty owner, both prefix and
+    suffix, bad AES key)."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        prefix: str = "",
+        suffix: str = "",
+        owner_id: str = "default",
+        cache_interval: float = 0,
+        wildcard_replacement: str = "",
+        managed_record_types: Iterable[str] = DEFAULT_MANAGED_RECORD_TYPES,
+        exclude_record_types: Iterable[str] = (),
+        txt_encrypt_enabled: bool = False,
+        txt_encrypt_aes_key: str | bytes = "",
+        old_owner_id: str = "",
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not owner_id:
+            raise ValueError("owner id cannot be empty")
+        aes_key = crypto.parse_aes_key(txt_encrypt_aes_key)
+        if txt_encrypt_enabled and aes_key is None:
+            raise ValueError("the AES Encryption key must be set when TXT record encryption is enabled")
+        if prefix and suffix:
+            raise ValueError("txt-prefix and txt-suffix are mutual exclusive")
+        self.provider = provider
+        self._owner_id = owner_id
+        self.mapper = AffixNameMapper(prefix, suffix, wildcard_replacement)
+        self.cache_interval = float(cache_interval)
+        self.wildcard_replacement = wildcard_replacement.lower()
+        self.managed_record_types = tuple(managed_record_types)
+        self.exclude_record_types = tuple(exclude_record_types)
+        self.txt_encrypt_enabled = txt_encrypt_enabled
+        self._aes_key = aes_key  # used to decrypt whenever given; to encrypt only when enabled
+        self.old_owner_id = old_owner_id
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._cache: list[Endpoint] | None = None
+        self._cache_time = 0.0
+        # TXT values as read from (or last written to) the provider, by (TXT name, set identifier).
+        self._stored_txts: dict[_TxtKey, list[str]] = {}
+        self._warned_legacy: set[str] = set()
+
+    def __repr__(self) -> str:
+        return (
+            f"TXTRegistry(owner_id={self._owner_id!r}, mapper={self.mapper!r}, "
+            f"cache_interval={self.cache_interval}, encrypt={self.txt_encrypt_enabled})"
+        )
+
+    def owner_id(self) -> str:
+        return self._owner_id
+
+    # -- TXT generation -------------------------------------------------------------------------------------
+    def _encrypt_key(self) -> bytes | None:
+        return self._aes_key if self.txt_encrypt_enabled else None
+
+    def generate_txt_record(self, ep: Endpoint) -> list[Endpoint]:
+        """The ownership TXT record(s) of `ep` (exactly one): name from the mapper, value the serialised
+        labels (rewriting the old owner first), the set identifier and provider-specific properties of `ep`
+        (routing policies must match on e.g. Route53), label `ownedRecord` = the record's name."""
+        if self.old_owner_id and ep.labels.get(OWNER_LABEL_KEY) == self.old_owner_id:
+            ep.labels[OWNER_LABEL_KEY] = self._owner_id
+        value = serialize_labels(ep.labels, with_quotes=True, aes_key=self._encrypt_key())
+        txt = new_endpoint(self.mapper.to_txt_name(ep.dns_name, ep.record_type), RECORD_TYPE_TXT, value)
+        if txt is None:  # a label longer than 63 characters: logged by new_endpoint, no TXT possible
+            return []
+        txt.set_identifier = ep.set_identifier
+        txt.labels[OWNED_RECORD_LABEL_KEY] = ep.dns_name
+        txt.provider_specific = [
+            ProviderSpecificProperty(p.name, p.value) for p in ep.provider_specific if p.name not in _NOT_FOR_TXT
+        ]
+        return [txt]
+
+    def _txt_for_removal(self, ep: Endpoint) -> list[Endpoint]:
+        """The TXT of `ep` to delete: its value is the one read from the provider when there was one."""
+        txts = self.generate_txt_record(ep)
+        for txt in txts:
+            stored = self._stored_txts.pop(_txt_key(txt), None)
+            if stored:
+                txt.targets = Targets(stored)
+        return txts
+
+    # -- reading --------------------------------------------------------------------------------------------
+    def records(self) -> list[Endpoint]:
+        """The provider's records without the ownership TXT records, with their labels attached."""
+        with self._lock:
+            if self._cache is not None and self._clock() - self._cache_time < self.cache_interval:
+                log.debug("Using cached records.")
+                return [ep.copy() for ep in self._cache]
+            endpoints = self._read()
+            if self.cache_interval > 0:
+                self._cache = [ep.copy() for ep in endpoints]
+                self._cache_time = self._clock()
+            return endpoints
+
+    def _read(self) -> list[Endpoint]:
+        endpoints: list[Endpoint] = []
+        label_map: dict[_LabelKey, dict[str, str]] = {}
+        txt_names: set[str] = set()
+        stored: dict[_TxtKey, list[str]] = {}
+        for record in self.provider.records():
+            if record.record_type != RECORD_TYPE_TXT:
+                endpoints.append(record)
+                continue
+            if not record.targets:
+                log.error(f"TXT record has no targets {record.dns_name}", dns_name=record.dns_name)
+                continue
+            try:
+                labels = parse_labels(record.targets[0], self._aes_key)
+            except InvalidHeritageError:
+                endpoints.append(record)  # not an ownership record: an ordinary record without owner
+                continue
+            name, rtype = self.mapper.to_endpoint_name(record.dns_name)
+            label_map[(name, rtype, record.set_identifier)] = labels
+            txt_names.add(record.dns_name.lower())
+            stored[_txt_key(record)] = list(record.targets)
+        self._stored_txts = stored
+
+        for ep in endpoints:
+            first, dot, rest = ep.dns_name.lower().partition(".")
+            if self.wildcard_replacement and first == "*":
+                first = self.wildcard_replacement
+            lookup = first + dot + rest
+            found = label_map.get((lookup, ep.record_type, ep.set_identifier))
+            if _is_alias_a_record(ep):
+                legacy = label_map.get((lookup, RECORD_TYPE_CNAME, ep.set_identifier))
+                if legacy is not None:
+                    if found is None:
+                        found = legacy
+                    self._warn_legacy_alias_txt(ep.dns_name)
+            if found is None and ep.record_type != RECORD_TYPE_AAAA:
+                found = label_map.get((lookup, "", ep.set_identifier))
+            if found is not None:
+                ep.labels.update(found)
+            if self.old_owner_id and ep.labels.get(OWNER_LABEL_KEY) == self.old_owner_id:
+                ep.labels[OWNER_LABEL_KEY] = self._owner_id
+            if (
+                txt_names
+                and ep.labels.get(OWNER_LABEL_KEY) == self._owner_id
+                and is_managed_record(ep.record_type, self.managed_record_types, self.exclude_record_types)
+                and self.mapper.to_txt_name(ep.dns_name, ep.record_type).removesuffix(".").lower() not in txt_names
+            ):
+                ep.set_provider_specific_property(PROVIDER_SPECIFIC_FORCE_UPDATE, "true")
+        return endpoints
+
+    def _warn_legacy_alias_txt(self, dns_name: str) -> None:
+        legacy = self.mapper.to_txt_name(dns_name, RECORD_TYPE_CNAME)
+        if legacy in self._warned_legacy:
+            return
+        self._warned_legacy.add(legacy)
+        current = self.mapper.to_txt_name(dns_name, RECORD_TYPE_A)
+        log.warning(
+            f'Obsolete legacy TXT record "{legacy}" for A ALIAS "{dns_name}" can be removed; now using '
+            f'"{current}" (see scripts/aws-cleanup-legacy-txt-records.py).',
+            dns_name=dns_name,
+        )
+
+    # -- writing --------------------------------------------------------------------------------------------
+    def apply_changes(self, changes: Changes) -> None:
+        """Write `changes` with their ownership TXT records. Updates and deletes not owned by this owner are
+        dropped; creates are labelled with this owner."""
+        with self._lock:
+            filtered = Changes(
+                create=list(changes.create),
+                update_new=filter_endpoints_by_owner_id(self._owner_id, changes.update_new),
+                update_old=filter_endpoints_by_owner_id(self._owner_id, changes.update_old),
+                delete=filter_endpoints_by_owner_id(self._owner_id, changes.delete),
+            )
+            txt_create: list[Endpoint] = []
+            txt_delete: list[Endpoint] = []
+            txt_old: list[Endpoint] = []
+            txt_new: list[Endpoint] = []
+            for ep in filtered.create:
+                ep.labels[OWNER_LABEL_KEY] = self._owner_id
+                for txt in self.generate_txt_record(ep):
+                    key = _txt_key(txt)
+                    if key in self._stored_txts:
+                        log.debug(f"Skipping TXT {txt.dns_name}: a TXT record of that name already exists")
+                        continue
+                    self._stored_txts[key] = list(txt.targets)
+                    txt_create.append(txt)
+                self._cache_add(ep)
+            for ep in filtered.delete:
+                txt_delete.extend(self._txt_for_removal(ep))
+                self._cache_remove(ep)
+            for ep in filtered.update_old:
+                txt_old.extend(self._txt_for_removal(ep))
+                self._cache_remove(ep)
+            for ep in filtered.update_new:
+                for txt in self.generate_txt_record(ep):
+                    self._stored_txts[_txt_key(txt)] = list(txt.targets)
+                    txt_new.append(txt)
+                self._cache_add(ep)
+            filtered.create.extend(txt_create)
+            filtered.delete.extend(txt_delete)
+            filtered.update_old.extend(txt_old)
+            filtered.update_new.extend(txt_new)
+            try:
+                self.provider.apply_changes(filtered)
+            except BaseException:
+                # What the provider holds is unknown now: read everything again next time.
+                self._cache = None
+                self._stored_txts = {}
+                raise
+
+    # -- cache ----------------------------------------------------------------------------------------------
+    def _cache_add(self, ep: Endpoint) -> None:
+        if self.cache_interval > 0 and self._cache is not None:
+            self._cache.append(ep.copy())
+
+    def _cache_remove(self, ep: Endpoint) -> None:
+        if self.cache_interval <= 0 or self._cache is None:
+            return
+        for i, cached in enumerate(self._cache):
+            if (
+                cached.dns_name == ep.dns_name
+                and cached.record_type == ep.record_type
+                and cached.set_identifier == ep.set_identifier
+                and Targets(cached.targets).same(ep.targets)
+            ):
+                del self._cache[i]
+                return
+
+    def invalidate_cache(self) -> None:
+        """Drop the records cache: the next `records()` reads the provider."""
+        with self._lock:
+            self._cache = None
