@@ -162,13 +162,40 @@ def parse_zone_file(path: str) -> ZoneFile:
         zone = dns.zone.from_text(text, origin=_abs_name(origin), relativize=False, filename=path,
                                   check_origin=False)
     except (dns.exception.DNSException, ValueError, KeyError) as exc:
-        msg = str(exc)
-        if not msg.startswith(path):
-            msg = f"{path}: {msg}"
-        return ZoneFile(path, origin, error=msg)
+        return ZoneFile(path, origin, error=_describe_parse_error(path, text, origin, exc))
     if zone.origin is None or zone.get_rdataset(zone.origin, dns.rdatatype.SOA) is None:
         return ZoneFile(path, origin, error=f"{path}: no SOA record at the zone apex {origin}.")
     return ZoneFile(path, origin, zone=zone)
+
+
+_LINE_RE = re.compile(r"^(?P<path>.*):(?P<line>\d+): (?P<detail>.*)$", re.DOTALL)
+
+
+def _line_fails(line: str, origin: str) -> bool:
+    if not line.strip() or line[0].isspace() or line.lstrip().startswith(("$", ";")):
+        return False
+    try:
+        dns.zone.from_text(f"$TTL 300\n{line}\n", origin=_abs_name(origin), relativize=False, check_origin=False)
+    except (dns.exception.DNSException, ValueError, KeyError):
+        return True
+    return False
+
+
+def _describe_parse_error(path: str, text: str, origin: str, exc: BaseException) -> str:
+    """`<path>:<line>: <detail> (<the line>)`. dnspython reports the line after a bad record when the
+    record ends the line, so the reported line and the one before are checked on their own."""
+    m = _LINE_RE.match(str(exc))
+    if not m:
+        return f"{path}: {exc}"
+    reported = int(m.group("line"))
+    lines = text.splitlines()
+    culprit = reported
+    for candidate in (reported - 1, reported):
+        if 1 <= candidate <= len(lines) and _line_fails(lines[candidate - 1], origin):
+            culprit = candidate
+            break
+    shown = f" ({lines[culprit - 1].strip()!r})" if 1 <= culprit <= len(lines) else ""
+    return f"{path}:{culprit}: {m.group('detail')}{shown}"
 
 
 def new_zone_text(zone: str, serial: int = 1) -> str:
