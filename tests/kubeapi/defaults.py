@@ -1,0 +1,91 @@
+"""Per-kind defaulting and strategy hooks of the test API server (what kube-apiserver fills in on write).
+
+Only what clients of this project observe: Namespace phase/finalizers/name label, Service type, cluster IPs,
+port protocol/targetPort/nodePorts and empty load-balancer status, Ingress/Pod status shells.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import itertools
+from typing import Any
+
+from tests.kubeapi.errors import invalid
+from tests.kubeapi.resources import ResourceType
+
+
+class Allocator:
+    """Cluster IPs (10.96.0.0/12) and node ports (30000-32767), never reused within a server's life."""
+
+    def __init__(self) -> None:
+        self._ips = itertools.count(int(ipaddress.IPv4Address("10.96.0.10")))
+        self._ports = itertools.count(30000)
+
+    def cluster_ip(self) -> str:
+        return str(ipaddress.IPv4Address(next(self._ips)))
+
+    def node_port(self) -> int:
+        return 30000 + (next(self._ports) - 30000) % 2768
+
+
+def apply_create_defaults(rt: ResourceType, obj: dict[str, Any], alloc: Allocator) -> None:
+    """Fill in server defaults on a freshly created object (mutates `obj`)."""
+    meta = obj["metadata"]
+    if rt.kind == "Namespace" and rt.group == "":
+        meta.setdefault("labels", {})["kubernetes.io/metadata.name"] = meta["name"]
+        spec = obj.setdefault("spec", {})
+        spec.setdefault("finalizers", ["kubernetes"])
+        obj["status"] = {"phase": "Active"}
+    elif rt.kind == "Service" and rt.group == "":
+        _service_defaults(rt, obj, alloc, None)
+        obj["status"] = {"loadBalancer": {}}
+    elif rt.kind == "Ingress":
+        obj["status"] = {"loadBalancer": {}}
+    elif rt.kind == "Pod":
+        obj["status"] = {"phase": "Pending"}
+    elif rt.kind == "Node":
+        obj.setdefault("spec", {})
+        obj.setdefault("status", {})
+
+
+def apply_update_defaults(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], alloc: Allocator) -> None:
+    """Defaults and immutability on an update of the main resource (mutates `obj`)."""
+    if rt.kind == "Namespace" and rt.group == "":
+        obj.setdefault("metadata", {}).setdefault("labels", {})["kubernetes.io/metadata.name"] = old["metadata"]["name"]
+        obj.setdefault("spec", {}).setdefault("finalizers", old.get("spec", {}).get("finalizers", ["kubernetes"]))
+    elif rt.kind == "Service" and rt.group == "":
+        _service_defaults(rt, obj, alloc, old)
+
+
+def _service_defaults(rt: ResourceType, obj: dict[str, Any], alloc: Allocator, old: dict[str, Any] | None) -> None:
+    spec = obj.setdefault("spec", {})
+    old_spec = (old or {}).get("spec", {})
+    stype = spec.setdefault("type", "ClusterIP")
+    name = obj["metadata"].get("name", "")
+    if stype != "ExternalName":
+        if old is not None and old_spec.get("clusterIP"):
+            if spec.get("clusterIP") in (None, ""):
+                spec["clusterIP"] = old_spec["clusterIP"]
+                spec["clusterIPs"] = list(old_spec.get("clusterIPs") or [old_spec["clusterIP"]])
+            elif spec["clusterIP"] != old_spec["clusterIP"]:
+                raise invalid("Service", name, [("spec.clusterIPs[0]", "FieldValueInvalid",
+                                                 f'Invalid value: []string{{"{spec["clusterIP"]}"}}: may not '
+                                                 f"change once set")])
+        if not spec.get("clusterIP"):
+            spec["clusterIP"] = alloc.cluster_ip()
+        spec.setdefault("clusterIPs", [spec["clusterIP"]])
+        spec.setdefault("sessionAffinity", "None")
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+        spec.setdefault("internalTrafficPolicy", "Cluster")
+    if stype in ("NodePort", "LoadBalancer"):
+        spec.setdefault("externalTrafficPolicy", "Cluster")
+    old_ports = {p.get("port"): p for p in old_spec.get("ports") or [] if isinstance(p, dict)}
+    for i, port in enumerate(spec.get("ports") or []):
+        if not isinstance(port, dict) or "port" not in port:
+            raise invalid("Service", name, [(f"spec.ports[{i}].port", "FieldValueRequired", "Required value")])
+        port.setdefault("protocol", "TCP")
+        port.setdefault("targetPort", port["port"])
+        if stype in ("NodePort", "LoadBalancer") and not port.get("nodePort"):
+            prev = old_ports.get(port["port"], {}).get("nodePort")
+            port["nodePort"] = prev or alloc.node_port()

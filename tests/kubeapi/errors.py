@@ -1,0 +1,108 @@
+"""API errors of the test API server, rendered as `Status` objects exactly like kube-apiserver does.
+
+`ApiError` carries code/reason/message/details; `ApiConflict` (409) and `ApiNotFound` (404) are the
+subclasses direct-access callers catch. The `*_error` helpers build the common cases with real messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.kubeapi.resources import ResourceType
+
+
+class ApiError(Exception):
+    """A failed API call: HTTP status `code`, `reason`, human `message` and Status `details`."""
+
+    def __init__(self, code: int, reason: str, message: str, details: dict[str, Any] | None = None,
+                 retry_after: int | None = None) -> None:
+        super().__init__(f"{code} {reason}: {message}")
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = details
+        self.retry_after = retry_after
+
+    def status(self) -> dict[str, Any]:
+        """The Status object the server sends for this error."""
+        out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                               "message": self.message, "reason": self.reason}
+        if self.details is not None:
+            out["details"] = self.details
+        out["code"] = self.code
+        return out
+
+
+class ApiConflict(ApiError):
+    """409: AlreadyExists on create, Conflict on a stale resourceVersion or failed precondition."""
+
+
+class ApiNotFound(ApiError):
+    """404 NotFound."""
+
+
+def make_error(code: int, reason: str, message: str, details: dict[str, Any] | None = None,
+               retry_after: int | None = None) -> ApiError:
+    """An ApiError of the most specific subclass for `code`."""
+    cls: type[ApiError] = ApiError
+    if code == 409:
+        cls = ApiConflict
+    elif code == 404:
+        cls = ApiNotFound
+    return cls(code, reason, message, details, retry_after)
+
+
+def _details(rt: ResourceType, name: str) -> dict[str, Any]:
+    d: dict[str, Any] = {"name": name}
+    if rt.group:
+        d["group"] = rt.group
+    d["kind"] = rt.plural
+    return d
+
+
+def not_found(rt: ResourceType, name: str) -> ApiError:
+    return make_error(404, "NotFound", f'{rt.group_resource} "{name}" not found', _details(rt, name))
+
+
+def already_exists(rt: ResourceType, name: str) -> ApiError:
+    return make_error(409, "AlreadyExists", f'{rt.group_resource} "{name}" already exists', _details(rt, name))
+
+
+def conflict(rt: ResourceType, name: str, why: str) -> ApiError:
+    return make_error(409, "Conflict", f'Operation cannot be fulfilled on {rt.group_resource} "{name}": {why}',
+                      _details(rt, name))
+
+
+STALE = "the object has been modified; please apply your changes to the latest version and try again"
+
+
+def bad_request(message: str) -> ApiError:
+    return make_error(400, "BadRequest", message)
+
+
+def invalid(kind: str, name: str, causes: list[tuple[str, str, str]], group: str = "") -> ApiError:
+    """422 Invalid; `causes` are (field, reason, message-after-field) triples, e.g.
+    ("metadata.name", "FieldValueInvalid", 'Invalid value: "A": ...')."""
+    parts = [f"{f}: {m}" for f, _r, m in causes]
+    summary = parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
+    details: dict[str, Any] = {"name": name}
+    if group:
+        details["group"] = group
+    details["kind"] = kind
+    details["causes"] = [{"reason": r, "message": m, "field": f} for f, r, m in causes]
+    return make_error(422, "Invalid", f'{kind}{"." + group if group else ""} "{name}" is invalid: {summary}',
+                      details)
+
+
+def gone(message: str) -> ApiError:
+    return make_error(410, "Expired", message)
+
+
+def too_large_rv(requested: int, current: int) -> ApiError:
+    return make_error(504, "Timeout", f"Timeout: Too large resource version: {requested}, current: {current}",
+                      {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                       "retryAfterSeconds": 1})
+
+
+def forbidden(message: str, details: dict[str, Any]) -> ApiError:
+    return make_error(403, "Forbidden", message, details)

@@ -1,0 +1,498 @@
+"""HTTP/1.1 request handling of the test API server: routing, query validation, authorization, JSON
+responses and chunked watch streams. All state lives in the owning `KubeAPIServer` (`self.server.api`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import select
+import socket
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+import structlog
+
+from tests.kubeapi import errors as E
+from tests.kubeapi import resources as R
+from tests.kubeapi.auth import Attributes
+from tests.kubeapi.selectors import parse_field_selector, parse_label_selector
+from tests.kubeapi.store import Filter, StoredObject, Watcher
+
+if TYPE_CHECKING:
+    from tests.kubeapi.server import KubeAPIServer, _HTTPServer
+
+log = structlog.get_logger(__name__)
+
+_TRUE = {"1", "t", "T", "TRUE", "true", "True"}
+_FALSE = {"0", "f", "F", "FALSE", "false", "False"}
+_LIVENESS_SECONDS = 1.0
+_CHUNK_TARGET = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Route:
+    """A parsed resource URL."""
+
+    rt: R.ResourceType
+    namespace: str  # "" = all namespaces / cluster-scoped
+    name: str
+    subresource: str
+
+
+def parse_bool(query: dict[str, str], name: str) -> bool:
+    value = query.get(name)
+    if value is None or value == "":
+        return False
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise E.bad_request(f'invalid boolean value "{value}" for parameter {name}: strconv.ParseBool: parsing '
+                        f'"{value}": invalid syntax')
+
+
+def parse_int(query: dict[str, str], name: str) -> int:
+    value = query.get(name)
+    if value is None or value == "":
+        return 0
+    try:
+        return int(value)
+    except ValueError:
+        raise E.bad_request(f'invalid value "{value}" for parameter {name}: strconv.ParseInt: parsing '
+                            f'"{value}": invalid syntax') from None
+
+
+def parse_rv(value: str) -> str:
+    if value in ("", "0"):
+        return value
+    if not value.isdigit():
+        raise E.bad_request(f'invalid resource version "{value}": resourceVersion: Invalid value: "{value}": '
+                            f"strconv.ParseUint: parsing \"{value}\": invalid syntax")
+    return str(int(value))
+
+
+def _not_found_path() -> E.ApiError:
+    return E.make_error(404, "NotFound", "the server could not find the requested resource",
+                        {"causes": [{"reason": "UnexpectedServerResponse", "message": "404 page not found"}]})
+
+
+def route(path: str) -> Route | dict[str, Any]:
+    """A discovery document, or the resource Route for `path`; 404 NotFound otherwise."""
+    parts = [p for p in path.split("/") if p]
+    if parts == ["version"]:
+        return {"major": "1", "minor": "36", "gitVersion": "v1.36.2", "gitCommit": "kubeapi-test-server",
+                "gitTreeState": "clean", "buildDate": "2026-06-01T00:00:00Z", "goVersion": "go1.25.0",
+                "compiler": "gc", "platform": "linux/amd64"}
+    if parts == ["api"]:
+        return {"kind": "APIVersions", "versions": ["v1"],
+                "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:0"}]}
+    if parts == ["apis"]:
+        return R.api_group_list()
+    if len(parts) >= 2 and parts[0] == "api":
+        group, version, rest = "", parts[1], parts[2:]
+    elif len(parts) >= 2 and parts[0] == "apis":
+        if len(parts) == 2:
+            doc = R.api_group(parts[1])
+            if doc is None:
+                raise _not_found_path()
+            return doc
+        group, version, rest = parts[1], parts[2], parts[3:]
+    else:
+        raise _not_found_path()
+    if not rest:
+        doc = R.resource_list(group, version)
+        if doc is None:
+            raise _not_found_path()
+        return doc
+    namespace = ""
+    if rest[0] == "namespaces" and len(rest) >= 3 and (group, version, rest[2]) in R.BY_PATH \
+            and R.BY_PATH[(group, version, rest[2])].namespaced:
+        namespace, rest = rest[1], rest[2:]
+    rt = R.BY_PATH.get((group, version, rest[0]))
+    if rt is None or len(rest) > 3 or (namespace and not rt.namespaced):
+        raise _not_found_path()
+    name = rest[1] if len(rest) > 1 else ""
+    sub = rest[2] if len(rest) > 2 else ""
+    if sub and not (sub == "status" and rt.status_subresource):
+        raise _not_found_path()
+    if name and rt.namespaced and not namespace:
+        raise _not_found_path()
+    return Route(rt, namespace, name, sub)
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One connection; `handle_one_request` dispatches each request to `_serve`."""
+
+    protocol_version = "HTTP/1.1"
+    server_version = "kubeapi-test"
+    sys_version = ""
+    timeout = 120
+    server: _HTTPServer
+
+    # Silence the default stderr access log; every request is recorded in api.requests instead.
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        api = self.server.api
+        split = urlsplit(self.path)
+        query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
+        status = int(code) if isinstance(code, int) or str(code).isdigit() else 0
+        api._log_request(self.command, split.path, query, status)
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_PUT(self) -> None:
+        self._serve("PUT")
+
+    def do_PATCH(self) -> None:
+        self._serve("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._serve("DELETE")
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def api(self) -> KubeAPIServer:
+        return self.server.api
+
+    def _read_body(self) -> bytes:
+        length = self.headers.get("Content-Length")
+        if not length:
+            return b""
+        try:
+            n = int(length)
+        except ValueError:
+            raise E.bad_request(f"invalid Content-Length {length!r}") from None
+        return self.rfile.read(n) if n > 0 else b""
+
+    def _send_json(self, code: int, payload: bytes, extra_headers: dict[str, str] | None = None) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Cache-Control", "no-cache, private")
+        for k, v in (extra_headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+
+    def _send_error(self, err: E.ApiError) -> None:
+        headers: dict[str, str] = {}
+        if err.retry_after is not None:
+            headers["Retry-After"] = str(err.retry_after)
+        self._send_json(err.code, json.dumps(err.status(), separators=(",", ":")).encode(), headers)
+
+    def _serve(self, method: str) -> None:
+        split = urlsplit(self.path)
+        query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
+        try:
+            body = self._read_body()
+            fault = self.api.faults.take_failure(split.path)
+            if fault is not None:
+                raise fault
+            identity = self.api.authorizer.authenticate(self.headers.get("Authorization"))
+            target = route(split.path)
+            if isinstance(target, dict):
+                if method != "GET":
+                    raise E.make_error(405, "MethodNotAllowed", "the server does not allow this method on the "
+                                                                "requested resource")
+                if target.get("kind") == "APIVersions":
+                    target["serverAddressByClientCIDRs"][0]["serverAddress"] = f"127.0.0.1:{self.api.port}"
+                self._send_json(200, json.dumps(target, separators=(",", ":")).encode())
+                return
+            verb = self._verb(method, target, query)
+            if identity is not None:
+                self.api.authorizer.authorize(identity, Attributes(
+                    verb, target.rt.group, target.rt.plural, target.subresource, target.namespace, target.name))
+            self._dispatch(verb, target, query, body)
+        except E.ApiError as err:
+            self._send_error(err)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except Exception as exc:  # an unexpected server bug: answer 500 and keep serving
+            log.exception("kubeapi.internal_error", path=self.path, method=method)
+            self._send_error(E.make_error(500, "InternalError", f"Internal error occurred: {exc!r}"))
+
+    @staticmethod
+    def _verb(method: str, target: Route, query: dict[str, str]) -> str:
+        if method == "GET":
+            if target.name:
+                return "get"
+            return "watch" if parse_bool(query, "watch") else "list"
+        if method == "POST" and not target.name:
+            return "create"
+        if method == "PUT" and target.name:
+            return "update"
+        if method == "PATCH" and target.name:
+            return "patch"
+        if method == "DELETE":
+            return "delete" if target.name else "deletecollection"
+        raise E.make_error(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                                                    "resource")
+
+    def _decode(self, rt: R.ResourceType, body: bytes) -> Any:
+        try:
+            return json.loads(body or b"null")
+        except ValueError as exc:
+            raise E.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
+                                f"invalid JSON: {exc}") from None
+
+    def _filter(self, target: Route, query: dict[str, str]) -> Filter:
+        labels = parse_label_selector(query["labelSelector"]) if query.get("labelSelector") else None
+        allowed = ("metadata.name", "metadata.namespace", *target.rt.field_labels)
+        fields = parse_field_selector(query["fieldSelector"], allowed) if query.get("fieldSelector") else None
+        return Filter(target.namespace if target.rt.namespaced and target.namespace else None, labels, fields)
+
+    # ------------------------------------------------------------------ verbs
+    def _dispatch(self, verb: str, t: Route, query: dict[str, str], body: bytes) -> None:
+        store = self.api.store
+        dry_run = query.get("dryRun") == "All"
+        if "dryRun" in query and query["dryRun"] not in ("All", ""):
+            raise E.bad_request(f'unsupported dry run value "{query["dryRun"]}"; supported values: "All"')
+        if verb == "get":
+            so = store.get(t.rt, t.namespace, t.name)
+            self._send_json(200, so.full_json)
+        elif verb == "list":
+            self._list(t, query)
+        elif verb == "watch":
+            self._watch(t, query)
+        elif verb == "create":
+            so = store.create(t.rt, t.namespace, self._decode(t.rt, body), dry_run=dry_run)
+            self._send_json(201, so.full_json)
+        elif verb == "update":
+            so = store.update(t.rt, t.namespace, t.name, self._decode(t.rt, body), subresource=t.subresource,
+                              dry_run=dry_run)
+            self._send_json(200, so.full_json)
+        elif verb == "patch":
+            ctype = self.headers.get("Content-Type", "")
+            so = store.patch(t.rt, t.namespace, t.name, ctype, self._decode(t.rt, body),
+                             subresource=t.subresource, dry_run=dry_run)
+            self._send_json(200, so.full_json)
+        elif verb == "delete":
+            self._delete(t, body, dry_run)
+        else:
+            self._delete_collection(t, query, dry_run)
+
+    def _list(self, t: Route, query: dict[str, str]) -> None:
+        rv = parse_rv(query.get("resourceVersion", ""))
+        rv_match = query.get("resourceVersionMatch", "")
+        cont = query.get("continue", "")
+        limit = parse_int(query, "limit")
+        causes: list[tuple[str, str, str]] = []
+        if rv_match and rv_match not in ("Exact", "NotOlderThan"):
+            causes.append(("resourceVersionMatch", "FieldValueNotSupported",
+                           f'Unsupported value: "{rv_match}": supported values: "Exact", "NotOlderThan"'))
+        elif rv_match and cont:
+            causes.append(("resourceVersionMatch", "FieldValueForbidden",
+                           "Forbidden: resourceVersionMatch is forbidden when continue is provided"))
+        elif rv_match and not rv:
+            causes.append(("resourceVersionMatch", "FieldValueForbidden",
+                           "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        elif rv_match == "Exact" and rv == "0":
+            causes.append(("resourceVersionMatch", "FieldValueForbidden",
+                           'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+        if "sendInitialEvents" in query:
+            causes.append(("sendInitialEvents", "FieldValueForbidden",
+                           "Forbidden: sendInitialEvents is forbidden for list"))
+        if causes:
+            raise E.invalid("ListOptions", "", causes, "meta.k8s.io")
+        if cont and rv not in ("", "0"):
+            raise E.bad_request("specifying resource version is not allowed when using continue")
+        payload = self.api.store.list_json(t.rt, self._filter(t, query), limit=max(limit, 0), cont=cont, rv=rv,
+                                      rv_match=rv_match)
+        headers = {}
+        if t.rt.kind == "Endpoints":
+            headers["Warning"] = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
+        self._send_json(200, payload, headers)
+
+    def _delete(self, t: Route, body: bytes, dry_run: bool) -> None:
+        opts = self._decode(t.rt, body) if body.strip() else {}
+        if not isinstance(opts, dict):
+            raise E.bad_request("DeleteOptions must be a JSON object")
+        if opts.get("dryRun") == ["All"]:
+            dry_run = True
+        pre = opts.get("preconditions")
+        so, deleted = self.api.store.delete(t.rt, t.namespace, t.name,
+                                            preconditions=pre if isinstance(pre, dict) else None,
+                                            dry_run=dry_run)
+        if not deleted:
+            self._send_json(202, so.full_json)
+        elif t.rt.return_deleted_object:
+            self._send_json(200, so.full_json)
+        else:
+            self._send_json(200, _success_status(t.rt, so))
+
+    def _delete_collection(self, t: Route, query: dict[str, str], dry_run: bool) -> None:
+        store = self.api.store
+        victims = store.list_objects(t.rt, self._filter(t, query))
+        items: list[bytes] = []
+        for so in victims:
+            try:
+                done, _ = store.delete(t.rt, so.key[0], so.key[1], dry_run=dry_run)
+            except E.ApiNotFound:
+                continue
+            items.append(done.item_json())
+        head = json.dumps({"kind": t.rt.list_kind, "apiVersion": t.rt.api_version,
+                           "metadata": {"resourceVersion": str(store.rv)}}, separators=(",", ":"))[:-1].encode()
+        self._send_json(200, head + b',"items":[' + b",".join(items) + b"]}")
+
+    # ------------------------------------------------------------------ watch
+    def _watch(self, t: Route, query: dict[str, str]) -> None:
+        rv = parse_rv(query.get("resourceVersion", ""))
+        rv_match = query.get("resourceVersionMatch", "")
+        bookmarks = parse_bool(query, "allowWatchBookmarks")
+        initial = parse_bool(query, "sendInitialEvents")
+        timeout = parse_int(query, "timeoutSeconds")
+        causes: list[tuple[str, str, str]] = []
+        if "sendInitialEvents" in query:
+            if rv_match != "NotOlderThan":
+                causes.append(("resourceVersionMatch", "FieldValueForbidden",
+                               "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+            if initial and not bookmarks:
+                causes.append(("allowWatchBookmarks", "FieldValueForbidden",
+                               "Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true"))
+        elif rv_match:
+            causes.append(("resourceVersionMatch", "FieldValueForbidden",
+                           "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
+                           "provided"))
+        if causes:
+            raise E.invalid("ListOptions", "", causes, "meta.k8s.io")
+        flt = self._filter(t, query)
+        timeout_s = float(timeout) if timeout > 0 else self.api.min_request_timeout * (1 + random.random())
+        w = self.api.store.open_watch(t.rt, flt, rv, initial_events_end=initial)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Cache-Control", "no-cache, private")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.api._watch_opened(w, self.connection)
+        try:
+            clean = self._stream(w, time.monotonic() + timeout_s, bookmarks)
+        except OSError:
+            clean = False
+        finally:
+            self.api.store.close_watch(w)
+            self.api._watch_closed(w)
+        if clean:
+            try:
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                self.close_connection = True
+        else:
+            self.close_connection = True
+
+    def _write_lines(self, lines: list[bytes]) -> None:
+        buf: list[bytes] = []
+        size = 0
+        for line in lines:
+            buf.append(line)
+            size += len(line)
+            if size >= _CHUNK_TARGET:
+                self._write_chunk(b"".join(buf))
+                buf, size = [], 0
+        if buf:
+            self._write_chunk(b"".join(buf))
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _client_gone(self) -> bool:
+        """True when the peer closed its end (the only thing it can send while we stream)."""
+        sock = self.connection
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+            if not readable:
+                return False
+            data: bytes = sock.recv(1, socket.MSG_PEEK)
+            return data == b""
+        except (OSError, ValueError):
+            return True
+
+    def _stream(self, w: Watcher, deadline: float, bookmarks: bool) -> bool:
+        """Feed `w` to the client until timeout (True: end cleanly) or cut/peer gone (False: abort)."""
+        api = self.api
+        interval = api.bookmark_interval
+        next_bookmark = time.monotonic() + interval if bookmarks else math.inf
+        final_bookmark_queued = False
+        while True:
+            with w.cond:
+                now = time.monotonic()
+                idle = not w.queue and not w.closed and not w.bookmark_requested
+                silenced = w.silence_until > now
+                if (idle or silenced) and not w.cut and not api._stopping.is_set():
+                    target = min(deadline, next_bookmark, now + _LIVENESS_SECONDS)
+                    if silenced:
+                        target = min(w.silence_until, now + _LIVENESS_SECONDS)
+                    w.cond.wait(max(0.0, target - now))
+                if w.cut:
+                    return False
+                if api._stopping.is_set():
+                    return True
+                now = time.monotonic()
+                if w.silence_until > now:
+                    batch: list[tuple[str, Any]] = []
+                    want_bookmark = False
+                    closed = False
+                    silenced = True
+                else:
+                    silenced = False
+                    batch = list(w.queue)
+                    w.queue.clear()
+                    want_bookmark = w.bookmark_requested
+                    w.bookmark_requested = False
+                    closed = w.closed
+            if batch:
+                self._write_lines([self._event_line(w, etype, payload) for etype, payload in batch])
+            elif self._client_gone():
+                return False
+            if silenced:
+                continue
+            if closed:
+                return True
+            if now >= deadline:
+                if bookmarks and not final_bookmark_queued:
+                    final_bookmark_queued = True
+                    api.store.queue_bookmark(w)
+                    continue
+                return True
+            if bookmarks and (want_bookmark or now >= next_bookmark):
+                api.store.queue_bookmark(w)
+                next_bookmark = now + interval
+
+    def _event_line(self, w: Watcher, etype: str, payload: Any) -> bytes:
+        if etype == "ERROR":
+            line = b'{"type":"ERROR","object":' + json.dumps(payload, separators=(",", ":")).encode() + b"}\n"
+        elif etype in ("BOOKMARK", "BOOKMARK_END"):
+            meta: dict[str, Any] = {"resourceVersion": str(payload)}
+            if w.rt.builtin:
+                meta["creationTimestamp"] = None
+            if etype == "BOOKMARK_END":
+                meta["annotations"] = {"k8s.io/initial-events-end": "true"}
+            obj = {"kind": w.rt.kind, "apiVersion": w.rt.api_version, "metadata": meta}
+            line = b'{"type":"BOOKMARK","object":' + json.dumps(obj, separators=(",", ":")).encode() + b"}\n"
+        else:
+            assert isinstance(payload, StoredObject)
+            line = b'{"type":"' + etype.encode() + b'","object":' + payload.full_json + b"}\n"
+        if self.api.faults.take_malformed():
+            return line[: max(1, len(line) // 2)] + b"\n"
+        return line
+
+
+def _success_status(rt: R.ResourceType, so: StoredObject) -> bytes:
+    details: dict[str, Any] = {"name": so.key[1]}
+    if rt.group:
+        details["group"] = rt.group
+    details["kind"] = rt.plural
+    details["uid"] = so.obj["metadata"].get("uid", "")
+    return json.dumps({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                       "details": details}, separators=(",", ":")).encode()

@@ -1,0 +1,110 @@
+"""Validation the real API server applies to what this project sends: object names (DNS-1123 subdomain,
+RFC 1123 label, RFC 1035 label), MicroTime fields (exactly six fraction digits), immutable fields.
+
+Errors are `ApiError`s: 422 Invalid for field validation, 400 BadRequest for undecodable values, as
+kube-apiserver answers them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.kubeapi.errors import ApiError, bad_request, invalid
+from tests.kubeapi.resources import ResourceType
+
+_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+# RFC3339 with exactly 6 fraction digits, as Go's "2006-01-02T15:04:05.000000Z07:00" layout demands.
+_MICRO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$")
+_MICRO_LAYOUT = "2006-01-02T15:04:05.000000Z07:00"
+
+
+def name_problem(name: str, rule: str) -> str | None:
+    """The API server's message for an invalid `name` under `rule`, or None when valid."""
+    if rule == "label":
+        if len(name) > 63:
+            return "must be no more than 63 characters"
+        if not _LABEL.match(name):
+            return ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+                    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
+                    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+        return None
+    if rule == "dns1035":
+        if len(name) > 63:
+            return "must be no more than 63 characters"
+        if not _DNS1035.match(name):
+            return ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+                    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+        return None
+    if len(name) > 253:
+        return "must be no more than 253 characters"
+    if not _SUBDOMAIN.match(name):
+        return ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+    return None
+
+
+def validate_name(rt: ResourceType, name: Any, generate_name: Any = None) -> None:
+    """422 Invalid when metadata.name is missing or not a valid name for `rt`."""
+    if not name:
+        if generate_name:
+            return
+        raise invalid(rt.kind, "", [("metadata.name", "FieldValueRequired",
+                                     "Required value: name or generateName is required")], rt.group)
+    if not isinstance(name, str):
+        raise bad_request(f"{rt.kind} in version \"{rt.version}\" cannot be handled as a {rt.kind}: "
+                          f"metadata.name must be a string")
+    problem = name_problem(name, rt.name_rule)
+    if problem:
+        raise invalid(rt.kind, name, [("metadata.name", "FieldValueInvalid", f'Invalid value: "{name}": {problem}')],
+                      rt.group)
+
+
+def _get_path(obj: dict[str, Any], dotted: str) -> Any:
+    cur: Any = obj
+    for part in dotted.split("."):
+        if not isinstance(cur, dict):
+            return None
+        cur = cur.get(part)
+    return cur
+
+
+def validate_micro_times(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """400 BadRequest (a decode error, as the real server) when a MicroTime field lacks 6 fraction digits."""
+    for path in rt.micro_time_fields:
+        value = _get_path(obj, path)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not _MICRO.match(value):
+            raise bad_request(micro_time_message(rt, value))
+
+
+def micro_time_message(rt: ResourceType, value: Any) -> str:
+    detail = _go_parse_detail(value) if isinstance(value, str) else "not a string"
+    return (f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: parsing time "{value}" as '
+            f'"{_MICRO_LAYOUT}": {detail}')
+
+
+def _go_parse_detail(value: str) -> str:
+    m = re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}", value)
+    if not m:
+        return f'cannot parse "{value}" as "2006"'
+    rest = value[m.end():]
+    return f'cannot parse "{rest}" as ".000000"'
+
+
+def check_no_new_finalizers(rt: ResourceType, name: str, old: dict[str, Any], new: dict[str, Any]) -> ApiError | None:
+    """Once deletionTimestamp is set, finalizers may only be removed (422 Forbidden otherwise)."""
+    old_f = set(old.get("metadata", {}).get("finalizers") or [])
+    new_f = set(new.get("metadata", {}).get("finalizers") or [])
+    added = new_f - old_f
+    if old.get("metadata", {}).get("deletionTimestamp") and added:
+        return invalid(rt.kind, name, [("metadata.finalizers", "FieldValueForbidden",
+                                        f"Forbidden: no new finalizers can be added if the object is being "
+                                        f"deleted, found new finalizers []string{{{', '.join(repr(a) for a in sorted(added))}}}")],
+                       rt.group)
+    return None
