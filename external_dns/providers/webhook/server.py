@@ -221,7 +221,7 @@ class WebhookServer:
             for address, health_only in self._addresses:
                 handler = type("Handler", (_Handler,), {"app": self, "health_only": health_only})
                 srv = _Server(parse_address(address), handler)
-                t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.5},
+                t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.1},
                                      name=f"webhook-server-{srv.server_address[1]}", daemon=True)
                 try:
                     t.start()
