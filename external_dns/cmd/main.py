@@ -40,7 +40,9 @@ from external_dns.sources.source import Source
 log = structlog.get_logger(__name__)
 
 # name -> "module:function(argv: list[str]) -> int"
-SUBCOMMANDS: dict[str, str] = {}
+SUBCOMMANDS: dict[str, str] = {
+    "webhook-server": "external_dns.providers.webhook.cli:webhook_server_main",
+}
 
 
 def _config_error(message: str) -> int:

@@ -21,6 +21,7 @@ import structlog
 from external_dns.cmd.build import build_provider
 from external_dns.cmd.config import FLAG_GROUPS, build_parser
 from external_dns.cmd.flags import ConfigError
+from external_dns.cmd.logging_setup import configure_logging
 from external_dns.providers.provider import ProviderError
 from external_dns.providers.webhook.server import WebhookServer
 
@@ -56,16 +57,19 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
     try:
         cfg = parser.parse(list(argv))
         _validate(cfg)
-    except ConfigError as exc:
-        print(f"external-dns webhook-server: {exc}", file=sys.stderr)
+        configure_logging(cfg.log_level, cfg.log_format)
+    except (ConfigError, ValueError) as exc:
+        print(f"external-dns webhook-server: error: {exc}", file=sys.stderr)
         return 2
+    except SystemExit as exc:  # argparse usage errors (2) and --help (0)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     log.info("config", **{k: v for k, v in parser.masked(cfg).items() if k.startswith(("provider", "rfc2136",
                                                                                         "webhook", "aws"))})
     try:
         provider = build_provider(cfg)
     except (ProviderError, ConfigError) as exc:
         log.error("cannot build provider", provider=cfg.provider, error=str(exc))
-        print(f"external-dns webhook-server: {exc}", file=sys.stderr)
+        print(f"external-dns webhook-server: error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ConfigError) else 1
     stop = stop or threading.Event()
     server = WebhookServer(provider, cfg.webhook_server_address, cfg.webhook_server_health_address,
