@@ -7,8 +7,8 @@
   `renew_deadline` after the last successful renewal even if the elector thread is stuck in a request, and
   since `lease_duration > renew_deadline` no other candidate can take over before that.
 * Writes are optimistic: PUT with the read `resourceVersion`; a 409 means someone else won this round.
-* On `stop()` the leader releases the Lease (holderIdentity "", leaseDurationSeconds 1) so a standby takes
-  over at its next retry instead of after a full lease duration.
+* On `stop()` the leader calls `on_stopped_leading`, then releases the Lease (holderIdentity "",
+  leaseDurationSeconds 1) so a standby takes over at its next retry instead of after a full lease duration.
 * Times are MicroTime: UTC with exactly 6 fraction digits and `Z` (the apiserver rejects anything else).
 
 The Lease is sent and read as raw JSON through `ApiClient.call_api(..., _preload_content=False)`.
@@ -284,13 +284,10 @@ class LeaderElector:
                             identity=self.identity, renew_deadline=self.renew_deadline)
                 self._stopped_leading()
                 return
-        # stopped while leading
-        with self._state:
-            self._leading = False
-        LEADER_STATUS.labels(name=self.lock.name).set(0)
+        # stopped while leading: stop the work first, then let the others in
+        self._stopped_leading()
         if self.release_on_cancel:
             self._release()
-        self._callback(self.on_stopped_leading)
 
     def _stopped_leading(self) -> None:
         with self._state:
