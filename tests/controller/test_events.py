@@ -80,7 +80,7 @@ def events_v1(kubeapi: KubeAPIServer, namespace: str) -> list[dict[str, Any]]:
 def test_object_reference_and_argument_errors() -> None:
     assert object_reference(SERVICE) == {"kind": "Service", "apiVersion": "v1", "namespace": "team-a",
                                          "name": "web", "uid": "1111-2222", "resourceVersion": "42"}
-    with pytest.raises(ValueError, match="metadata.name"):
+    with pytest.raises(ValueError, match=r"metadata\.name"):
         object_reference({"kind": "Service", "metadata": {}})
     api = kubernetes.client.ApiClient(kubernetes.client.Configuration())
     rec = EventRecorder(api)
