@@ -201,13 +201,16 @@ class Controller:
         result = RunResult(changes=changes, applied=False, dry_run=self.dry_run, current_count=len(current),
                            desired_count=len(desired), zone=zone)
 
+        zlog = log.bind(zone=zone) if zone is not None else log
+        if self.dry_run:
+            zlog = zlog.bind(dry_run=True)
         if changes.has_changes():
             result.change_lines = change_lines(changes)
             for line in result.change_lines:
-                log.info(f"Desired change: {line}", zone=zone, dry_run=self.dry_run)
-            log.info(f"Plan: {result.summary()}", zone=zone, dry_run=self.dry_run)
+                zlog.info(f"Desired change: {line}")
+            zlog.info(f"Plan: {result.summary()}")
             if self.dry_run:
-                log.info("Dry run: no changes were applied", zone=zone)
+                zlog.info("Dry run: no changes were applied")
             else:
                 try:
                     self.registry.apply_changes(changes)
@@ -215,11 +218,10 @@ class Controller:
                     metrics.REGISTRY_ERRORS.inc()
                     raise RunOnceError("applying changes", exc) from exc
                 result.applied = True
-                log.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated",
-                         zone=zone)
+                zlog.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated")
         else:
             metrics.NO_OP_RUNS.inc()
-            log.info("All records are already up to date", zone=zone)
+            zlog.info("All records are already up to date")
 
         metrics.LAST_SYNC_TIMESTAMP.set(self._clock())
         result.duration_seconds = time.monotonic() - started

@@ -24,6 +24,9 @@ each changed zone is written with its SOA serial bumped, atomically: a temporary
 is written, fsynced and `os.replace`d over the old one (then the directory is fsynced), so a crash leaves
 either the old or the new file, never half of one. Comments and `$TTL`/`$INCLUDE` directives of a file are
 not preserved once we rewrite it (every record keeps its TTL explicitly); records we do not own are kept.
+
+Dry run (`--dry-run`): nothing is created or written; a zone `--zonefile-create-zone` would create is shown
+as an empty zone so the plan is complete.
 """
 
 from __future__ import annotations
@@ -274,24 +277,37 @@ def _describe(ep: Endpoint) -> str:
 class ZoneFileProvider(Provider):
     """Zones kept as RFC 1035 files in one directory. Thread-safe (writes are serialised)."""
 
-    def __init__(self, directory: str, create_zones: Iterable[str] = (), default_ttl: int = DEFAULT_TTL) -> None:
+    def __init__(self, directory: str, create_zones: Iterable[str] = (), default_ttl: int = DEFAULT_TTL,
+                 dry_run: bool = False) -> None:
         self.directory = directory
+        self.dry_run = dry_run
+        # dry run: zones that --zonefile-create-zone would create are shown as empty zones, never written
+        self._virtual: dict[str, ZoneFile] = {}
         self.default_ttl = default_ttl
         self._lock = threading.Lock()
         # path -> ((mtime_ns, size, inode), parsed file): records() re-parses only files that changed.
         self._cache: cachetools.LRUCache[str, tuple[tuple[int, int, int], ZoneFile]] = cachetools.LRUCache(4096)
         self.problems: list[str] = []
         zones_to_create = [_bare(z) for z in create_zones if _bare(z)]
-        if zones_to_create:
+        if zones_to_create and not dry_run:
             os.makedirs(directory, exist_ok=True)
+        if dry_run and not os.path.isdir(directory):
+            self._virtual = {z: self._virtual_zone(z) for z in zones_to_create}
+            return
         if not os.path.isdir(directory):
             raise ConfigError(f"--zonefile-dir: {directory!r} is not a directory")
         for zone in zones_to_create:
             self.create_zone(zone)
 
     # -- discovery ------------------------------------------------------------------------------------------
+    def _virtual_zone(self, name: str) -> ZoneFile:
+        path = os.path.join(self.directory, f"{name}.zone")
+        zone = dns.zone.from_text(new_zone_text(name), origin=_abs_name(name), relativize=False, check_origin=False)
+        return ZoneFile(path, name, zone=zone)
+
     def create_zone(self, zone: str) -> bool:
-        """Write `<zone>.zone` (SOA + NS) unless some file already holds the zone; True when written."""
+        """Write `<zone>.zone` (SOA + NS) unless some file already holds the zone; True when written.
+        In dry-run mode nothing is written: the zone is shown as an empty zone instead."""
         name = _bare(zone)
         try:
             dns.name.from_text(name, origin=dns.name.root)
@@ -300,6 +316,10 @@ class ZoneFileProvider(Provider):
         with self._lock:
             files = self._scan()
             if any(zf.origin == name for zf in files):
+                return False
+            if self.dry_run:
+                self._virtual[name] = self._virtual_zone(name)
+                log.info("Dry run: zone file not created", zone=name)
                 return False
             path = os.path.join(self.directory, f"{name}.zone")
             if os.path.exists(path):  # exists but holds another $ORIGIN: leave it alone
@@ -323,10 +343,12 @@ class ZoneFileProvider(Provider):
 
     def _scan(self) -> list[ZoneFile]:
         """Every zone file of the directory (sorted by path); duplicates of a zone become errors."""
-        try:
-            names = sorted(os.listdir(self.directory))
-        except OSError as exc:
-            raise ProviderError(f"--zonefile-dir: cannot list {self.directory!r}: {exc}") from exc
+        names: list[str] = []
+        if not (self.dry_run and not os.path.isdir(self.directory)):
+            try:
+                names = sorted(os.listdir(self.directory))
+            except OSError as exc:
+                raise ProviderError(f"--zonefile-dir: cannot list {self.directory!r}: {exc}") from exc
         out: list[ZoneFile] = []
         seen: dict[str, str] = {}
         for filename in names:
@@ -341,6 +363,7 @@ class ZoneFileProvider(Provider):
             if zf.zone is not None:
                 seen[zf.origin] = path
             out.append(zf)
+        out.extend(zf for origin, zf in sorted(self._virtual.items()) if origin not in seen)
         return out
 
     def _report(self, files: Sequence[ZoneFile]) -> None:
@@ -395,6 +418,9 @@ class ZoneFileProvider(Provider):
 
     # -- writing --------------------------------------------------------------------------------------------
     def apply_changes(self, changes: Changes) -> None:
+        if self.dry_run:
+            log.info("Dry run: zone files not written", changes=len(changes.all_endpoints()))
+            return
         with self._lock:
             files = [parse_zone_file(zf.path) for zf in self._scan()]
             good = {zf.origin: zf for zf in files if zf.zone is not None}
@@ -525,4 +551,5 @@ def build_zonefile(cfg: argparse.Namespace) -> ZoneFileProvider:
     directory = getattr(cfg, "zonefile_dir", "") or ""
     if not directory:
         raise ConfigError("--zonefile-dir must be set for --provider=zonefile")
-    return ZoneFileProvider(directory, create_zones=list(getattr(cfg, "zonefile_create_zone", None) or []))
+    return ZoneFileProvider(directory, create_zones=list(getattr(cfg, "zonefile_create_zone", None) or []),
+                            dry_run=bool(getattr(cfg, "dry_run", False)))

@@ -263,3 +263,21 @@ def test_builder_flags(tmp_path: Path) -> None:
         build_zonefile(argparse.Namespace(zonefile_dir=str(tmp_path / "missing"), zonefile_create_zone=[]))
     p = build_zonefile(argparse.Namespace(zonefile_dir=str(tmp_path / "new"), zonefile_create_zone=["a.test"]))
     assert list(p.zones()) == ["a.test"]
+
+
+def test_dry_run_writes_nothing_and_shows_zones_to_create(tmp_path: Path) -> None:
+    missing = tmp_path / "not-yet"
+    p = ZoneFileProvider(str(missing), create_zones=[ZONE], dry_run=True)
+    assert not missing.exists()
+    assert list(p.zones()) == [ZONE]
+    assert p.get_domain_filter().match("www.example.org")
+    p.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
+    assert not missing.exists()
+    existing = tmp_path / "zones"
+    ZoneFileProvider(str(existing), create_zones=[ZONE])
+    before = (existing / "example.org.zone").read_bytes()
+    q = ZoneFileProvider(str(existing), create_zones=[ZONE, "other.test"], dry_run=True)
+    assert list(q.zones()) == [ZONE, "other.test"]
+    q.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
+    assert (existing / "example.org.zone").read_bytes() == before
+    assert sorted(os.listdir(existing)) == ["example.org.zone"]
