@@ -1,0 +1,183 @@
+"""RFC2136 pieces that need no server: configuration and flags, target conversions, zone choice, batching."""
+
+from __future__ import annotations
+
+import pytest
+
+from external_dns.cmd.config import build_parser, validate
+from external_dns.cmd.flags import ConfigError
+from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
+from external_dns.providers.rfc2136 import RFC2136Config, RFC2136ConfigError, RFC2136Provider, build
+from external_dns.providers.rfc2136.targets import canonical_target, to_rdata, txt_targets, unquote_txt
+
+SECRET = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA=="
+
+
+def cfg(**kw: object) -> RFC2136Config:
+    base: dict[str, object] = {"hosts": ("127.0.0.1",), "port": 53, "zones": ("example.org",),
+                               "tsig_keyname": "k", "tsig_secret": SECRET}
+    base.update(kw)
+    return RFC2136Config(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("overrides", "needle"), [
+    ({"port": 0}, "--rfc2136-port"),
+    ({"hosts": ("",)}, "--rfc2136-host"),
+    ({"tsig_secret_alg": "hmac-md5"}, "hmac-md5 is not supported TSIG algorithm"),
+    ({"tsig_keyname": ""}, "--rfc2136-tsig-keyname"),
+    ({"tsig_secret": ""}, "--rfc2136-tsig-secret"),
+    ({"tsig_secret": "not base64!!"}, "--rfc2136-tsig-secret is not valid base64"),
+    ({"batch_change_size": 0}, "--rfc2136-batch-change-size"),
+    ({"min_ttl": -1}, "--rfc2136-min-ttl"),
+    ({"load_balancing_strategy": "weighted"}, "--rfc2136-load-balancing-strategy"),
+])
+def test_config_errors_name_the_flag(overrides: dict[str, object], needle: str) -> None:
+    with pytest.raises(RFC2136ConfigError, match=needle.replace("(", r"\(")):
+        cfg(**overrides)
+
+
+def test_secret_never_in_repr_or_errors() -> None:
+    c = cfg()
+    assert SECRET not in repr(c)
+    with pytest.raises(RFC2136ConfigError) as info:
+        cfg(tsig_secret="s3cr3t-not-base64!")
+    assert "s3cr3t" not in str(info.value)
+
+
+def test_insecure_needs_no_key() -> None:
+    assert cfg(insecure=True, tsig_keyname="", tsig_secret="").insecure
+
+
+def test_flags_parse_defaults_alias_and_masking() -> None:
+    parser = build_parser()
+    ns = parser.parse(["--source=service", "--provider=rfc2136", "--policy=sync", "--rfc2136-host=10.0.0.1",
+                       "--rfc2136-host=10.0.0.2", "--rfc2136-port=5353", "--rfc2136-zone=example.org",
+                       "--rfc2136-zone=sub.example.org", "--rfc2136-tsig-keyname=k",
+                       f"--rfc2136-tsig-secret={SECRET}", "--rfc2136-tsig-axfr", "--rfc2136-min-ttl=1m"], environ={})
+    validate(ns)
+    assert ns.rfc2136_axfr is True and ns.rfc2136_min_ttl == 60.0 and ns.rfc2136_batch_change_size == 50
+    assert ns.rfc2136_tsig_secret_alg == "hmac-sha256" and ns.rfc2136_load_balancing_strategy == "disabled"
+    masked = parser.masked(ns)
+    assert masked["rfc2136_tsig_secret"] == "******" and SECRET not in str(masked)
+    p = build(ns)
+    assert p.config.hosts == ("10.0.0.1", "10.0.0.2") and p.config.port == 5353 and p.config.min_ttl == 60
+    assert list(p.zones()) == ["example.org", "sub.example.org"]
+
+
+def test_help_does_not_show_secret_values() -> None:
+    text = build_parser().parser.format_help()
+    assert "--rfc2136-tsig-secret" in text and "--rfc2136-axfr" in text and "--rfc2136-tsig-axfr" in text
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--provider=rfc2136"], "--rfc2136-host"),
+    (["--provider=rfc2136", "--rfc2136-host=h"], "--rfc2136-port"),
+    (["--provider=rfc2136", "--rfc2136-host=h", "--rfc2136-port=53"], "--rfc2136-tsig-keyname"),
+    (["--provider=rfc2136", "--rfc2136-host=h", "--rfc2136-port=53", "--rfc2136-insecure", "--rfc2136-gss-tsig"],
+     "mutually exclusive"),
+    (["--provider=rfc2136", "--rfc2136-host=h", "--rfc2136-port=53", "--rfc2136-batch-change-size=0"],
+     "--rfc2136-batch-change-size"),
+])
+def test_flag_validation(args: list[str], needle: str) -> None:
+    ns = build_parser().parse(["--source=service", "--policy=sync", *args], environ={})
+    with pytest.raises(ConfigError, match=needle):
+        validate(ns)
+
+
+def test_flags_from_environment() -> None:
+    ns = build_parser().parse(["--source=service", "--provider=rfc2136", "--policy=sync"],
+                              environ={"EXTERNAL_DNS_RFC2136_HOST": "a,b", "EXTERNAL_DNS_RFC2136_PORT": "53",
+                                       "EXTERNAL_DNS_RFC2136_INSECURE": "true"})
+    validate(ns)
+    assert ns.rfc2136_host == ["a", "b"] and ns.rfc2136_insecure is True
+
+
+@pytest.mark.parametrize(("rtype", "target", "canonical"), [
+    ("A", "10.0.0.1", "10.0.0.1"),
+    ("AAAA", "2001:0db8:0000::0001", "2001:db8::1"),
+    ("CNAME", "Target.Example.COM.", "target.example.com"),
+    ("CNAME", "target.example.com", "target.example.com"),
+    ("MX", "10 Mail.Example.net.", "10 mail.example.net"),
+    ("SRV", "0 5 443 svc.example.net", "0 5 443 svc.example.net"),
+    ("NS", "ns1.example.net.", "ns1.example.net"),
+    ("TXT", '"heritage=external-dns,external-dns/owner=x"', "heritage=external-dns,external-dns/owner=x"),
+    ("TXT", 'plain "inner" text', 'plain "inner" text'),
+    ("TXT", '"escaped \\"inner\\" \\\\ text"', 'escaped "inner" \\ text'),
+    ("A", "not-an-ip", "not-an-ip"),  # unparsable targets are left for apply_changes to report
+])
+def test_canonical_targets(rtype: str, target: str, canonical: str) -> None:
+    assert canonical_target(rtype, target) == canonical
+
+
+def test_txt_long_values_split_and_join() -> None:
+    value = "v" * 600
+    rd = to_rdata("TXT", value)
+    strings = rd.strings  # type: ignore[attr-defined]
+    assert [len(s) for s in strings] == [255, 255, 90]
+    assert txt_targets(rd) == [value]
+    two = to_rdata("TXT", "x")
+    assert txt_targets(two) == ["x"]
+    assert unquote_txt('"') == '"' and unquote_txt('""') == ""
+
+
+def test_invalid_targets_are_value_errors() -> None:
+    with pytest.raises(ValueError, match="invalid MX target"):
+        to_rdata("MX", "mail.example.com")
+    with pytest.raises(ValueError, match="unsupported record type"):
+        to_rdata("SOA", "x")
+
+
+def test_zone_choice_and_domain_filter() -> None:
+    p = RFC2136Provider(cfg(zones=("example.org", "sub.example.org.", "Example.COM")))
+    assert p.zone_for("a.b.sub.example.org") == "sub.example.org"
+    assert p.zone_for("sub.example.org.") == "sub.example.org"
+    assert p.zone_for("notsub.example.org") == "example.org"
+    assert p.zone_for("www.example.com") == "example.com"
+    assert p.zone_for("example.net") is None
+    flt = p.get_domain_filter()
+    assert flt.match("x.sub.example.org") and not flt.match("example.net")
+    root = RFC2136Provider(cfg(zones=()))
+    assert root.zone_for("anything.test") == "." and list(root.zones()) == [""]
+
+
+def test_adjust_endpoints_canonicalises_and_raises_ttl() -> None:
+    p = RFC2136Provider(cfg(min_ttl=120))
+    eps = [Endpoint("a.example.org", "CNAME", Targets(["B.example.org."]), 30),
+           Endpoint("t.example.org", "TXT", Targets(['"v=1"'])),
+           Endpoint("x.example.org", "A", Targets(["10.0.0.1"]), 600)]
+    out = p.adjust_endpoints(eps)
+    assert [(list(e.targets), e.record_ttl) for e in out] == [(["b.example.org"], 120), (["v=1"], 0),
+                                                               (["10.0.0.1"], 600)]
+    assert list(eps[0].targets) == ["B.example.org."]  # inputs untouched
+
+
+def test_batches_keep_record_and_txt_together() -> None:
+    p = RFC2136Provider(cfg(batch_change_size=3))
+    creates: list[Endpoint] = []
+    for i in range(4):
+        creates.append(Endpoint(f"r{i}.example.org", "A", Targets(["10.0.0.1"])))
+        creates.append(Endpoint(f"a-r{i}.example.org", "TXT", Targets(['"o"']),
+                                labels={OWNED_RECORD_LABEL_KEY: f"r{i}.example.org"}))
+    errors: list[str] = []
+    zones = p._plan_ops(Changes(create=creates), errors)
+    batches = p._batches(zones["example.org"].values())
+    assert not errors
+    assert [[g.key for g in b] for b in batches] == [["r0.example.org"], ["r1.example.org"], ["r2.example.org"],
+                                                     ["r3.example.org"]]
+    assert len(p._batches(zones["example.org"].values())) == 4
+    wide = RFC2136Provider(cfg(batch_change_size=4))._batches(zones["example.org"].values())
+    assert [len(b) for b in wide] == [2, 2]
+    for b in batches:
+        for g in b:
+            assert {op.label.split()[1] for op in g.ops} == {g.key, "a-" + g.key}
+
+
+def test_unchanged_update_pair_sends_nothing() -> None:
+    p = RFC2136Provider(cfg())
+    old = Endpoint("a.example.org", "TXT", Targets(["v"]), 0)
+    new = Endpoint("a.example.org", "TXT", Targets(['"v"']), 0, labels={"owner": "x"})
+    errors: list[str] = []
+    assert p._plan_ops(Changes(update_old=[old], update_new=[new]), errors) == {}
+    assert not errors
