@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import time
 from pathlib import Path
+from typing import Any
 
+import kubernetes.client
 import pytest
+import urllib3
 
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import ConfigError
@@ -108,3 +114,42 @@ def test_kube_api_client_errors_name_the_flag(tmp_path: Path, monkeypatch: pytes
         assert api.configuration.host == "http://127.0.0.1:1"
     finally:
         api.close()
+
+
+@pytest.mark.integration
+def test_kube_api_client_talks_to_the_api_and_throttles(kubeconfig_file: str, kubeapi: Any) -> None:
+    _, cfg = load_config([*BASE, f"--kubeconfig={kubeconfig_file}", "--kube-api-qps=5", "--kube-api-burst=2"],
+                         environ={})
+    api = kube_api_client(cfg)
+    try:
+        core = kubernetes.client.CoreV1Api(api)
+        started = time.monotonic()
+        for _ in range(5):
+            resp = core.read_namespace("default", _preload_content=False)
+            assert json.loads(resp.data)["metadata"]["name"] == "default"
+        elapsed = time.monotonic() - started
+        # burst 2 is free, the next 3 wait 1/5 s each
+        assert elapsed >= 0.55, f"5 requests at 5 qps / burst 2 took only {elapsed:.2f}s"
+    finally:
+        api.close()
+    gets = [r for r in kubeapi.requests if r[0] == "GET" and r[1].startswith("/api/v1/namespaces/default")]
+    assert len(gets) == 5
+
+
+def test_default_request_timeout_applies_to_requests_without_one() -> None:
+    with socket.socket() as silent:  # accepts connections (backlog) but never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        _, cfg = load_config([*BASE, f"--server=http://127.0.0.1:{port}", "--kube-api-request-timeout=0.3s"],
+                             environ={})
+        api = kube_api_client(cfg)
+        api.configuration.retries = 0
+        api.rest_client.pool_manager.connection_pool_kw["retries"] = False
+        try:
+            started = time.monotonic()
+            with pytest.raises(urllib3.exceptions.HTTPError):
+                kubernetes.client.CoreV1Api(api).read_namespace("default")
+            assert time.monotonic() - started < 5.0
+        finally:
+            api.close()
