@@ -70,7 +70,7 @@ def test_webhook_server_subcommand(clean_bind: BindServer) -> None:
            "--rfc2136-axfr", "--webhook-server-address=127.0.0.1:0", "--log-level=debug"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stderr is not None
         line = proc.stdout.readline()  # "webhook server listening on http://127.0.0.1:<port>"
         assert "listening on http://" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
         _exercise(_client(line.rsplit(" ", 1)[1].strip()), clean_bind)
