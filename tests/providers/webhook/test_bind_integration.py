@@ -67,7 +67,7 @@ def test_webhook_server_subcommand(clean_bind: BindServer) -> None:
     cmd = [sys.executable, "-m", "external_dns", "webhook-server", "--provider=rfc2136",
            f"--rfc2136-host={clean_bind.host}", f"--rfc2136-port={clean_bind.port}",
            *(f"--rfc2136-zone={z}" for z in clean_bind.zones), f"--rfc2136-tsig-keyname={clean_bind.key_name}",
-           "--rfc2136-axfr", "--webhook-server-address=127.0.0.1:0", "--log-level=debug"]
+           "--rfc2136-axfr", "--webhook-server-address=127.0.0.1:0", "--log-level=info"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and proc.stderr is not None
