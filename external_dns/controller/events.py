@@ -237,7 +237,7 @@ class EventRecorder:
                         break
                     self._cond.wait(min(wait, self.series_refresh))
                 if self._stopping and (not self._queue or time.monotonic() >= self._stop_deadline):
-                    dropped = len(self._queue)
+                    dropped += len(self._queue)
                     self._queue.clear()
                     self._cond.notify_all()
                     break
@@ -246,7 +246,10 @@ class EventRecorder:
                 flush = self._flush_series
                 self._busy = True
             try:
-                for pending in batch:
+                for index, pending in enumerate(batch):
+                    if self._stopping and time.monotonic() >= self._stop_deadline:
+                        dropped += len(batch) - index
+                        break
                     self._record(pending)
                 if flush or self._now() >= next_refresh:
                     self._refresh_series()

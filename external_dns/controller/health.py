@@ -158,7 +158,8 @@ class HealthServer:
             server = server_cls((host, port), handler)
         except OSError as exc:
             raise OSError(exc.errno, f"--metrics-address {self.address}: {exc.strerror}") from exc
-        server.daemon_threads = True
+        server.daemon_threads = False  # server_close() joins the request threads
+        server.block_on_close = True
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.5},
                                         name="health-server", daemon=True)
@@ -194,7 +195,7 @@ class _ThreadingHTTPServerV6(ThreadingHTTPServer):
 def _handler_for(owner: HealthServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "external-dns-py"
-        timeout = 30  # per-connection socket timeout
+        timeout = 5  # per-connection socket timeout (bounds how long stop() can wait for a client)
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]

@@ -237,3 +237,14 @@ def test_dry_run_records_nothing(kubeapi: KubeAPIServer, kube_api_client: Any,
     assert rec.event(NODE, NORMAL, RECORD_READY, "dry")
     assert rec.flush(5)
     assert events_v1(kubeapi, "default") == []
+
+
+@pytest.mark.integration
+def test_stop_sends_what_is_queued(kubeapi: KubeAPIServer, kube_api_client: Any) -> None:
+    rec = EventRecorder(kube_api_client)
+    rec.start()
+    for i in range(10):
+        rec.event(NODE, NORMAL, RECORD_READY, f"queued {i}")
+    assert rec.stop(5)
+    assert len(events_v1(kubeapi, "default")) == 10
+    assert rec.sent == 10 and rec.dropped == 0
