@@ -29,7 +29,12 @@ _BARE = re.compile(r"^[A-Za-z0-9_.:/@^+\-]+$")
 
 
 def _quote(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, dict | list | tuple):
+        text = repr(value)  # single quotes inside: no escaping noise in the double-quoted logfmt value
+    else:
+        text = json.dumps(value, default=str)
     if text and _BARE.match(text):
         return text
     return json.dumps(text)

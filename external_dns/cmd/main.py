@@ -145,7 +145,6 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     try:
         controller = build_controller(cfg, context)
     except ConfigError as exc:
-        log.error("invalid configuration", error=str(exc))
         return _config_error(str(exc))
     except Exception as exc:
         log.error(f"failed to start: {exc}", error_type=type(exc).__name__)
