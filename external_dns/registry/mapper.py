@@ -70,6 +70,8 @@ class AffixNameMapper:
             return "", ""
         head = ".".join(pieces[: 1 + dots])
         name, rtype = self._drop_affix_extract_type(head)
+        if not name and not rtype:
+            return "", ""  # not our suffix (Go would return ".<rest>"; only ever used as a lookup key)
         if len(pieces) > 1 + dots:
             return f"{name}.{pieces[1 + dots]}", rtype
         return name, rtype

@@ -8,8 +8,12 @@ optionally AES-256-GCM encrypted.
 Reading (`records()`): TXT records that parse as ownership records are consumed and their labels attached
 to the records they own (new format `<type>-name`, then the legacy `cname-` TXT for an A alias, then the
 old format without a type, not used for AAAA). With `old_owner_id` set, that owner is rewritten to ours.
-An owned, managed record whose new-format TXT is missing gets the synthetic provider-specific property
-`txt/force-update=true`, so the plan updates it and the update writes the TXT.
+An owned, managed record whose new-format TXT is missing (or was taken over from the old owner) gets the
+synthetic provider-specific property `txt/force-update=true`, so the plan updates it and the update writes
+the TXT. (Deliberate difference: external-dns does not force the takeover case, so with nothing else changing
+its plan's update pair is equal on both sides and the TXT keeps the old owner.) A forced update whose TXT
+does not exist sends that TXT as a create, and a delete skips a TXT the provider was not seen to hold, so
+strict providers do not reject the batch.
 
 Writing (`apply_changes()`): creates get our owner label and a TXT (unless a TXT of that name was read);
 updates and deletes are filtered by owner and carry their TXT; the TXT of a delete or update-old is sent
@@ -116,6 +120,7 @@ class TXTRegistry(Registry):
         self._cache_time = 0.0
         # TXT values as read from (or last written to) the provider, by (TXT name, set identifier).
         self._stored_txts: dict[_TxtKey, list[str]] = {}
+        self._have_read = False  # whether _stored_txts describes the provider (a read happened)
         self._warned_legacy: set[str] = set()
 
     def __repr__(self) -> str:
@@ -148,14 +153,16 @@ class TXTRegistry(Registry):
         ]
         return [txt]
 
-    def _txt_for_removal(self, ep: Endpoint) -> list[Endpoint]:
-        """The TXT of `ep` to delete: its value is the one read from the provider when there was one."""
-        txts = self.generate_txt_record(ep)
-        for txt in txts:
+    def _txt_for_removal(self, ep: Endpoint) -> list[tuple[Endpoint, bool]]:
+        """The TXT of `ep` to delete, each with whether it is known to exist: its value is the one read from
+        the provider when there was one."""
+        out: list[tuple[Endpoint, bool]] = []
+        for txt in self.generate_txt_record(ep):
             stored = self._stored_txts.pop(_txt_key(txt), None)
             if stored:
                 txt.targets = Targets(stored)
-        return txts
+            out.append((txt, stored is not None or not self._have_read))
+        return out
 
     # -- reading --------------------------------------------------------------------------------------------
     def records(self) -> list[Endpoint]:
@@ -192,6 +199,7 @@ class TXTRegistry(Registry):
             txt_names.add(record.dns_name.lower())
             stored[_txt_key(record)] = list(record.targets)
         self._stored_txts = stored
+        self._have_read = True
 
         for ep in endpoints:
             first, dot, rest = ep.dns_name.lower().partition(".")
@@ -209,14 +217,21 @@ class TXTRegistry(Registry):
                 found = label_map.get((lookup, "", ep.set_identifier))
             if found is not None:
                 ep.labels.update(found)
+            migrated = False
             if self.old_owner_id and ep.labels.get(OWNER_LABEL_KEY) == self.old_owner_id:
                 ep.labels[OWNER_LABEL_KEY] = self._owner_id
+                migrated = True
             if (
                 txt_names
                 and ep.labels.get(OWNER_LABEL_KEY) == self._owner_id
                 and is_managed_record(ep.record_type, self.managed_record_types, self.exclude_record_types)
-                and self.mapper.to_txt_name(ep.dns_name, ep.record_type).removesuffix(".").lower() not in txt_names
+                and (
+                    migrated
+                    or self.mapper.to_txt_name(ep.dns_name, ep.record_type).removesuffix(".").lower() not in txt_names
+                )
             ):
+                # The TXT this owner would write is missing or still names the old owner: make the plan
+                # update the record, so the update writes the TXT.
                 ep.set_provider_specific_property(PROVIDER_SPECIFIC_FORCE_UPDATE, "true")
         return endpoints
 
@@ -258,16 +273,35 @@ class TXTRegistry(Registry):
                     txt_create.append(txt)
                 self._cache_add(ep)
             for ep in filtered.delete:
-                txt_delete.extend(self._txt_for_removal(ep))
+                for txt, exists in self._txt_for_removal(ep):
+                    if exists:
+                        txt_delete.append(txt)
+                    else:
+                        log.debug(f"Not deleting TXT {txt.dns_name}: the provider does not hold it")
                 self._cache_remove(ep)
+            paired = len(filtered.update_old) == len(filtered.update_new)
+            olds: list[list[tuple[Endpoint, bool]]] = []
             for ep in filtered.update_old:
-                txt_old.extend(self._txt_for_removal(ep))
+                olds.append(self._txt_for_removal(ep))
                 self._cache_remove(ep)
-            for ep in filtered.update_new:
-                for txt in self.generate_txt_record(ep):
+            for i, ep in enumerate(filtered.update_new):
+                news = self.generate_txt_record(ep)
+                old_side = olds[i] if paired else []
+                for j, txt in enumerate(news):
                     self._stored_txts[_txt_key(txt)] = list(txt.targets)
-                    txt_new.append(txt)
+                    old = old_side[j] if j < len(old_side) else None
+                    if old is not None and not old[1]:
+                        # The TXT is missing (e.g. a forced update of an old-format owner): create it.
+                        txt_create.append(txt)
+                    else:
+                        txt_new.append(txt)
+                        if old is not None:
+                            txt_old.append(old[0])
+                for old in old_side[len(news):]:
+                    txt_old.append(old[0])
                 self._cache_add(ep)
+            if not paired:
+                txt_old.extend(old[0] for old_list in olds for old in old_list)
             filtered.create.extend(txt_create)
             filtered.delete.extend(txt_delete)
             filtered.update_old.extend(txt_old)
@@ -278,6 +312,7 @@ class TXTRegistry(Registry):
                 # What the provider holds is unknown now: read everything again next time.
                 self._cache = None
                 self._stored_txts = {}
+                self._have_read = False
                 raise
 
     # -- cache ----------------------------------------------------------------------------------------------
