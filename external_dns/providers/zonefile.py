@@ -367,9 +367,12 @@ class ZoneFileProvider(Provider):
         return out
 
     def _report(self, files: Sequence[ZoneFile]) -> None:
-        self.problems = [zf.error for zf in files if zf.error]
-        for problem in self.problems:
-            log.error("Zone file cannot be used; it is left untouched and its zone skipped", problem=problem)
+        """Log each problem once, when it first appears (a sync reads the directory several times)."""
+        problems = [zf.error for zf in files if zf.error]
+        for problem in problems:
+            if problem not in self.problems:
+                log.error("Zone file cannot be used; it is left untouched and its zone skipped", problem=problem)
+        self.problems = problems
 
     def zone_files(self) -> list[ZoneFile]:
         """The zone files as they are now (broken ones have `.error` set and are logged)."""
