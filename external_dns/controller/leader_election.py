@@ -222,7 +222,8 @@ class LeaderElector:
         self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> bool:
-        """Stop campaigning; a leader releases the Lease first. Returns True when the thread ended."""
+        """Stop campaigning; a leader calls on_stopped_leading and releases the Lease. Returns True when the
+        thread ended (worst case: one in-flight request plus the release, each bounded by renew_deadline)."""
         self._stop.set()
         thread = self._thread
         if thread is None or thread is threading.current_thread():
@@ -365,8 +366,9 @@ class LeaderElector:
 
     def _release(self) -> None:
         """Give the Lease up: holderIdentity "" and a 1 s lease, keeping the transition count."""
+        timeout = max(MIN_REQUEST_TIMEOUT, min(self.request_timeout, self.renew_deadline / 2))
         try:
-            lease = self.lock.get(self.request_timeout)
+            lease = self.lock.get(timeout)
             if lease is None:
                 return
             old = LeaderElectionRecord.from_lease(lease)
@@ -374,7 +376,7 @@ class LeaderElector:
                 return
             now_wall = format_micro_time(datetime.now(UTC))
             self.lock.update(lease, LeaderElectionRecord("", 1, now_wall, now_wall, old.leader_transitions),
-                             self.request_timeout)
+                             timeout)
             log.info("released lease", lease=self.lock.describe(), identity=self.identity)
         except Exception as exc:
             log.warning("failed to release lease", lease=self.lock.describe(), error=repr(exc))
