@@ -19,7 +19,7 @@ from external_dns.providers.inmemory import (
     ZoneNotFoundError,
     build_inmemory,
 )
-from external_dns.providers.provider import zone_for_name
+from external_dns.providers.provider import CachedProvider, zone_for_name
 
 
 def ep(name: str, rtype: str, *targets: str, set_id: str = "", ttl: int = 0) -> Endpoint:
@@ -175,3 +175,42 @@ def test_domain_filter_follows_zones() -> None:
 def test_builder_uses_flag() -> None:
     p = build_inmemory(argparse.Namespace(inmemory_zone=["a.org", "b.org"]))
     assert list(p.zones()) == ["a.org", "b.org"]
+
+
+class CountingProvider(InMemoryProvider):
+    def __init__(self, zones: list[str]) -> None:
+        super().__init__(zones)
+        self.record_calls = 0
+        self.apply_calls = 0
+
+    def records(self) -> list[Endpoint]:
+        self.record_calls += 1
+        return super().records()
+
+    def apply_changes(self, changes: Changes) -> None:
+        self.apply_calls += 1
+        super().apply_changes(changes)
+
+
+def test_cached_provider_serves_records_until_expiry_and_invalidates_on_apply() -> None:
+    now = [100.0]
+    inner = CountingProvider(["example.org"])
+    cached = CachedProvider(inner, refresh_interval=60, clock=lambda: now[0])
+    assert cached.records() == []
+    cached.records()
+    assert inner.record_calls == 1
+    now[0] += 61
+    cached.records()
+    assert inner.record_calls == 2
+    cached.apply_changes(Changes())  # nothing to do: not forwarded, cache kept
+    assert inner.apply_calls == 0
+    cached.records()
+    assert inner.record_calls == 2
+    cached.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
+    assert inner.apply_calls == 1
+    assert keys(cached.records()) == {("www.example.org", "A", "", ("1.1.1.1",))}
+    assert inner.record_calls == 3
+    got = cached.records()
+    got[0].targets[0] = "6.6.6.6"
+    assert keys(cached.records()) == {("www.example.org", "A", "", ("1.1.1.1",))}, "callers get copies"
+    assert list(cached.zones()) == ["example.org"]
