@@ -1,0 +1,917 @@
+"""Conformance of the test API server, pinned with raw HTTP requests and the exact expected responses, so the
+server cannot drift into leniency (reference: client-go-informers-workqueue.md section 6)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.kubeapi.rawclient import RawClient
+from tests.kubeapi.server import KubeAPIServer
+
+pytestmark = pytest.mark.integration
+
+SVC = "/api/v1/namespaces/default/services"
+LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+DNSEP = "/apis/externaldns.k8s.io/v1alpha1/namespaces/default/dnsendpoints"
+INGRESSES = "/apis/networking.k8s.io/v1/namespaces/default/ingresses"
+
+
+@pytest.fixture
+def raw(kubeapi: KubeAPIServer) -> Iterator[RawClient]:
+    with RawClient(kubeapi.url) as client:
+        yield client
+
+
+def svc(name: str, labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+                            "spec": {"ports": [{"port": 80}], **spec}}
+    if labels:
+        body["metadata"]["labels"] = labels
+    return body
+
+
+def dnsep(name: str, ttl: int = 60) -> dict[str, Any]:
+    return {"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSEndpoint", "metadata": {"name": name},
+            "spec": {"endpoints": [{"dnsName": f"{name}.example.org", "recordType": "A", "targets": ["10.0.0.1"],
+                                    "recordTTL": ttl}]}}
+
+
+def status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                           "message": message, "reason": reason}
+    if details is not None:
+        out["details"] = details
+    out["code"] = code
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- discovery
+def test_version_and_discovery(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    v = raw.get("/version")
+    assert v.status == 200 and v.headers["content-type"] == "application/json"
+    assert v.json["major"] == "1" and v.json["gitVersion"].startswith("v1.")
+    api = raw.get("/api").json
+    assert api["kind"] == "APIVersions" and api["versions"] == ["v1"]
+    assert api["serverAddressByClientCIDRs"][0]["serverAddress"] == f"127.0.0.1:{kubeapi.port}"
+    groups = {g["name"]: g for g in raw.get("/apis").json["groups"]}
+    assert set(groups) == {"discovery.k8s.io", "networking.k8s.io", "externaldns.k8s.io", "kuadrant.io",
+                           "coordination.k8s.io", "events.k8s.io"}
+    assert groups["externaldns.k8s.io"]["preferredVersion"] == {"groupVersion": "externaldns.k8s.io/v1alpha1",
+                                                                "version": "v1alpha1"}
+    core = raw.get("/api/v1").json
+    assert core["kind"] == "APIResourceList" and core["groupVersion"] == "v1"
+    names = {r["name"]: r for r in core["resources"]}
+    assert names["services"]["namespaced"] is True and names["services"]["kind"] == "Service"
+    assert names["services/status"]["verbs"] == ["get", "patch", "update"]
+    assert names["namespaces"]["namespaced"] is False
+    assert "events/status" not in names
+    crd = raw.get("/apis/externaldns.k8s.io/v1alpha1").json
+    assert [r["name"] for r in crd["resources"]] == ["dnsendpoints", "dnsendpoints/status"]
+    assert raw.get("/apis/externaldns.k8s.io").json["kind"] == "APIGroup"
+    missing = raw.get("/apis/nope.example.com/v1")
+    assert missing.status == 404
+    assert missing.json == status(404, "NotFound", "the server could not find the requested resource",
+                                  {"causes": [{"reason": "UnexpectedServerResponse",
+                                               "message": "404 page not found"}]})
+    assert raw.get("/api/v1/namespaces/default/nosuchthings").status == 404
+    # a cluster-scoped resource under a namespace path does not exist
+    assert raw.get("/api/v1/namespaces/default/nodes").status == 404
+
+
+# ---------------------------------------------------------------------------------------------- create / get
+def test_create_stamps_metadata_and_defaults(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    before = kubeapi.resource_version
+    r = raw.request("POST", SVC, svc("web", uid="x"))
+    assert r.status == 201
+    obj = r.json
+    assert list(obj)[:2] == ["kind", "apiVersion"]
+    assert obj["kind"] == "Service" and obj["apiVersion"] == "v1"
+    meta = obj["metadata"]
+    assert meta["name"] == "web" and meta["namespace"] == "default"
+    assert int(meta["resourceVersion"]) == before + 1
+    assert re.fullmatch(r"[0-9a-f-]{36}", meta["uid"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", meta["creationTimestamp"])
+    assert meta["generation"] == 1
+    assert obj["spec"]["type"] == "ClusterIP"
+    assert obj["spec"]["clusterIP"] == obj["spec"]["clusterIPs"][0]
+    assert obj["spec"]["ports"] == [{"port": 80, "protocol": "TCP", "targetPort": 80}]
+    assert obj["status"] == {"loadBalancer": {}}
+    got = raw.get(f"{SVC}/web")
+    assert got.status == 200 and got.json == obj
+
+
+def test_create_ignores_status_and_server_fields(raw: RawClient) -> None:
+    body = svc("web")
+    body["metadata"].update({"resourceVersion": "999", "uid": "mine", "deletionTimestamp": "2020-01-01T00:00:00Z"})
+    body["status"] = {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}
+    obj = raw.request("POST", SVC, body).json
+    assert obj["status"] == {"loadBalancer": {}}
+    assert obj["metadata"]["uid"] != "mine" and obj["metadata"]["resourceVersion"] != "999"
+    assert "deletionTimestamp" not in obj["metadata"]
+
+
+def test_create_already_exists(raw: RawClient) -> None:
+    assert raw.request("POST", SVC, svc("web")).status == 201
+    r = raw.request("POST", SVC, svc("web"))
+    assert r.status == 409
+    assert r.json == status(409, "AlreadyExists", 'services "web" already exists', {"name": "web", "kind": "services"})
+    r = raw.request("POST", DNSEP, dnsep("a"))
+    r = raw.request("POST", DNSEP, dnsep("a"))
+    assert r.json == status(409, "AlreadyExists", 'dnsendpoints.externaldns.k8s.io "a" already exists',
+                            {"name": "a", "group": "externaldns.k8s.io", "kind": "dnsendpoints"})
+
+
+def test_get_not_found(raw: RawClient) -> None:
+    r = raw.get(f"{SVC}/nope")
+    assert r.status == 404
+    assert r.json == status(404, "NotFound", 'services "nope" not found', {"name": "nope", "kind": "services"})
+    r = raw.get(f"{INGRESSES}/nope")
+    assert r.json == status(404, "NotFound", 'ingresses.networking.k8s.io "nope" not found',
+                            {"name": "nope", "group": "networking.k8s.io", "kind": "ingresses"})
+
+
+def test_create_requires_existing_namespace(raw: RawClient) -> None:
+    r = raw.request("POST", "/api/v1/namespaces/ghost/services", svc("web"))
+    assert r.status == 404
+    assert r.json == status(404, "NotFound", 'namespaces "ghost" not found', {"name": "ghost", "kind": "namespaces"})
+    assert raw.request("POST", "/api/v1/namespaces", {"metadata": {"name": "ghost"}}).status == 201
+    assert raw.request("POST", "/api/v1/namespaces/ghost/services", svc("web")).status == 201
+
+
+def test_create_namespace_mismatch_is_bad_request(raw: RawClient) -> None:
+    body = svc("web")
+    body["metadata"]["namespace"] = "other"
+    r = raw.request("POST", SVC, body)
+    assert r.status == 400
+    assert r.json == status(400, "BadRequest", "the namespace of the provided object does not match the namespace "
+                                               "sent on the request")
+
+
+def test_create_wrong_kind_is_bad_request(raw: RawClient) -> None:
+    body = svc("web")
+    body["apiVersion"] = "v2"
+    r = raw.request("POST", SVC, body)
+    assert r.status == 400 and r.json["reason"] == "BadRequest"
+
+
+@pytest.mark.parametrize(("path", "name", "kind", "group", "message"), [
+    (SVC, "Web", "Service", "", "a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+                                "start with an alphabetic character, and end with an alphanumeric character "
+                                "(e.g. 'my-name',  or 'abc-123', regex used for validation is "
+                                "'[a-z]([-a-z0-9]*[a-z0-9])?')"),
+    (SVC, "1web", "Service", "", None),
+    (SVC, "a.b", "Service", "", None),
+    (DNSEP, "UPPER", "DNSEndpoint", "externaldns.k8s.io", "a lowercase RFC 1123 subdomain must consist of lower "
+                                                          "case alphanumeric characters, '-' or '.', and must "
+                                                          "start and end with an alphanumeric character (e.g. "
+                                                          "'example.com', regex used for validation is "
+                                                          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*"
+                                                          "[a-z0-9])?)*')"),
+    ("/api/v1/namespaces", "a.b", "Namespace", "", None),
+])
+def test_invalid_names(raw: RawClient, path: str, name: str, kind: str, group: str, message: str | None) -> None:
+    body: dict[str, Any] = {"metadata": {"name": name}}
+    if kind == "Service":
+        body["spec"] = {"ports": [{"port": 80}]}
+    r = raw.request("POST", path, body)
+    assert r.status == 422
+    st = r.json
+    assert st["reason"] == "Invalid" and st["code"] == 422
+    assert st["details"]["kind"] == kind and st["details"]["name"] == name
+    assert st["details"].get("group", "") == group
+    cause = st["details"]["causes"][0]
+    assert cause["field"] == "metadata.name" and cause["reason"] == "FieldValueInvalid"
+    prefix = f'{kind}{"." + group if group else ""} "{name}" is invalid: metadata.name: Invalid value: "{name}": '
+    assert st["message"].startswith(prefix)
+    if message is not None:
+        assert st["message"] == prefix + message
+
+
+def test_missing_name_and_generate_name(raw: RawClient) -> None:
+    r = raw.request("POST", SVC, {"metadata": {}, "spec": {"ports": [{"port": 80}]}})
+    assert r.status == 422
+    assert r.json == status(422, "Invalid", 'Service "" is invalid: metadata.name: Required value: name or '
+                                            'generateName is required',
+                            {"name": "", "kind": "Service",
+                             "causes": [{"reason": "FieldValueRequired",
+                                         "message": "Required value: name or generateName is required",
+                                         "field": "metadata.name"}]})
+    r = raw.request("POST", SVC, {"metadata": {"generateName": "gen-"}, "spec": {"ports": [{"port": 80}]}})
+    assert r.status == 201
+    assert re.fullmatch(r"gen-[a-z0-9]{5}", r.json["metadata"]["name"])
+
+
+def test_malformed_json_body(raw: RawClient) -> None:
+    r = raw.request("POST", SVC, b"{not json")
+    assert r.status == 400 and r.json["reason"] == "BadRequest"
+    assert r.json["message"].startswith('Service in version "v1" cannot be handled as a Service: ')
+
+
+# ---------------------------------------------------------------------------------------------- MicroTime
+def lease(name: str, renew: str) -> dict[str, Any]:
+    return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": name},
+            "spec": {"holderIdentity": "me", "leaseDurationSeconds": 15, "acquireTime": renew, "renewTime": renew}}
+
+
+@pytest.mark.parametrize(("value", "detail"), [
+    ("2026-11-23T10:00:00+00:00", 'cannot parse "+00:00" as ".000000"'),
+    ("2026-11-23T10:00:00.123+00:00", 'cannot parse ".123+00:00" as ".000000"'),
+    ("2026-11-23T10:00:00Z", 'cannot parse "Z" as ".000000"'),
+])
+def test_lease_micro_time_needs_six_digits(raw: RawClient, value: str, detail: str) -> None:
+    r = raw.request("POST", LEASES, lease("l", value))
+    assert r.status == 400
+    assert r.json == status(400, "BadRequest", f'Lease in version "v1" cannot be handled as a Lease: parsing time '
+                                               f'"{value}" as "2006-01-02T15:04:05.000000Z07:00": {detail}')
+
+
+def test_lease_micro_time_accepted_and_update_checked(raw: RawClient) -> None:
+    ok = raw.request("POST", LEASES, lease("l", "2026-11-23T10:00:00.000000Z"))
+    assert ok.status == 201 and ok.json["spec"]["renewTime"] == "2026-11-23T10:00:00.000000Z"
+    assert raw.request("POST", LEASES, lease("m", "2026-11-23T10:00:00.123456+01:00")).status == 201
+    body = ok.json
+    body["spec"]["renewTime"] = "2026-11-23T10:00:05+00:00"
+    assert raw.request("PUT", f"{LEASES}/l", body).status == 400
+    r = raw.request("PATCH", f"{LEASES}/l", {"spec": {"renewTime": "2026-11-23T10:00:05Z"}},
+                    "application/merge-patch+json")
+    assert r.status == 400
+
+
+def test_events_k8s_io_event_time(raw: RawClient) -> None:
+    path = "/apis/events.k8s.io/v1/namespaces/default/events"
+    body = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e1"},
+            "eventTime": "2026-11-23T10:00:00Z", "reason": "Created", "action": "Create",
+            "reportingController": "external-dns", "reportingInstance": "x", "type": "Normal"}
+    r = raw.request("POST", path, body)
+    assert r.status == 400
+    assert "parsing time \"2026-11-23T10:00:00Z\"" in r.json["message"]
+    body["eventTime"] = "2026-11-23T10:00:00.000001Z"
+    assert raw.request("POST", path, body).status == 201
+
+
+# ---------------------------------------------------------------------------------------------- update
+def test_update_conflict_on_stale_rv(raw: RawClient) -> None:
+    obj = raw.request("POST", SVC, svc("web")).json
+    obj["metadata"]["labels"] = {"a": "1"}
+    first = raw.request("PUT", f"{SVC}/web", obj)
+    assert first.status == 200
+    assert int(first.json["metadata"]["resourceVersion"]) > int(obj["metadata"]["resourceVersion"])
+    r = raw.request("PUT", f"{SVC}/web", obj)
+    assert r.status == 409
+    assert r.json == status(409, "Conflict", 'Operation cannot be fulfilled on services "web": the object has been '
+                                             'modified; please apply your changes to the latest version and try '
+                                             'again', {"name": "web", "kind": "services"})
+
+
+def test_update_without_rv_builtin_unconditional_cr_invalid(raw: RawClient) -> None:
+    obj = raw.request("POST", SVC, svc("web")).json
+    del obj["metadata"]["resourceVersion"]
+    assert raw.request("PUT", f"{SVC}/web", obj).status == 200
+    cr = raw.request("POST", DNSEP, dnsep("a")).json
+    del cr["metadata"]["resourceVersion"]
+    r = raw.request("PUT", f"{DNSEP}/a", cr)
+    assert r.status == 422
+    assert r.json == status(422, "Invalid", 'DNSEndpoint.externaldns.k8s.io "a" is invalid: metadata.'
+                                            'resourceVersion: Invalid value: 0x0: must be specified for an update',
+                            {"name": "a", "group": "externaldns.k8s.io", "kind": "DNSEndpoint",
+                             "causes": [{"reason": "FieldValueInvalid",
+                                         "message": "Invalid value: 0x0: must be specified for an update",
+                                         "field": "metadata.resourceVersion"}]})
+
+
+def test_update_missing_object_and_name_mismatch(raw: RawClient) -> None:
+    r = raw.request("PUT", f"{SVC}/nope", svc("nope"))
+    assert r.status == 404
+    raw.request("POST", SVC, svc("web"))
+    r = raw.request("PUT", f"{SVC}/web", svc("other"))
+    assert r.status == 400
+    assert r.json["message"] == "the name of the object (other) does not match the name on the URL (web)"
+
+
+def test_generation_bumps_on_spec_changes_only(raw: RawClient) -> None:
+    obj = raw.request("POST", DNSEP, dnsep("a")).json
+    assert obj["metadata"]["generation"] == 1
+    obj["metadata"]["labels"] = {"x": "y"}
+    obj = raw.request("PUT", f"{DNSEP}/a", obj).json
+    assert obj["metadata"]["generation"] == 1
+    obj = raw.request("PUT", f"{DNSEP}/a/status", {**obj, "status": {"observedGeneration": 1}}).json
+    assert obj["metadata"]["generation"] == 1
+    obj["spec"]["endpoints"][0]["recordTTL"] = 300
+    obj = raw.request("PUT", f"{DNSEP}/a", obj).json
+    assert obj["metadata"]["generation"] == 2
+    obj["metadata"]["generation"] = 99  # clients cannot set it
+    obj = raw.request("PUT", f"{DNSEP}/a", obj).json
+    assert obj["metadata"]["generation"] == 2
+
+
+def test_noop_update_keeps_rv_and_sends_no_event(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    obj = raw.request("POST", SVC, svc("web")).json
+    rv = obj["metadata"]["resourceVersion"]
+    again = raw.request("PUT", f"{SVC}/web", obj).json
+    assert again["metadata"]["resourceVersion"] == rv
+    patched = raw.request("PATCH", f"{SVC}/web", {"metadata": {"labels": None}}, "application/merge-patch+json")
+    assert patched.json["metadata"]["resourceVersion"] == rv
+    assert kubeapi.resource_version == int(rv)
+
+
+def test_status_subresource_separation(raw: RawClient) -> None:
+    obj = raw.request("POST", SVC, svc("web")).json
+    # main-resource writes ignore status
+    obj["status"] = {"loadBalancer": {"ingress": [{"ip": "1.1.1.1"}]}}
+    obj["metadata"]["labels"] = {"a": "b"}
+    upd = raw.request("PUT", f"{SVC}/web", obj).json
+    assert upd["status"] == {"loadBalancer": {}} and upd["metadata"]["labels"] == {"a": "b"}
+    # status writes change status only
+    upd["status"] = {"loadBalancer": {"ingress": [{"ip": "2.2.2.2"}]}}
+    upd["metadata"]["labels"] = {"c": "d"}
+    upd["spec"]["ports"] = [{"port": 443}]
+    st = raw.request("PUT", f"{SVC}/web/status", upd).json
+    assert st["status"] == {"loadBalancer": {"ingress": [{"ip": "2.2.2.2"}]}}
+    assert st["metadata"]["labels"] == {"a": "b"}
+    assert st["spec"]["ports"][0]["port"] == 80
+    got = raw.get(f"{SVC}/web/status").json
+    assert got == st
+    p = raw.request("PATCH", f"{SVC}/web/status", {"status": {"loadBalancer": {"ingress": [{"hostname": "lb"}]}}},
+                    "application/merge-patch+json").json
+    assert p["status"]["loadBalancer"]["ingress"] == [{"hostname": "lb"}]
+    # resources without a status subresource: /status does not exist
+    raw.request("POST", LEASES, lease("l", "2026-11-23T10:00:00.000000Z"))
+    assert raw.get(f"{LEASES}/l/status").status == 404
+
+
+def test_service_cluster_ip_immutable(raw: RawClient) -> None:
+    obj = raw.request("POST", SVC, svc("web")).json
+    ip = obj["spec"]["clusterIP"]
+    del obj["spec"]["clusterIP"]
+    del obj["spec"]["clusterIPs"]
+    kept = raw.request("PUT", f"{SVC}/web", obj).json
+    assert kept["spec"]["clusterIP"] == ip
+    kept["spec"]["clusterIP"] = "10.0.0.1"
+    r = raw.request("PUT", f"{SVC}/web", kept)
+    assert r.status == 422 and r.json["details"]["causes"][0]["field"] == "spec.clusterIPs[0]"
+    headless = raw.request("POST", SVC, svc("headless", clusterIP="None")).json
+    assert headless["spec"]["clusterIP"] == "None"
+    lb = raw.request("POST", SVC, svc("lb", type="LoadBalancer")).json
+    assert 30000 <= lb["spec"]["ports"][0]["nodePort"] <= 32767
+
+
+# ---------------------------------------------------------------------------------------------- patch
+def test_merge_patch(raw: RawClient) -> None:
+    raw.request("POST", SVC, svc("web", labels={"a": "1", "b": "2"}))
+    r = raw.request("PATCH", f"{SVC}/web", {"metadata": {"labels": {"a": None, "c": "3"}}},
+                    "application/merge-patch+json")
+    assert r.status == 200 and r.json["metadata"]["labels"] == {"b": "2", "c": "3"}
+    # merge patch replaces lists
+    r = raw.request("PATCH", f"{SVC}/web", {"spec": {"ports": [{"port": 81}]}}, "application/merge-patch+json")
+    assert [p["port"] for p in r.json["spec"]["ports"]] == [81]
+
+
+def test_merge_patch_with_stale_rv_conflicts(raw: RawClient) -> None:
+    obj = raw.request("POST", SVC, svc("web")).json
+    raw.request("PATCH", f"{SVC}/web", {"metadata": {"labels": {"a": "1"}}}, "application/merge-patch+json")
+    r = raw.request("PATCH", f"{SVC}/web", {"metadata": {"resourceVersion": obj["metadata"]["resourceVersion"],
+                                                         "labels": {"a": "2"}}}, "application/merge-patch+json")
+    assert r.status == 409 and r.json["reason"] == "Conflict"
+
+
+def test_strategic_merge_patch(raw: RawClient) -> None:
+    raw.request("POST", SVC, svc("web"))
+    smp = "application/strategic-merge-patch+json"
+    r = raw.request("PATCH", f"{SVC}/web", {"spec": {"ports": [{"port": 443, "name": "https"}]},
+                                             "metadata": {"finalizers": ["a/b"]}}, smp)
+    assert r.status == 200
+    assert [p["port"] for p in r.json["spec"]["ports"]] == [80, 443]
+    r = raw.request("PATCH", f"{SVC}/web", {"metadata": {"finalizers": ["c/d"]}}, smp)
+    assert r.json["metadata"]["finalizers"] == ["a/b", "c/d"]
+    r = raw.request("PATCH", f"{SVC}/web", {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a/b"]}}, smp)
+    assert r.json["metadata"]["finalizers"] == ["c/d"]
+    r = raw.request("PATCH", f"{SVC}/web", {"spec": {"ports": [{"port": 80, "$patch": "delete"}]}}, smp)
+    assert [p["port"] for p in r.json["spec"]["ports"]] == [443]
+    r = raw.request("PATCH", f"{SVC}/web", {"spec": {"ports": [{"port": 443, "name": "tls"}]}}, smp)
+    assert r.json["spec"]["ports"] == [{"port": 443, "name": "tls", "protocol": "TCP", "targetPort": 443}]
+    # CRs do not support strategic merge patch
+    raw.request("POST", DNSEP, dnsep("a"))
+    r = raw.request("PATCH", f"{DNSEP}/a", {"metadata": {"labels": {"a": "b"}}}, smp)
+    assert r.status == 415 and r.json["reason"] == "UnsupportedMediaType"
+
+
+def test_json_patch_and_unknown_patch_type(raw: RawClient) -> None:
+    raw.request("POST", SVC, svc("web", labels={"a": "1"}))
+    r = raw.request("PATCH", f"{SVC}/web", [{"op": "replace", "path": "/metadata/labels/a", "value": "2"},
+                                             {"op": "add", "path": "/metadata/annotations", "value": {"x": "y"}}],
+                    "application/json-patch+json")
+    assert r.status == 200
+    assert r.json["metadata"]["labels"] == {"a": "2"} and r.json["metadata"]["annotations"] == {"x": "y"}
+    r = raw.request("PATCH", f"{SVC}/web", [{"op": "test", "path": "/metadata/labels/a", "value": "1"}],
+                    "application/json-patch+json")
+    assert r.status == 422
+    r = raw.request("PATCH", f"{SVC}/web", {"a": 1}, "text/plain")
+    assert r.status == 415
+    assert raw.request("PATCH", f"{SVC}/nope", {}, "application/merge-patch+json").status == 404
+
+
+# ---------------------------------------------------------------------------------------------- delete
+def test_delete_returns_object_or_status(raw: RawClient) -> None:
+    raw.request("POST", SVC, svc("web"))
+    r = raw.request("DELETE", f"{SVC}/web")
+    assert r.status == 200 and r.json["kind"] == "Service" and r.json["metadata"]["name"] == "web"
+    created = raw.request("POST", LEASES, lease("l", "2026-11-23T10:00:00.000000Z")).json
+    r = raw.request("DELETE", f"{LEASES}/l")
+    assert r.status == 200
+    assert r.json == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                      "details": {"name": "l", "group": "coordination.k8s.io", "kind": "leases",
+                                  "uid": created["metadata"]["uid"]}}
+    r = raw.request("DELETE", f"{LEASES}/l")
+    assert r.status == 404
+    assert r.json == status(404, "NotFound", 'leases.coordination.k8s.io "l" not found',
+                            {"name": "l", "group": "coordination.k8s.io", "kind": "leases"})
+
+
+def test_delete_preconditions(raw: RawClient) -> None:
+    obj = raw.request("POST", SVC, svc("web")).json
+    r = raw.request("DELETE", f"{SVC}/web", {"preconditions": {"uid": "other"}})
+    assert r.status == 409
+    assert r.json["message"] == (f'Operation cannot be fulfilled on services "web": Precondition failed: UID in '
+                                 f'precondition: other, UID in object meta: {obj["metadata"]["uid"]}')
+    r = raw.request("DELETE", f"{SVC}/web", {"preconditions": {"resourceVersion": obj["metadata"]["resourceVersion"]}})
+    assert r.status == 200
+
+
+def test_finalizers_keep_object_until_removed(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    path = "/apis/kuadrant.io/v1alpha1/namespaces/default/dnsrecords"
+    body = {"apiVersion": "kuadrant.io/v1alpha1", "kind": "DNSRecord",
+            "metadata": {"name": "rec", "finalizers": ["kuadrant.io/dns-record"]},
+            "spec": {"rootHost": "a.example.org", "endpoints": []}}
+    created = raw.request("POST", path, body).json
+    start_rv = created["metadata"]["resourceVersion"]
+    r = raw.request("DELETE", f"{path}/rec")
+    assert r.status == 202
+    deleting = r.json
+    assert deleting["metadata"]["deletionTimestamp"]
+    assert deleting["metadata"]["deletionGracePeriodSeconds"] == 0
+    assert deleting["metadata"]["generation"] == 2
+    # deleting again changes nothing
+    again = raw.request("DELETE", f"{path}/rec")
+    assert again.status == 202 and again.json == deleting
+    # no new finalizers once deleting
+    deleting["metadata"]["finalizers"].append("other/one")
+    r = raw.request("PUT", f"{path}/rec", deleting)
+    assert r.status == 422
+    assert r.json["details"]["causes"][0]["field"] == "metadata.finalizers"
+    # status writes still work while deleting
+    st = raw.request("PATCH", f"{path}/rec/status", {"status": {"observedGeneration": 2}},
+                     "application/merge-patch+json")
+    assert st.status == 200
+    r = raw.request("PATCH", f"{path}/rec", {"metadata": {"finalizers": None}}, "application/merge-patch+json")
+    assert r.status == 200
+    assert raw.get(f"{path}/rec").status == 404
+    with raw.watch(f"{path}?watch=true&resourceVersion={start_rv}&timeoutSeconds=1") as w:
+        types = [e["type"] for e in w.events()]
+    assert types == ["MODIFIED", "MODIFIED", "DELETED"]
+
+
+def test_namespace_delete_stays_terminating(raw: RawClient) -> None:
+    raw.request("POST", "/api/v1/namespaces", {"metadata": {"name": "gone"}})
+    r = raw.request("DELETE", "/api/v1/namespaces/gone")
+    assert r.status == 202
+    assert r.json["status"]["phase"] == "Terminating" and r.json["metadata"]["deletionTimestamp"]
+    assert raw.get("/api/v1/namespaces/gone").json["status"]["phase"] == "Terminating"
+    r = raw.request("POST", "/api/v1/namespaces/gone/services", svc("web"))
+    assert r.status == 403 and r.json["reason"] == "Forbidden"
+    assert "because it is being terminated" in r.json["message"]
+
+
+def test_delete_collection(raw: RawClient) -> None:
+    for name, tier in (("a", "web"), ("b", "web"), ("c", "db")):
+        raw.request("POST", SVC, svc(name, labels={"tier": tier}))
+    r = raw.request("DELETE", f"{SVC}?labelSelector=tier%3Dweb")
+    assert r.status == 200 and r.json["kind"] == "ServiceList"
+    assert sorted(i["metadata"]["name"] for i in r.json["items"]) == ["a", "b"]
+    assert [i["metadata"]["name"] for i in raw.get(SVC).json["items"]] == ["c"]
+
+
+# ---------------------------------------------------------------------------------------------- list
+def test_list_shape_builtin_vs_cr(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    raw.request("POST", SVC, svc("web"))
+    r = raw.get(SVC)
+    assert r.status == 200
+    body = r.json
+    assert list(body) == ["kind", "apiVersion", "metadata", "items"]
+    assert body["kind"] == "ServiceList" and body["apiVersion"] == "v1"
+    assert body["metadata"] == {"resourceVersion": str(kubeapi.resource_version)}
+    item = body["items"][0]
+    assert "kind" not in item and "apiVersion" not in item
+    raw.request("POST", DNSEP, dnsep("a"))
+    crs = raw.get(DNSEP).json
+    assert crs["kind"] == "DNSEndpointList" and crs["apiVersion"] == "externaldns.k8s.io/v1alpha1"
+    assert crs["items"][0]["kind"] == "DNSEndpoint"
+    assert crs["items"][0]["apiVersion"] == "externaldns.k8s.io/v1alpha1"
+    empty = raw.get("/apis/discovery.k8s.io/v1/endpointslices").json
+    assert empty["items"] == [] and empty["kind"] == "EndpointSliceList"
+
+
+def test_list_all_namespaces_and_namespace_scoping(raw: RawClient) -> None:
+    raw.request("POST", "/api/v1/namespaces", {"metadata": {"name": "other"}})
+    raw.request("POST", SVC, svc("a"))
+    raw.request("POST", "/api/v1/namespaces/other/services", svc("b"))
+    everything = raw.get("/api/v1/services").json["items"]
+    assert [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in everything] == [("default", "a"),
+                                                                                         ("other", "b")]
+    assert [i["metadata"]["name"] for i in raw.get("/api/v1/namespaces/other/services").json["items"]] == ["b"]
+
+
+@pytest.mark.parametrize(("selector", "expected"), [
+    ("tier=web", ["a", "b"]),
+    ("tier==web", ["a", "b"]),
+    ("tier!=web", ["c", "d"]),
+    ("tier in (web,db)", ["a", "b", "c"]),
+    ("tier notin (web)", ["c", "d"]),
+    ("tier", ["a", "b", "c"]),
+    ("!tier", ["d"]),
+    ("tier=web,env=prod", ["a"]),
+    ("tier in (web), !env", ["b"]),
+    ("example.com/role=edge", ["d"]),
+    ("n>1", ["c"]),
+    ("n<2", ["a"]),
+    ("", ["a", "b", "c", "d"]),
+])
+def test_label_selector_operators(raw: RawClient, kubeapi: KubeAPIServer, selector: str, expected: list[str]) -> None:
+    for name, labels in (("a", {"tier": "web", "env": "prod", "n": "1"}), ("b", {"tier": "web"}),
+                         ("c", {"tier": "db", "n": "5"}), ("d", {"example.com/role": "edge"})):
+        kubeapi.create(svc(name, labels=labels))
+    from urllib.parse import quote
+
+    r = raw.get(f"{SVC}?labelSelector={quote(selector)}")
+    assert r.status == 200
+    assert [i["metadata"]["name"] for i in r.json["items"]] == expected
+
+
+@pytest.mark.parametrize("selector", ["tier=", "=web", "tier in web", "tier in ()", "a,", "tier=we b!", "x>y",
+                                      "Bad Key=1"])
+def test_label_selector_syntax_errors(raw: RawClient, selector: str) -> None:
+    from urllib.parse import quote
+
+    if selector == "tier=":  # an empty value is valid: it selects objects whose label is ""
+        assert raw.get(f"{SVC}?labelSelector={quote(selector)}").status == 200
+        return
+    r = raw.get(f"{SVC}?labelSelector={quote(selector)}")
+    assert r.status == 400, selector
+    assert r.json["reason"] == "BadRequest"
+
+
+def test_field_selectors(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.ensure_namespace("other")
+    kubeapi.create(svc("a"))
+    kubeapi.create(svc("b"))
+    kubeapi.create({**svc("a"), "metadata": {"name": "a", "namespace": "other"}})
+    def names(path: str) -> list[tuple[str, str]]:
+        return [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in raw.get(path).json["items"]]
+
+    assert names("/api/v1/services?fieldSelector=metadata.name%3Da") == [("default", "a"), ("other", "a")]
+    assert names("/api/v1/services?fieldSelector=metadata.namespace%3Dother") == [("other", "a")]
+    assert names("/api/v1/services?fieldSelector=metadata.name!%3Da") == [("default", "b")]
+    assert names("/api/v1/services?fieldSelector=metadata.name%3D%3Da,metadata.namespace%3Ddefault") == [
+        ("default", "a")]
+    assert names("/api/v1/services?fieldSelector=spec.type%3DClusterIP") == [("default", "a"), ("default", "b"),
+                                                                           ("other", "a")]
+    r = raw.get("/api/v1/services?fieldSelector=spec.bogus%3Dx")
+    assert r.status == 400
+    assert r.json == status(400, "BadRequest", "field label not supported: spec.bogus")
+
+
+def test_list_paging_consistent_snapshot(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    for i in range(5):
+        kubeapi.create(svc(f"s{i}"))
+    first = raw.get(f"{SVC}?limit=2").json
+    snapshot = first["metadata"]["resourceVersion"]
+    assert [i["metadata"]["name"] for i in first["items"]] == ["s0", "s1"]
+    assert first["metadata"]["remainingItemCount"] == 3
+    token = first["metadata"]["continue"]
+    decoded = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+    assert decoded["v"] == "meta.k8s.io/v1" and decoded["rv"] == int(snapshot)
+    # writes between pages are invisible to the continuation
+    kubeapi.delete("v1", "Service", "default", "s3")
+    kubeapi.create(svc("s2a"))
+    kubeapi.patch("v1", "Service", "default", "s4", {"metadata": {"labels": {"changed": "yes"}}})
+    second = raw.get(f"{SVC}?limit=2&continue={token}").json
+    assert second["metadata"]["resourceVersion"] == snapshot
+    assert [i["metadata"]["name"] for i in second["items"]] == ["s2", "s3"]
+    third = raw.get(f"{SVC}?limit=2&continue={second['metadata']['continue']}").json
+    assert [i["metadata"]["name"] for i in third["items"]] == ["s4"]
+    assert "labels" not in third["items"][0]["metadata"]
+    assert "continue" not in third["metadata"] and "remainingItemCount" not in third["metadata"]
+    fresh = raw.get(SVC).json
+    assert [i["metadata"]["name"] for i in fresh["items"]] == ["s0", "s1", "s2", "s2a", "s4"]
+
+
+def test_paging_with_selector_omits_remaining_count(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    for i in range(4):
+        kubeapi.create(svc(f"s{i}", labels={"k": "v"}))
+    page = raw.get(f"{SVC}?limit=1&labelSelector=k%3Dv").json
+    assert len(page["items"]) == 1 and page["metadata"]["continue"]
+    assert "remainingItemCount" not in page["metadata"]
+    page = raw.get(f"{SVC}?limit=3&labelSelector=k%3Dv&continue={page['metadata']['continue']}").json
+    assert len(page["items"]) == 3 and "continue" not in page["metadata"]
+
+
+def test_expired_continue_is_410(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    for i in range(3):
+        kubeapi.create(svc(f"s{i}"))
+    token = raw.get(f"{SVC}?limit=1").json["metadata"]["continue"]
+    kubeapi.compact()
+    r = raw.get(f"{SVC}?limit=1&continue={token}")
+    assert r.status == 410
+    assert r.json == status(410, "Expired", "The provided continue parameter is too old to display a consistent "
+                                            "list result. You can start a new list without the continue parameter.")
+    r = raw.get(f"{SVC}?limit=1&continue=garbage!")
+    assert r.status == 400 and r.json["message"].startswith("continue key is not valid")
+
+
+def test_continue_expires_when_history_rolls_over(kubeapi_server: KubeAPIServer) -> None:
+    server = KubeAPIServer(history_size=5).start()
+    try:
+        server.ensure_namespace("default")
+        for i in range(3):
+            server.create(svc(f"s{i}"))
+        with RawClient(server.url) as raw:
+            token = raw.get(f"{SVC}?limit=1").json["metadata"]["continue"]
+            assert raw.get(f"{SVC}?limit=1&continue={token}").status == 200
+            for i in range(6):
+                server.create(lease(f"l{i}", "2026-11-23T10:00:00.000000Z"))
+            assert raw.get(f"{SVC}?limit=1&continue={token}").status == 410
+    finally:
+        server.stop()
+
+
+def test_list_resource_version_rules(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.create(svc("a"))
+    old_rv = kubeapi.resource_version
+    kubeapi.create(svc("b"))
+    now = kubeapi.resource_version
+    def names(body: dict[str, Any]) -> list[str]:
+        return [i["metadata"]["name"] for i in body["items"]]
+
+    # no limit: NotOlderThan -> current state
+    r = raw.get(f"{SVC}?resourceVersion={old_rv}").json
+    assert names(r) == ["a", "b"] and r["metadata"]["resourceVersion"] == str(now)
+    # limit + rv = Exact
+    r = raw.get(f"{SVC}?resourceVersion={old_rv}&limit=10").json
+    assert names(r) == ["a"] and r["metadata"]["resourceVersion"] == str(old_rv)
+    r = raw.get(f"{SVC}?resourceVersion={old_rv}&resourceVersionMatch=Exact").json
+    assert names(r) == ["a"] and r["metadata"]["resourceVersion"] == str(old_rv)
+    r = raw.get(f"{SVC}?resourceVersion={old_rv}&limit=10&resourceVersionMatch=NotOlderThan").json
+    assert names(r) == ["a", "b"]
+    # rv=0: any, the limit is ignored
+    r = raw.get(f"{SVC}?resourceVersion=0&limit=1").json
+    assert names(r) == ["a", "b"] and "continue" not in r["metadata"]
+    # too new -> 504
+    r = raw.get(f"{SVC}?resourceVersion={now + 100}")
+    assert r.status == 504
+    assert r.json == status(504, "Timeout", f"Timeout: Too large resource version: {now + 100}, current: {now}",
+                            {"causes": [{"reason": "ResourceVersionTooLarge",
+                                         "message": "Too large resource version"}], "retryAfterSeconds": 1})
+    # exact but compacted -> 410
+    kubeapi.compact()
+    r = raw.get(f"{SVC}?resourceVersion={old_rv}&resourceVersionMatch=Exact")
+    assert r.status == 410
+    assert r.json == status(410, "Expired", "The resourceVersion for the provided list is too old.")
+
+
+@pytest.mark.parametrize(("query", "field", "message"), [
+    ("resourceVersionMatch=NotOlderThan", "resourceVersionMatch",
+     "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"),
+    ("resourceVersionMatch=Exact&resourceVersion=0", "resourceVersionMatch",
+     'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+    ("resourceVersionMatch=Exact&continue=abc", "resourceVersionMatch",
+     "Forbidden: resourceVersionMatch is forbidden when continue is provided"),
+    ("resourceVersionMatch=Newest&resourceVersion=1", "resourceVersionMatch",
+     'Unsupported value: "Newest": supported values: "Exact", "NotOlderThan"'),
+    ("sendInitialEvents=true", "sendInitialEvents", "Forbidden: sendInitialEvents is forbidden for list"),
+])
+def test_list_options_validation(raw: RawClient, query: str, field: str, message: str) -> None:
+    r = raw.get(f"{SVC}?{query}")
+    assert r.status == 422
+    reason = "FieldValueNotSupported" if message.startswith("Unsupported") else "FieldValueForbidden"
+    assert r.json == status(422, "Invalid", f'ListOptions.meta.k8s.io "" is invalid: {field}: {message}',
+                            {"name": "", "group": "meta.k8s.io", "kind": "ListOptions",
+                             "causes": [{"reason": reason, "message": message, "field": field}]})
+
+
+def test_list_bad_parameters(raw: RawClient) -> None:
+    r = raw.get(f"{SVC}?limit=2&continue=x&resourceVersion=5")
+    assert r.status == 400
+    assert r.json == status(400, "BadRequest", "specifying resource version is not allowed when using continue")
+    assert raw.get(f"{SVC}?resourceVersion=abc").status == 400
+    assert raw.get(f"{SVC}?limit=ten").status == 400
+    assert raw.get(f"{SVC}?watch=yes").status == 400
+
+
+def test_endpoints_deprecation_warning(raw: RawClient) -> None:
+    r = raw.get("/api/v1/namespaces/default/endpoints")
+    assert r.headers["warning"] == '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
+
+
+# ---------------------------------------------------------------------------------------------- watch
+def test_watch_from_unset_rv_sends_synthetic_added(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    for i in range(3):
+        kubeapi.create(svc(f"s{i}"))
+    for flag in ("true", "True", "1"):
+        with raw.watch(f"{SVC}?watch={flag}&timeoutSeconds=1") as w:
+            assert w.status == 200
+            assert w.headers["transfer-encoding"] == "chunked"
+            assert w.headers["content-type"] == "application/json"
+            events = list(w.events())
+        assert sorted(e["object"]["metadata"]["name"] for e in events) == ["s0", "s1", "s2"]
+        assert {e["type"] for e in events} == {"ADDED"}
+        assert all(e["object"]["kind"] == "Service" and e["object"]["apiVersion"] == "v1" for e in events)
+    with raw.watch(f"{SVC}?watch=true&resourceVersion=0&timeoutSeconds=1") as w:
+        assert len(list(w.events())) == 3
+
+
+def test_watch_replays_history_from_rv(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.create(svc("a"))
+    start = kubeapi.resource_version
+    kubeapi.create(svc("b"))
+    kubeapi.patch("v1", "Service", "default", "a", {"metadata": {"labels": {"x": "1"}}})
+    deleted = kubeapi.delete("v1", "Service", "default", "b")
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={start}&timeoutSeconds=1") as w:
+        events = list(w.events())
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+        ("ADDED", "b"), ("MODIFIED", "a"), ("DELETED", "b")]
+    rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in events]
+    assert rvs == sorted(rvs) and rvs[-1] == kubeapi.resource_version
+    assert events[-1]["object"]["metadata"]["resourceVersion"] == deleted["metadata"]["resourceVersion"]
+
+
+def test_watch_live_events_and_clean_timeout(kubeapi: KubeAPIServer) -> None:
+    start = kubeapi.resource_version
+    sock = socket.create_connection(("127.0.0.1", kubeapi.port), timeout=5)
+    try:
+        sock.sendall(f"GET {SVC}?watch=true&resourceVersion={start}&timeoutSeconds=1 HTTP/1.1\r\n"
+                     f"Host: x\r\nAccept: application/json\r\n\r\n".encode())
+        time.sleep(0.1)
+        kubeapi.create(svc("live"))
+        data = b""
+        t0 = time.monotonic()
+        while not data.endswith(b"0\r\n\r\n"):
+            chunk = sock.recv(65536)
+            assert chunk, "connection closed before the terminating chunk"
+            data += chunk
+        assert 0.8 < time.monotonic() - t0 < 3
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert b"Transfer-Encoding: chunked" in head and head.startswith(b"HTTP/1.1 200")
+        assert b'"type":"ADDED"' in body and b'"name":"live"' in body
+        # the connection stays usable after a clean end (keep-alive)
+        sock.sendall(b"GET /version HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+    finally:
+        sock.close()
+
+
+def test_watch_too_old_rv_gets_410_error_event(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.create(svc("a"))
+    old = kubeapi.resource_version
+    kubeapi.compact()
+    compacted = kubeapi.resource_version
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={old}") as w:
+        assert w.status == 200
+        events = list(w.events())
+    assert events == [{"type": "ERROR", "object": status(410, "Expired",
+                                                         f"too old resource version: {old} ({compacted})")}]
+    # a watch from the rv of a fresh list works after compaction
+    rv = raw.get(SVC).json["metadata"]["resourceVersion"]
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&timeoutSeconds=1") as w:
+        assert list(w.events()) == []
+
+
+def test_watch_history_window_is_bounded() -> None:
+    server = KubeAPIServer(history_size=3).start()
+    try:
+        server.ensure_namespace("default")
+        start = server.resource_version
+        for i in range(5):
+            server.create(svc(f"s{i}"))
+        with RawClient(server.url) as raw, raw.watch(f"{SVC}?watch=true&resourceVersion={start}") as w:
+            ev = w.next_event()
+            assert ev is not None and ev["type"] == "ERROR" and ev["object"]["code"] == 410
+            assert w.next_event() is None
+        with RawClient(server.url) as raw, \
+                raw.watch(f"{SVC}?watch=true&resourceVersion={server.resource_version - 3}&timeoutSeconds=1") as w:
+            assert [e["object"]["metadata"]["name"] for e in w.events()] == ["s2", "s3", "s4"]
+    finally:
+        server.stop()
+
+
+def test_watch_too_new_rv(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    now = kubeapi.resource_version
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={now + 50}") as w:
+        events = list(w.events())
+    assert len(events) == 1 and events[0]["type"] == "ERROR"
+    assert events[0]["object"]["code"] == 504 and events[0]["object"]["reason"] == "Timeout"
+
+
+def test_watch_bookmarks(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.create(svc("a"))
+    rv = kubeapi.resource_version
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=1") as w:
+        events = list(w.events())
+    assert events == [{"type": "BOOKMARK", "object": {"kind": "Service", "apiVersion": "v1", "metadata": {
+        "resourceVersion": str(rv), "creationTimestamp": None}}}]
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&timeoutSeconds=1") as w:
+        assert list(w.events()) == []  # no bookmarks unless asked
+    with raw.watch(f"{DNSEP}?watch=true&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=1") as w:
+        assert list(w.events()) == [{"type": "BOOKMARK", "object": {
+            "kind": "DNSEndpoint", "apiVersion": "externaldns.k8s.io/v1alpha1",
+            "metadata": {"resourceVersion": str(rv)}}}]
+
+
+def test_periodic_and_on_demand_bookmarks(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.bookmark_interval = 0.2
+    rv = kubeapi.resource_version
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=30") as w:
+        ev = w.next_event()
+        assert ev is not None and ev["type"] == "BOOKMARK"
+        kubeapi.create(svc("x"))
+        seen = []
+        while True:
+            ev = w.next_event()
+            assert ev is not None
+            seen.append(ev["type"])
+            if ev["type"] == "BOOKMARK" and "ADDED" in seen:
+                assert int(ev["object"]["metadata"]["resourceVersion"]) >= kubeapi.resource_version
+                break
+    kubeapi.bookmark_interval = 60
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=30") as w:
+        ev = w.next_event()
+        assert ev is not None and ev["type"] == "ADDED"
+        assert kubeapi.send_bookmarks() >= 1
+        ev = w.next_event()
+        assert ev is not None and ev["type"] == "BOOKMARK"
+
+
+def test_send_initial_events(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.create(svc("a"))
+    kubeapi.create(svc("b"))
+    rv = kubeapi.resource_version
+    q = "watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    with raw.watch(f"{SVC}?{q}&timeoutSeconds=1") as w:
+        events = list(w.events())
+    assert sorted(e["object"]["metadata"]["name"] for e in events[:2]) == ["a", "b"]
+    assert events[2] == {"type": "BOOKMARK", "object": {"kind": "Service", "apiVersion": "v1", "metadata": {
+        "resourceVersion": str(rv), "creationTimestamp": None,
+        "annotations": {"k8s.io/initial-events-end": "true"}}}}
+    r = raw.get(f"{SVC}?watch=true&sendInitialEvents=true")
+    assert r.status == 422
+    r = raw.get(f"{SVC}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1")
+    assert r.status == 422 and r.json["details"]["causes"][0]["field"] == "resourceVersionMatch"
+
+
+def test_watch_selector_transitions(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.create(svc("a", labels={"team": "x"}))
+    rv = kubeapi.resource_version
+    kubeapi.patch("v1", "Service", "default", "a", {"metadata": {"labels": {"team": "y"}}})
+    kubeapi.patch("v1", "Service", "default", "a", {"metadata": {"labels": {"team": "x"}}})
+    kubeapi.patch("v1", "Service", "default", "a", {"metadata": {"annotations": {"n": "1"}}})
+    kubeapi.create(svc("b", labels={"team": "y"}))
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&labelSelector=team%3Dx&timeoutSeconds=1") as w:
+        events = [(e["type"], e["object"]["metadata"]["name"]) for e in w.events()]
+    assert events == [("DELETED", "a"), ("ADDED", "a"), ("MODIFIED", "a")]
+    with raw.watch("/api/v1/services?watch=true&fieldSelector=metadata.name%3Db&timeoutSeconds=1") as w:
+        assert [e["object"]["metadata"]["name"] for e in w.events()] == ["b"]
+
+
+def test_watch_namespace_scope(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.ensure_namespace("other")
+    rv = kubeapi.resource_version
+    kubeapi.create({**svc("a"), "metadata": {"name": "a", "namespace": "other"}})
+    kubeapi.create(svc("b"))
+    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&timeoutSeconds=1") as w:
+        assert [e["object"]["metadata"]["name"] for e in w.events()] == ["b"]
+    with raw.watch(f"/api/v1/services?watch=true&resourceVersion={rv}&timeoutSeconds=1") as w:
+        assert [e["object"]["metadata"]["name"] for e in w.events()] == ["a", "b"]
+
+
+# ---------------------------------------------------------------------------------------------- errors / misc
+def test_method_not_allowed(raw: RawClient) -> None:
+    r = raw.request("POST", f"{SVC}/web", svc("web"))
+    assert r.status == 405 and r.json["reason"] == "MethodNotAllowed"
+    r = raw.request("PUT", SVC, svc("web"))
+    assert r.status == 405
+
+
+def test_requests_log(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.clear_requests()
+    raw.get(f"{SVC}?limit=5&labelSelector=a%3Db")
+    raw.get(f"{SVC}/nope")
+    assert kubeapi.requests == [("GET", SVC, {"limit": "5", "labelSelector": "a=b"}, 200),
+                                ("GET", f"{SVC}/nope", {}, 404)]
+    kubeapi.clear_requests()
+    assert kubeapi.requests == []
