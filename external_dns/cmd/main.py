@@ -158,13 +158,19 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
             return 1
         return 0
 
-    restore = _install_signal_handlers(stop)
-    server = None
-    try:
-        from external_dns.controller.health import HealthServer
+    from external_dns.controller.health import HealthServer
 
-        server = HealthServer(cfg.metrics_address)
+    server = HealthServer(cfg.metrics_address)
+    try:
         server.start()
+    except ValueError as exc:
+        return _config_error(str(exc))
+    except OSError as exc:
+        log.error(f"cannot serve metrics on --metrics-address={cfg.metrics_address}: {exc}")
+        return 1
+    log.info("Serving /healthz, /readyz and /metrics", url=server.url)
+    restore = _install_signal_handlers(stop)
+    try:
         controller.run_loop(stop, cfg.interval)
         return 0
     except Exception as exc:
@@ -173,8 +179,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     finally:
         stop.set()
         restore()
-        if server is not None:
-            server.stop()
+        server.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
