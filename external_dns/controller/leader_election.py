@@ -380,3 +380,13 @@ class LeaderElector:
             log.info("released lease", lease=self.lock.describe(), identity=self.identity)
         except Exception as exc:
             log.warning("failed to release lease", lease=self.lock.describe(), error=repr(exc))
+
+
+def leader_elector_from_config(api_client: ApiClient, cfg: Any, **callbacks: Any) -> LeaderElector:
+    """A LeaderElector from the `--leader-elect-*` flags (`cfg` is the parsed flag namespace); `callbacks` are
+    passed through (on_started_leading, on_stopped_leading, on_new_leader, identity, release_on_cancel)."""
+    return LeaderElector(api_client, name=cfg.leader_elect_name, namespace=cfg.leader_elect_namespace,
+                         lease_duration=cfg.leader_elect_lease_duration,
+                         renew_deadline=cfg.leader_elect_renew_deadline,
+                         retry_period=cfg.leader_elect_retry_period,
+                         request_timeout=getattr(cfg, "kube_api_request_timeout", 10.0), **callbacks)

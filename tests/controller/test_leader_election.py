@@ -14,11 +14,13 @@ from typing import Any
 import kubernetes.client
 import pytest
 
+from external_dns.cmd.config import load_config
 from external_dns.controller.leader_election import (
     LeaderElectionRecord,
     LeaderElector,
     LeaseLock,
     format_micro_time,
+    leader_elector_from_config,
 )
 from tests.kubeapi.server import KubeAPIServer
 
@@ -89,6 +91,19 @@ def lease_spec(kubeapi: KubeAPIServer) -> dict[str, Any]:
 def test_micro_time_always_has_six_fraction_digits() -> None:
     assert format_micro_time(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)) == "2026-01-02T03:04:05.000000Z"
     assert format_micro_time(datetime(2026, 1, 2, 3, 4, 5, 120, tzinfo=UTC)) == "2026-01-02T03:04:05.000120Z"
+
+
+def test_elector_from_flags() -> None:
+    _, cfg = load_config(["--source=service", "--provider=inmemory", "--policy=sync", "--leader-elect",
+                          "--leader-elect-name=my-lease", "--leader-elect-namespace=dns"], environ={})
+    api = kubernetes.client.ApiClient(kubernetes.client.Configuration())
+    try:
+        elector = leader_elector_from_config(api, cfg, identity="me")
+        assert (elector.lock.namespace, elector.lock.name, elector.identity) == ("dns", "my-lease", "me")
+        assert (elector.lease_duration, elector.renew_deadline, elector.retry_period) == (15.0, 10.0, 2.0)
+        assert not elector.is_leader() and not elector.ready()
+    finally:
+        api.close()
 
 
 def test_timing_validation() -> None:
@@ -167,6 +182,7 @@ def test_two_electors_never_lead_at_once_and_release_makes_takeover_fast(
             threading.Event().wait(0.01)
         new = next(s for s in standbys if s.started.is_set())
         takeover = new.intervals[-1][0] - stop_at
+        print(f"\ntakeover after the leader released the Lease: {takeover:.2f}s (retry 0.2 s)")
         # released: next retry (<= 2.2 x retry period) instead of a full lease duration (1 s)
         assert takeover < 0.8, f"takeover after release took {takeover:.2f}s"
         spec = lease_spec(kubeapi)
