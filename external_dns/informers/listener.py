@@ -137,7 +137,7 @@ class Listener:
                 if callable(on_synced):
                     on_synced()
         except Exception as exc:
-            log.error("event handler failed", handler=self.name, event=n.kind.value, error=repr(exc),
+            log.error("event handler failed", handler=self.name, notification=n.kind.value, error=repr(exc),
                       exc_info=True)
         finally:
             self.delivered += 1

@@ -17,6 +17,7 @@ Behaviour (client-go `tools/cache/reflector.go` + `tools/pager`, without watch-l
 
 from __future__ import annotations
 
+import collections
 import random
 import threading
 import time
@@ -83,6 +84,7 @@ class Reflector:
         self.last_sync_resource_version = ""
         self._rv_unavailable = False
         self._backoff = self.options.backoff_factory()
+        self.delays: collections.deque[float] = collections.deque(maxlen=256)  # recent backoff delays
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._stream: WatchStream | None = None
@@ -128,10 +130,14 @@ class Reflector:
         """Log a failed request and wait one backoff step (interrupted by stop)."""
         if retry_after is None and isinstance(exc, ApiStatusError):
             retry_after = exc.retry_after
-        delay = self._backoff.wait(self._stop, retry_after)
+        delay = self._backoff.step()
+        if retry_after is not None and retry_after > delay:
+            delay = min(retry_after, max(self._backoff.cap, delay))
         metrics.BACKOFFS.labels(self.name).inc()
         self._log.warning("backing off", reason=what, error=str(exc), delay=round(delay, 3),
                           retry_after=retry_after)
+        self.delays.append(delay)
+        self._stop.wait(delay)
 
     # -- LIST ----------------------------------------------------------------------------------------------------
     def _list(self) -> None:
