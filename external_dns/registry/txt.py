@@ -184,7 +184,7 @@ class TXTRegistry(Registry):
         stored: dict[_TxtKey, list[str]] = {}
         for record in self.provider.records():
             if record.record_type != RECORD_TYPE_TXT:
-                endpoints.append(record)
+                endpoints.append(record.copy())  # labels are added below: never touch the provider's objects
                 continue
             if not record.targets:
                 log.error(f"TXT record has no targets {record.dns_name}", dns_name=record.dns_name)
@@ -192,7 +192,7 @@ class TXTRegistry(Registry):
             try:
                 labels = parse_labels(record.targets[0], self._aes_key)
             except InvalidHeritageError:
-                endpoints.append(record)  # not an ownership record: an ordinary record without owner
+                endpoints.append(record.copy())  # not an ownership record: an ordinary record without owner
                 continue
             name, rtype = self.mapper.to_endpoint_name(record.dns_name)
             label_map[(name, rtype, record.set_identifier)] = labels
