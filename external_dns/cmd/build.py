@@ -27,7 +27,9 @@ REGISTRY_BUILDERS: dict[str, str] = {
     "noop": "external_dns.registry.build:build_noop",
 }
 # name -> "module:function(cfg, context) -> Source"
-SOURCE_BUILDERS: dict[str, str] = {}
+SOURCE_BUILDERS: dict[str, str] = {
+    "manifest": "external_dns.sources.build:build_manifest",
+}
 
 
 def load_builder(table: dict[str, str], kind: str, name: str) -> Any:

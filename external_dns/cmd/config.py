@@ -19,6 +19,7 @@ FLAG_GROUPS: tuple[str, ...] = (
     "external_dns.cmd.flags_controller",
     "external_dns.cmd.flags_rfc2136",
     "external_dns.cmd.flags_webhook",
+    "external_dns.cmd.flags_sources",
 )
 
 

@@ -1,0 +1,96 @@
+"""Source flags: the manifest source and the object -> endpoints options shared by every Kubernetes source
+(names, defaults and start-up checks of external-dns)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+
+from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
+from external_dns.sources.objects.ingress import INGRESS_CLASS_ANNOTATION
+from external_dns.sources.options import SERVICE_TYPES
+from external_dns.sources.selector import SelectorError, parse_selector
+from external_dns.sources.template import TemplateError, parse_fqdn_template
+
+
+def add_flags(p: FlagParser) -> None:
+    p.group("sources")
+    p.add("--manifest-dir", default="",
+          help="directory of Kubernetes manifests (*.yaml, *.yml, *.json) read by the manifest source")
+    p.add("--namespace", default="", help="limit sources to this namespace (default: all)")
+    p.add("--annotation-filter", default="",
+          help="only objects whose annotations match this label selector (e.g. 'a in (x,y),!b')")
+    p.add("--label-filter", default="", help="only objects whose labels match this label selector")
+    p.add("--annotation-prefix", default=DEFAULT_ANNOTATION_PREFIX,
+          help="prefix of the external-dns annotations (must end with '/')")
+    p.add("--fqdn-template", default="",
+          help="template for host names of objects without hostname annotation, e.g. '{{.Name}}.example.org'")
+    p.add("--combine-fqdn-annotation", type=bool, default=False,
+          help="use the FQDN template together with the hostname annotations")
+    p.add("--ignore-hostname-annotation", type=bool, default=False,
+          help="ignore hostname annotations (requires --fqdn-template)")
+    p.add("--publish-internal-services", type=bool, default=False,
+          help="publish the ClusterIP of ClusterIP services")
+    p.add("--publish-host-ip", type=bool, default=False,
+          help="publish the host IP of pods behind headless services instead of the pod IP")
+    p.add("--always-publish-not-ready-addresses", type=bool, default=False,
+          help="publish not-ready addresses of headless services")
+    p.add("--service-type-filter", repeat=True, choices=SERVICE_TYPES,
+          help="only services of these types (repeatable; default: all)")
+    p.add("--ingress-class", repeat=True, help="only ingresses of these classes (repeatable; default: all)")
+    p.add("--ignore-ingress-tls-spec", type=bool, default=False, help="ignore spec.tls hosts of ingresses")
+    p.add("--ignore-ingress-rules-spec", type=bool, default=False, help="ignore spec.rules hosts of ingresses")
+    p.add("--default-targets", repeat=True, help="targets for endpoints that have none (repeatable)")
+    p.add("--force-default-targets", type=bool, default=False,
+          help="replace the targets of every endpoint with --default-targets")
+    p.add("--min-ttl", type=duration, default=0.0, help="TTL for records without one (e.g. 60s; 0 = off)")
+    p.add("--exclude-target-net", repeat=True, help="drop targets in this CIDR (repeatable)")
+    p.add("--target-net-filter", repeat=True, help="keep only targets in this CIDR (repeatable)")
+    p.add("--resolve-service-load-balancer-hostname", type=bool, default=False,
+          help="resolve load balancer host names of services to IP addresses")
+    p.add("--expose-internal-ipv6", type=bool, default=False,
+          help="publish IPv6 InternalIP node addresses for NodePort services and NodeExternalIP endpoints")
+    p.add("--exclude-unschedulable", type=bool, default=True,
+          help="skip unschedulable nodes for NodePort services")
+
+
+def _cidrs(flag: str, values: list[str]) -> None:
+    for value in values:
+        if not value:
+            continue
+        try:
+            ipaddress.ip_network(value.strip(), strict=False)
+        except ValueError:
+            raise ConfigError(f"{flag}: invalid CIDR {value!r}") from None
+
+
+def validate(cfg: argparse.Namespace) -> None:
+    prefix = cfg.annotation_prefix
+    if not prefix:
+        raise ConfigError("--annotation-prefix cannot be empty")
+    if not prefix.endswith("/"):
+        raise ConfigError("--annotation-prefix must end with '/'")
+    try:
+        parse_selector(cfg.label_filter)
+    except SelectorError as exc:
+        raise ConfigError(f"--label-filter does not specify a valid label selector: {exc}") from None
+    try:
+        annotation_selector = parse_selector(cfg.annotation_filter)
+    except SelectorError as exc:
+        raise ConfigError(f"--annotation-filter does not specify a valid label selector: {exc}") from None
+    try:
+        template = parse_fqdn_template(cfg.fqdn_template)
+    except TemplateError as exc:
+        raise ConfigError(f"--fqdn-template: {exc}") from None
+    if cfg.ignore_hostname_annotation and template is None:
+        raise ConfigError("FQDN Template must be set if ignoring annotations")
+    if [c for c in cfg.ingress_class if c] and INGRESS_CLASS_ANNOTATION in annotation_selector.key_set():
+        raise ConfigError("--ingress-class is mutually exclusive with the kubernetes.io/ingress.class "
+                          "annotation filter")
+    if cfg.min_ttl < 0:
+        raise ConfigError(f"--min-ttl must not be negative, got {cfg.min_ttl}")
+    _cidrs("--exclude-target-net", cfg.exclude_target_net)
+    _cidrs("--target-net-filter", cfg.target_net_filter)
+    if "manifest" in (getattr(cfg, "source", None) or []) and not cfg.manifest_dir:
+        raise ConfigError("--manifest-dir must be set for --source=manifest")

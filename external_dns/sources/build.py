@@ -1,0 +1,57 @@
+"""Builders of sources from the parsed configuration (registered in cmd/build.py SOURCE_BUILDERS) and of
+the whole source pipeline the controller consumes.
+
+`build_source_pipeline(cfg, context)` builds every `--source` by name and wraps them as external-dns does:
+MultiSource (default targets, dedup) -> TargetFilterSource (when a CIDR filter is set) ->
+PostProcessorSource (`--min-ttl`, provider-specific properties of `--provider` only).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from external_dns.cmd.build import SOURCE_BUILDERS, load_builder
+from external_dns.cmd.flags import ConfigError
+from external_dns.endpoint.target_filter import TargetNetFilter
+from external_dns.sources.manifest import ManifestSource
+from external_dns.sources.options import SourceOptions
+from external_dns.sources.source import Source
+from external_dns.sources.wrappers import MultiSource, PostProcessorSource, TargetFilterSource
+
+
+def source_options(cfg: argparse.Namespace) -> SourceOptions:
+    """SourceOptions from the flags; a bad value is a ConfigError naming it."""
+    try:
+        return SourceOptions.from_config(cfg)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def build_manifest(cfg: argparse.Namespace, context: Any = None) -> Source:
+    """`--source=manifest`: a ManifestSource over `--manifest-dir`."""
+    del context
+    directory = getattr(cfg, "manifest_dir", "") or ""
+    if not directory:
+        raise ConfigError("--manifest-dir must be set for --source=manifest")
+    if not Path(directory).is_dir():
+        raise ConfigError(f"--manifest-dir: {directory!r} is not a directory")
+    return ManifestSource(directory, source_options(cfg))
+
+
+def build_source_pipeline(cfg: argparse.Namespace, context: Any = None) -> Source:
+    """Every `--source`, combined and wrapped (see the module docstring)."""
+    names = [n for n in (getattr(cfg, "source", None) or []) if n]
+    if not names:
+        raise ConfigError("no sources specified")
+    children = [load_builder(SOURCE_BUILDERS, "source", name)(cfg, context) for name in dict.fromkeys(names)]
+    source: Source = MultiSource(children, [t for t in getattr(cfg, "default_targets", None) or [] if t],
+                                 bool(getattr(cfg, "force_default_targets", False)))
+    target_filter = TargetNetFilter([c for c in getattr(cfg, "target_net_filter", None) or [] if c],
+                                    [c for c in getattr(cfg, "exclude_target_net", None) or [] if c])
+    if target_filter.is_enabled():
+        source = TargetFilterSource(source, target_filter)
+    return PostProcessorSource(source, min_ttl=int(getattr(cfg, "min_ttl", 0) or 0),
+                               provider=str(getattr(cfg, "provider", "") or ""),
+                               prefer_alias=bool(getattr(cfg, "prefer_alias", False)))

@@ -1,0 +1,137 @@
+"""Helpers shared by the per-kind object functions: typed access to raw Kubernetes dicts (a wrong type
+raises `FieldError` naming the field path), the namespace / label / annotation admission check, FQDN template
+host names, and the `ObjectEndpoints` result type."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from external_dns.endpoint.endpoint import RESOURCE_LABEL_KEY, Endpoint
+from external_dns.sources.annotations import hostname_problem
+from external_dns.sources.options import SourceOptions
+from external_dns.sources.problems import ERROR, Problem
+from external_dns.sources.template import TemplateError
+
+
+class ObjectEndpoints(NamedTuple):
+    """What one object yields: its endpoints and the problems found on the way."""
+
+    endpoints: list[Endpoint]
+    problems: list[Problem]
+
+
+class FieldError(ValueError):
+    """A field of a raw object has the wrong shape; `field` is its path (`spec.ports[0].nodePort`)."""
+
+    def __init__(self, field: str, value: Any, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.value = value
+        self.message = message
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def field_problem(ref: str, exc: FieldError, obj: Mapping[str, Any] | None) -> Problem:
+    return Problem(ref, exc.field, _short(exc.value), f"{exc.message}; object skipped", severity=ERROR, obj=obj)
+
+
+def get_map(obj: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """The mapping at a dotted path; missing/None -> {}; anything else -> FieldError."""
+    value: Any = obj
+    walked: list[str] = []
+    for part in path.split("."):
+        walked.append(part)
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            raise FieldError(".".join(walked[:-1]), value, "must be an object")
+        value = value.get(part)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise FieldError(path, value, "must be an object")
+    return value
+
+
+def get_list(obj: Mapping[str, Any], path: str) -> list[Any]:
+    """The list at a dotted path; missing/None -> []; anything else -> FieldError."""
+    parent, _, last = path.rpartition(".")
+    container = get_map(obj, parent) if parent else obj
+    value = container.get(last)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise FieldError(path, value, "must be a list")
+    return value
+
+
+def get_str(obj: Mapping[str, Any], path: str, default: str = "") -> str:
+    """The string at a dotted path; missing/None -> default; numbers are not strings -> FieldError."""
+    parent, _, last = path.rpartition(".")
+    container = get_map(obj, parent) if parent else obj
+    value = container.get(last)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise FieldError(path, value, "must be a string")
+    return value
+
+
+def string_map(obj: Mapping[str, Any], path: str) -> dict[str, str]:
+    """A map of strings (labels, annotations, selectors); a non-string value -> FieldError."""
+    out: dict[str, str] = {}
+    for k, v in get_map(obj, path).items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            raise FieldError(f"{path}[{k!r}]", v, "must be a string (quote it in YAML)")
+        out[k] = v
+    return out
+
+
+def name_and_namespace(obj: Mapping[str, Any]) -> tuple[str, str]:
+    return get_str(obj, "metadata.name"), get_str(obj, "metadata.namespace")
+
+
+def admitted(obj: Mapping[str, Any], options: SourceOptions) -> bool:
+    """Namespace (`--namespace`), `--label-filter` and `--annotation-filter` checks."""
+    _name, namespace = name_and_namespace(obj)
+    if options.namespace and namespace != options.namespace:
+        return False
+    if not options.label_selector.empty() and not options.label_selector.matches(string_map(obj, "metadata.labels")):
+        return False
+    return options.annotation_selector.empty() or options.annotation_selector.matches(
+        string_map(obj, "metadata.annotations"))
+
+
+def template_hostnames(obj: Mapping[str, Any], options: SourceOptions, kind: str, ref: str
+                       ) -> tuple[list[str], list[Problem]]:
+    """Host names from `--fqdn-template` for `obj` (none without a template); bad output is a problem."""
+    if options.template is None:
+        return [], []
+    try:
+        names = options.template.render(obj, kind)
+    except TemplateError as exc:
+        return [], [Problem(ref, "--fqdn-template", options.template.text, str(exc), obj=obj)]
+    good: list[str] = []
+    problems: list[Problem] = []
+    for name in names:
+        problem = hostname_problem(name)
+        if problem is None:
+            good.append(name)
+        else:
+            problems.append(Problem(ref, "--fqdn-template", options.template.text,
+                                    f"hostname skipped: {problem}", obj=obj))
+    return good, problems
+
+
+def attach(endpoints: list[Endpoint], obj: Mapping[str, Any], resource: str) -> list[Endpoint]:
+    """Set the `resource` label and remember `obj` in ref_objects on every endpoint."""
+    for ep in endpoints:
+        ep.labels[RESOURCE_LABEL_KEY] = resource
+        if not any(r is obj for r in ep.ref_objects):
+            ep.ref_objects.append(obj)
+    return endpoints

@@ -1,0 +1,119 @@
+"""SourceOptions: how the object -> endpoints functions behave (the source flags of external-dns).
+
+Selectors and the FQDN template are parsed once, when the options are built; a bad one raises ValueError
+(SelectorError / TemplateError) naming the option, so configuration errors surface at start-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
+from external_dns.sources.selector import Selector, SelectorError, parse_selector
+from external_dns.sources.template import FQDNTemplate, TemplateError, parse_fqdn_template
+
+SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+
+# hostname -> IP strings (used with resolve_load_balancer_hostname)
+Resolver = Callable[[str], list[str]]
+
+
+@dataclass
+class SourceOptions:
+    """Options shared by the Service, Ingress and DNSEndpoint logic (and the sources built on it)."""
+
+    annotation_prefix: str = DEFAULT_ANNOTATION_PREFIX
+    namespace: str = ""
+    annotation_filter: str = ""
+    label_filter: str = ""
+    fqdn_template: str = ""
+    combine_fqdn_annotation: bool = False
+    ignore_hostname_annotation: bool = False
+    publish_internal_services: bool = False
+    publish_host_ip: bool = False
+    always_publish_not_ready_addresses: bool = False
+    service_type_filter: Sequence[str] = ()
+    ingress_class_names: Sequence[str] = ()
+    ignore_ingress_tls_spec: bool = False
+    ignore_ingress_rules_spec: bool = False
+    default_targets: Sequence[str] = ()
+    force_default_targets: bool = False
+    min_ttl: int = 0
+    resolve_load_balancer_hostname: bool = False
+    expose_internal_ipv6: bool = False
+    exclude_unschedulable: bool = True
+    exclude_target_nets: Sequence[str] = ()
+    target_net_filter: Sequence[str] = ()
+    # Injected DNS lookup for resolve_load_balancer_hostname (default: dnspython with a timeout).
+    resolver: Resolver | None = field(default=None, repr=False)
+
+    label_selector: Selector = field(init=False, repr=False)
+    annotation_selector: Selector = field(init=False, repr=False)
+    template: FQDNTemplate | None = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.annotation_prefix:
+            raise ValueError("annotation_prefix cannot be empty")
+        if not self.annotation_prefix.endswith("/"):
+            raise ValueError(f"annotation_prefix must end with '/', got {self.annotation_prefix!r}")
+        try:
+            self.label_selector = parse_selector(self.label_filter)
+        except SelectorError as exc:
+            raise SelectorError(f"label_filter: {exc}") from None
+        try:
+            self.annotation_selector = parse_selector(self.annotation_filter)
+        except SelectorError as exc:
+            raise SelectorError(f"annotation_filter: {exc}") from None
+        try:
+            self.template = parse_fqdn_template(self.fqdn_template)
+        except TemplateError as exc:
+            raise TemplateError(f"fqdn_template: {exc}") from None
+        if self.ignore_hostname_annotation and self.template is None:
+            raise ValueError("FQDN Template must be set if ignoring annotations")
+        unknown = [t for t in self.service_type_filter if t not in SERVICE_TYPES]
+        if unknown:
+            raise ValueError(f"service_type_filter: unknown service type(s) {', '.join(unknown)} "
+                             f"(one of: {', '.join(SERVICE_TYPES)})")
+        self.service_type_filter = tuple(self.service_type_filter)
+        self.ingress_class_names = tuple(self.ingress_class_names)
+        self.default_targets = tuple(self.default_targets)
+
+    @classmethod
+    def from_config(cls, cfg: argparse.Namespace, **overrides: Any) -> SourceOptions:
+        """Options from parsed flags (cmd/flags_sources.py); missing attributes keep their defaults."""
+        def get(name: str, default: Any) -> Any:
+            value = getattr(cfg, name, default)
+            return default if value is None else value
+
+        def strings(name: str) -> tuple[str, ...]:
+            return tuple(s for s in get(name, ()) if s)
+
+        kwargs: dict[str, Any] = {
+            "annotation_prefix": get("annotation_prefix", DEFAULT_ANNOTATION_PREFIX),
+            "namespace": get("namespace", ""),
+            "annotation_filter": get("annotation_filter", ""),
+            "label_filter": get("label_filter", ""),
+            "fqdn_template": get("fqdn_template", ""),
+            "combine_fqdn_annotation": bool(get("combine_fqdn_annotation", False)),
+            "ignore_hostname_annotation": bool(get("ignore_hostname_annotation", False)),
+            "publish_internal_services": bool(get("publish_internal_services", False)),
+            "publish_host_ip": bool(get("publish_host_ip", False)),
+            "always_publish_not_ready_addresses": bool(get("always_publish_not_ready_addresses", False)),
+            "service_type_filter": strings("service_type_filter"),
+            "ingress_class_names": strings("ingress_class"),
+            "ignore_ingress_tls_spec": bool(get("ignore_ingress_tls_spec", False)),
+            "ignore_ingress_rules_spec": bool(get("ignore_ingress_rules_spec", False)),
+            "default_targets": strings("default_targets"),
+            "force_default_targets": bool(get("force_default_targets", False)),
+            "min_ttl": int(get("min_ttl", 0)),
+            "resolve_load_balancer_hostname": bool(get("resolve_service_load_balancer_hostname", False)),
+            "expose_internal_ipv6": bool(get("expose_internal_ipv6", False)),
+            "exclude_unschedulable": bool(get("exclude_unschedulable", True)),
+            "exclude_target_nets": strings("exclude_target_net"),
+            "target_net_filter": strings("target_net_filter"),
+        }
+        kwargs.update(overrides)
+        return cls(**kwargs)
