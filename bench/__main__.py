@@ -6,8 +6,10 @@ import importlib
 import sys
 
 BENCHES: tuple[str, ...] = (
+    "provider_sync_bind",
     "plan_calculate",
     "workqueue_throughput",
+    "txt_registry",
 )
 
 

@@ -350,7 +350,7 @@ class RFC2136Provider(Provider):
     def _send_batch(self, sender: _Sender, zone: str, batch: list[_Group], errors: list[str]) -> None:
         try:
             msg = self._message(zone, batch)
-            msg.to_wire()  # renders here so an oversized message is split before it is sent
+            wire = msg.to_wire()  # rendered (and signed) once, here, so an oversized message is split first
         except dns.exception.TooBig:
             if len(batch) == 1:
                 errors.append(f"zone {zone}: {', '.join(batch[0].labels())}: too large for one DNS message")
@@ -360,7 +360,7 @@ class RFC2136Provider(Provider):
             self._send_batch(sender, zone, batch[half:], errors)
             return
         try:
-            sender.send(zone, msg, [lbl for g in batch for lbl in g.labels()])
+            sender.send(zone, msg, wire, [lbl for g in batch for lbl in g.labels()])
         except _BatchFailed as failed:
             if len(batch) > 1 and failed.rcode not in ("SERVFAIL",):
                 log.warning("RFC2136: UPDATE failed, retrying record by record", zone=zone, rcode=failed.rcode,
@@ -394,14 +394,14 @@ class _Sender:
             self.conn.close()
             self.conn = None
 
-    def send(self, zone: str, msg: dns.update.UpdateMessage, labels: Sequence[str]) -> None:
+    def send(self, zone: str, msg: dns.update.UpdateMessage, wire: bytes, labels: Sequence[str]) -> None:
         last_exc: BaseException | None = None
         while self.hosts:
             if self.conn is None:
                 self.conn = Connection(self.transport, self.hosts[0])
             host = self.conn.host
             try:
-                response = self.conn.exchange(msg)
+                response = self.conn.exchange(msg, wire)
             except TSIG_ERRORS as exc:
                 UPDATE_MESSAGES.labels(zone, "BADSIG").inc()
                 raise self.transport.describe_tsig_failure(host, exc, _context(zone, labels)) from None

@@ -3,7 +3,8 @@
 Owns the read-back form of every record type we write, so that desired endpoints (after
 `canonical_target`) compare equal to what AXFR returns and a no-op re-sync sends nothing:
 - A/AAAA: the canonical address text; hostnames (CNAME, DNAME, NS, PTR, the MX exchange, the SRV target):
-  absolute names without the trailing dot, lower-cased (name compression makes BIND answer in another case); MX `"<preference> <exchange>"`; SRV
+  absolute names without the trailing dot, lower-cased (name compression makes BIND answer in another
+  case); MX `"<preference> <exchange>"`; SRV
   `"<priority> <weight> <port> <target>"`; NAPTR its presentation form.
 - TXT: each character-string is one target, compared unquoted. A target wrapped in double quotes (as the TXT
   registry writes) loses the outer quotes (`\\"` and `\\\\` inside are unescaped); anything else, spaces and
@@ -13,16 +14,24 @@ Owns the read-back form of every record type we write, so that desired endpoints
 
 from __future__ import annotations
 
+import re
+
 import dns.name
 import dns.rdata
 import dns.rdataclass
 import dns.rdatatype
+from cachetools import LRUCache, cached
 from dns.rdtypes.ANY.TXT import TXT
+from dns.rdtypes.IN.A import A
 
 # Types read back from AXFR (every type we write; MX and SRV included, unlike Go external-dns).
 READ_TYPES = ("A", "AAAA", "CNAME", "DNAME", "TXT", "NS", "PTR", "SRV", "MX", "NAPTR")
 _HOST_TYPES = ("CNAME", "DNAME", "NS", "PTR")
 TXT_CHUNK = 255
+_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
+# Conversions are pure and rdata objects immutable: memoised so that a steady-state sync re-parses nothing.
+_RDATA_CACHE: LRUCache[tuple[str, str], dns.rdata.Rdata] = LRUCache(maxsize=200_000)
+_CANONICAL_CACHE: LRUCache[tuple[str, str], str] = LRUCache(maxsize=200_000)
 
 
 def _host(name: dns.name.Name) -> str:
@@ -75,10 +84,13 @@ def txt_rdata(value: str) -> dns.rdata.Rdata:
     return TXT(dns.rdataclass.IN, dns.rdatatype.TXT, chunks)
 
 
+@cached(_RDATA_CACHE, key=lambda rtype, target: (rtype, target))
 def to_rdata(rtype: str, target: str) -> dns.rdata.Rdata:
     """Parse a target into rdata; raises ValueError with the reason on a malformed target."""
     if rtype == "TXT":
         return txt_rdata(target)
+    if rtype == "A" and _IPV4.fullmatch(target):
+        return A(dns.rdataclass.IN, dns.rdatatype.A, target)  # type: ignore[no-untyped-call]
     try:
         rdtype = dns.rdatatype.from_text(rtype)
     except Exception as exc:
@@ -92,10 +104,13 @@ def to_rdata(rtype: str, target: str) -> dns.rdata.Rdata:
         raise ValueError(f"invalid {rtype} target {target!r}: {exc}") from None
 
 
+@cached(_CANONICAL_CACHE, key=lambda rtype, target: (rtype, target))
 def canonical_target(rtype: str, target: str) -> str:
     """The form `records()` will return for this target (unchanged when it does not parse)."""
     if rtype == "TXT":
         return unquote_txt(target)
+    if rtype == "A" and _IPV4.fullmatch(target):
+        return target
     try:
         rd = to_rdata(rtype, target)
     except ValueError:

@@ -101,16 +101,18 @@ class Connection:
             finally:
                 self.sock = None
 
-    def exchange(self, msg: dns.message.Message) -> dns.message.Message:
-        """Send one message and return the verified answer; reconnects once if a reused connection died."""
+    def exchange(self, msg: dns.message.Message, wire: bytes | None = None) -> dns.message.Message:
+        """Send one message (`wire`: its rendering, when already done) and return the verified answer;
+        reconnects once if a reused connection died."""
+        data = msg.to_wire(prepend_length=True) if wire is None else struct.pack("!H", len(wire)) + wire
         for attempt in (0, 1):
             fresh = self.sock is None
             if self.sock is None:
                 self.sock = self._open()
             deadline = time.monotonic() + self.transport.config.timeout
             try:
-                _write(self.sock, msg.to_wire(prepend_length=True), deadline)
-                wire = _read_message_wire(self.sock, deadline)
+                _write(self.sock, data, deadline)
+                answer = _read_message_wire(self.sock, deadline)
             except (EOFError, ConnectionError, ssl.SSLError):
                 self.close()
                 if fresh or attempt:
@@ -119,7 +121,7 @@ class Connection:
             except BaseException:
                 self.close()
                 raise
-            response = dns.message.from_wire(wire, keyring=msg.keyring, request_mac=msg.mac)
+            response = dns.message.from_wire(answer, keyring=msg.keyring, request_mac=msg.mac)
             if not msg.is_response(response):
                 self.close()
                 raise dns.query.BadResponse("answer does not match the request")  # type: ignore[no-untyped-call]

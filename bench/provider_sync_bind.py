@@ -1,0 +1,210 @@
+"""Full sync and no-op re-sync of N records into a real BIND9: ours (Controller -> TXT registry -> RFC2136
+provider) side by side with octoDNS 1.22 (YamlProvider -> OwnershipProcessor -> octodns-bind Rfc2136Provider).
+
+Both tools read the same generated YAML zone file (N A records, TTL 300) on every sync, write into their own
+zone of the same `named` (started here on a free loopback port), and both write 2N records (each A plus an
+ownership TXT). Times are in-process wall clock of one sync (octoDNS: `Manager(config).sync()`, run in its
+own venv under .bench/ by a small driver; ours: building the pipeline and `Controller.run_once()`), so the
+interpreter start and imports are excluded on both sides. After every sync the zone is read back by AXFR to
+check that the records really are there. Goal: ours/octoDNS <= 0.5 for full syncs, <= 0.1 for no-ops.
+
+`.venv/bin/python -m bench provider_sync_bind`; `BENCH_BIND_SIZES=1000,5000` picks other sizes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from external_dns.controller.controller import Controller
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.providers.rfc2136 import RFC2136Config, RFC2136Provider
+from external_dns.registry.txt import TXTRegistry
+from external_dns.sources.source import Source
+from tests.servers.bind import BindServer, running_bind
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DIR = ROOT / ".bench"
+OCTO_VENV = BENCH_DIR / "octodns-venv"
+OCTO_PACKAGES = ("octodns==1.22.*", "octodns-bind==1.1.*")
+SIZES = tuple(int(s) for s in os.environ.get("BENCH_BIND_SIZES", "1000,5000,20000").split(",") if s.strip())
+TTL = 300
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+OCTO_DRIVER = """
+import json, sys, time
+t0 = time.perf_counter()
+from octodns.manager import Manager
+t1 = time.perf_counter()
+Manager(sys.argv[1]).sync(eligible_zones=[sys.argv[2]], dry_run=False)
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "sync": t2 - t1}))
+"""
+
+
+def write_zone_yaml(path: Path, n: int) -> None:
+    """octoDNS YamlProvider format: `host-00042: {type: A, ttl: 300, value: 10.x.y.z}`, sorted."""
+    lines = []
+    for i in range(n):
+        lines.append(f"host-{i:05d}:\n  ttl: {TTL}\n  type: A\n  value: 10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256}\n")
+    lines.append(f"ns1:\n  ttl: {TTL}\n  type: A\n  value: 127.0.0.1\n")
+    path.write_text("---\n" + "".join(lines))
+
+
+class YamlZoneSource(Source):
+    """Desired endpoints from the same YAML file octoDNS reads, parsed on every sync (as octoDNS does)."""
+
+    def __init__(self, path: Path, zone: str) -> None:
+        self.path = path
+        self.zone = zone
+
+    def endpoints(self) -> list[Endpoint]:
+        with self.path.open("rb") as fh:
+            data = yaml.load(fh, Loader=_Loader) or {}
+        out: list[Endpoint] = []
+        for key, rec in data.items():
+            name = f"{key}.{self.zone}" if key else self.zone
+            values = rec.get("values") or [rec["value"]]
+            out.append(Endpoint(name, rec["type"], Targets(str(v) for v in values), int(rec.get("ttl", 0)),
+                                labels={"resource": f"yaml/{self.zone}/{key}"}))
+        return out
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - t, result
+
+
+def count_records(srv: BindServer, zone: str) -> tuple[int, int]:
+    """(A records, TXT records) in the zone, by AXFR."""
+    a = txt = 0
+    for _name, rtype, _ttl, values in srv.axfr(zone):
+        if rtype == "A":
+            a += len(values)
+        elif rtype == "TXT":
+            txt += len(values)
+    return a - 1, txt  # minus the name server's own address
+
+
+def run_ours(srv: BindServer, zone: str, zone_yaml: Path, n: int) -> tuple[float, float]:
+    def sync() -> Any:
+        provider = RFC2136Provider(RFC2136Config(hosts=(srv.host,), port=srv.port, zones=(zone,),
+                                                 tsig_keyname=srv.key_name, tsig_secret=srv.key_secret,
+                                                 tsig_secret_alg=srv.key_algorithm, axfr=True))
+        registry = TXTRegistry(provider, owner_id="bench")
+        return Controller(YamlZoneSource(zone_yaml, zone), registry, "sync").run_once()
+
+    full, result = timed(sync)
+    if result.created != n:
+        raise RuntimeError(f"ours: expected {n} creates, got {result.created}")
+    if count_records(srv, zone) != (n, n):
+        raise RuntimeError(f"ours: zone {zone} holds {count_records(srv, zone)} (A, TXT), expected {(n, n)}")
+    noop, result = timed(sync)
+    if result.changes.has_changes():
+        raise RuntimeError(f"ours: the re-sync planned changes: {result.summary()}")
+    return full, noop
+
+
+def ensure_octodns() -> tuple[Path | None, str]:
+    """The octoDNS venv's python (installed on first use), or None and the reason."""
+    python = OCTO_VENV / "bin" / "python"
+    probe = [str(python), "-c", "import octodns, octodns_bind; print(octodns.__version__)"]
+    if python.exists() and subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode == 0:
+        return python, ""
+    BENCH_DIR.mkdir(exist_ok=True)
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(OCTO_VENV)], check=True, timeout=300,
+                       capture_output=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *OCTO_PACKAGES], check=True, timeout=900,
+                       capture_output=True, text=True)
+    except subprocess.CalledProcessError as exc:
+        return None, f"installing {' '.join(OCTO_PACKAGES)} failed: {(exc.stderr or '')[-500:]}"
+    except subprocess.TimeoutExpired:
+        return None, "installing octoDNS timed out"
+    if subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode != 0:
+        return None, "octoDNS installed but cannot be imported"
+    return python, ""
+
+
+def write_octo_config(path: Path, srv: BindServer, zone: str, directory: Path) -> None:
+    config = {
+        "providers": {
+            "config": {"class": "octodns.provider.yaml.YamlProvider", "directory": str(directory),
+                       "default_ttl": TTL, "enforce_order": False},
+            "bind": {"class": "octodns_bind.Rfc2136Provider", "host": srv.host, "port": srv.port,
+                     "key_name": srv.key_name, "key_secret": srv.key_secret,
+                     "key_algorithm": srv.key_algorithm},
+        },
+        "processors": {"owner": {"class": "octodns.processor.ownership.OwnershipProcessor"}},
+        "zones": {f"{zone}.": {"sources": ["config"], "processors": ["owner"], "targets": ["bind"]}},
+    }
+    path.write_text(yaml.safe_dump(config))
+
+
+def run_octo(python: Path, srv: BindServer, zone: str, zone_yaml: Path, workdir: Path, n: int) -> tuple[float, float]:
+    directory = workdir / f"octo-config-{zone}"
+    directory.mkdir(exist_ok=True)
+    (directory / f"{zone}.yaml").write_text(zone_yaml.read_text())
+    config = workdir / f"octo-{zone}.yaml"
+    write_octo_config(config, srv, zone, directory)
+    driver = workdir / "octo_driver.py"
+    driver.write_text(OCTO_DRIVER)
+
+    def sync() -> float:
+        out = subprocess.run([str(python), str(driver), str(config), f"{zone}."], capture_output=True, text=True,
+                             timeout=900, check=False)
+        if out.returncode != 0:
+            raise RuntimeError(f"octoDNS sync failed: {out.stderr[-1500:]}")
+        return float(json.loads(out.stdout.strip().splitlines()[-1])["sync"])
+
+    full = sync()
+    a, txt = count_records(srv, zone)
+    if a != n or txt < n:
+        raise RuntimeError(f"octoDNS: zone {zone} holds {a} A / {txt} TXT, expected {n} / {n}")
+    noop = sync()
+    return full, noop
+
+
+def main() -> None:
+    python, why = ensure_octodns()
+    zones = [f"{side}-{n}.test" for n in SIZES for side in ("ours", "octo")]
+    rows: list[tuple[int, str, float, float | None]] = []
+    with running_bind(zones, with_tls=False) as srv:
+        work = srv.workdir / "bench"
+        work.mkdir()
+        for n in SIZES:
+            zone_yaml = work / f"zone-{n}.yaml"
+            write_zone_yaml(zone_yaml, n)
+            ours_full, ours_noop = run_ours(srv, f"ours-{n}.test", zone_yaml, n)
+            octo_full = octo_noop = None
+            if python is not None:
+                octo_full, octo_noop = run_octo(python, srv, f"octo-{n}.test", zone_yaml, work, n)
+            rows.append((n, "full sync", ours_full, octo_full))
+            rows.append((n, "no-op re-sync", ours_noop, octo_noop))
+            print(f"  N={n}: done", file=sys.stderr, flush=True)
+    print("| N | operation | ours (s) | octoDNS 1.22 (s) | ours / octoDNS | goal |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for n, op, ours, octo in rows:
+        goal = "<= 0.5" if op == "full sync" else "<= 0.1"
+        ratio = f"{ours / octo:.3f}" if octo else "n/a"
+        octo_text = f"{octo:.3f}" if octo is not None else "n/a"
+        print(f"| {n} | {op} | {ours:.3f} | {octo_text} | {ratio} | {goal} |")
+    print(f"\nBoth write 2N records (A + ownership TXT) into their own zone of one named; times exclude "
+          f"interpreter start and imports. RFC2136 batch size: {RFC2136Config.__dataclass_fields__['batch_change_size'].default}.")
+    if python is None:
+        print(f"\noctoDNS could not be run: {why}")
+
+
+if __name__ == "__main__":
+    main()
