@@ -10,7 +10,6 @@ BENCHES: tuple[str, ...] = (
     "plan_calculate",
     "workqueue_throughput",
     "txt_registry",
-    "txt_registry",
 )
 
 
