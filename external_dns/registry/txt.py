@@ -32,6 +32,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 
 import structlog
 
@@ -87,7 +88,7 @@ class TXTRegistry(Registry):
         prefix: str = "",
         suffix: str = "",
         owner_id: str = "default",
-        cache_interval: float = 0,
+        cache_interval: float | timedelta = 0,
         wildcard_replacement: str = "",
         managed_record_types: Iterable[str] = DEFAULT_MANAGED_RECORD_TYPES,
         exclude_record_types: Iterable[str] = (),
@@ -107,7 +108,9 @@ class TXTRegistry(Registry):
         self.provider = provider
         self._owner_id = owner_id
         self.mapper = AffixNameMapper(prefix, suffix, wildcard_replacement)
-        self.cache_interval = float(cache_interval)
+        self.cache_interval = (
+            cache_interval.total_seconds() if isinstance(cache_interval, timedelta) else float(cache_interval)
+        )
         self.wildcard_replacement = wildcard_replacement.lower()
         self.managed_record_types = tuple(managed_record_types)
         self.exclude_record_types = tuple(exclude_record_types)

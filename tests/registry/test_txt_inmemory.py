@@ -3,6 +3,9 @@ missing one and a delete with another value are refused, and one bad change fail
 
 from __future__ import annotations
 
+import threading
+from datetime import timedelta
+
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.labels import parse_labels
 from external_dns.plan.changes import Changes
@@ -79,3 +82,28 @@ def test_two_clusters_share_a_zone() -> None:
     # c1 still owns and can delete its record.
     assert cycle(c1, [])
     assert contents(p) == {}
+
+
+def test_concurrent_zone_cycles_share_one_registry() -> None:
+    p = InMemoryProvider(["a.example.com", "b.example.com"])
+    reg = TXTRegistry(p, owner_id="c1", cache_interval=timedelta(seconds=30))
+    errors: list[BaseException] = []
+
+    def worker(zone: str) -> None:
+        try:
+            for i in range(20):
+                cycle(reg, [ep(f"r{j}.{zone}", "A", f"10.0.0.{i + 1}") for j in range(5)])
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(z,)) for z in ("a.example.com", "b.example.com")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in threads)
+    # A zone's cycle sees the other zone's records as not desired: both workers fight, but every write the
+    # registry sends must be accepted by the strict provider, and ownership stays consistent.
+    assert errors == []
+    for e in reg.records():
+        assert e.labels.get("owner") == "c1"
