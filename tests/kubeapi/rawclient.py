@@ -77,10 +77,20 @@ class WatchStream:
         self.resp = resp
         self.status = resp.status
         self.headers = {k.lower(): v for k, v in resp.getheaders()}
+        self._buf = b""
 
     def next_line(self) -> bytes:
-        """The next raw line (b"" at a clean end of stream)."""
-        return self.resp.readline()
+        """The next raw line; b"" at a clean end of stream (terminating chunk seen); `IncompleteRead` when the
+        connection ended without it (http.client itself reports both as b"")."""
+        while b"\n" not in self._buf:
+            data = self.resp.read1(65536)  # raises IncompleteRead on an abrupt end, b"" on a clean one
+            if not data:
+                if self._buf:
+                    raise http.client.IncompleteRead(self._buf)
+                return b""
+            self._buf += data
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line + b"\n"
 
     def next_event(self) -> dict[str, Any] | None:
         line = self.next_line()

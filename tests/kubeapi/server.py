@@ -172,8 +172,8 @@ class KubeAPIServer:
         cfg = kubernetes.client.Configuration()
         cfg.host = self.url
         if token is not None:
-            cfg.api_key = {"authorization": token}
-            cfg.api_key_prefix = {"authorization": "Bearer"}
+            # The full header value under the "authorization" alias works for every client version.
+            cfg.api_key = {"authorization": f"Bearer {token}"}
         return cfg
 
     def write_kubeconfig(self, path: str | os.PathLike[str], token: str | None = None) -> str:
