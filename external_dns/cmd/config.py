@@ -20,6 +20,7 @@ FLAG_GROUPS: tuple[str, ...] = (
     "external_dns.cmd.flags_rfc2136",
     "external_dns.cmd.flags_webhook",
     "external_dns.cmd.flags_sources",
+    "external_dns.cmd.flags_aws",
 )
 
 
