@@ -1,6 +1,8 @@
-"""Raw LIST and WATCH requests through `kubernetes.client.ApiClient.call_api` (`_preload_content=False`).
+"""Raw LIST and WATCH requests with a `kubernetes.client.ApiClient`'s configuration, credentials and pool.
 
-Responses are parsed with `json.loads`, never into the client's model classes. Non-2xx answers become
+Requests are built as `call_api(..., _preload_content=False)` builds them (host, default headers,
+BearerToken auth, `(connect, read)` timeout) but sent with urllib3 retries off. Responses are parsed
+with `json.loads`, never into the client's model classes. Non-2xx answers become
 `ApiStatusError` (with the Kubernetes `Status` reason and any Retry-After); connection failures, timeouts
 and broken streams become `TransportError`. A watch is a `WatchStream` that yields decoded event dicts
 line by line and can be closed from another thread (which unblocks a reader at once).
@@ -15,7 +17,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import urllib3
-from kubernetes.client.exceptions import ApiException
 
 Params = list[tuple[str, str]]
 Timeout = tuple[float, float]
@@ -67,20 +68,17 @@ class ApiStatusError(Exception):
                    str(status.get("message") or ""), retry_after, causes)
 
     @classmethod
-    def from_api_exception(cls, exc: ApiException) -> ApiStatusError:
-        body: Any = exc.body
-        if isinstance(body, bytes):
-            body = body.decode("utf-8", "replace")
+    def from_response(cls, http_status: int, reason: str, body: bytes,
+                      retry_after_header: str | None) -> ApiStatusError:
+        """From a non-2xx HTTP answer (normally a `Status` body)."""
         status: Any = {}
         try:
             status = json.loads(body) if body else {}
         except ValueError:
             status = {}
         if not isinstance(status, dict) or status.get("kind") != "Status":
-            status = {"message": (body or str(exc.reason or ""))[:300], "reason": str(exc.reason or "")}
-        headers = exc.headers or {}
-        retry_after = headers.get("Retry-After") if hasattr(headers, "get") else None
-        return cls.from_status(status, http_status=int(exc.status or 0), retry_after_header=retry_after)
+            status = {"message": body.decode("utf-8", "replace")[:300] or reason, "reason": reason}
+        return cls.from_status(status, http_status=http_status, retry_after_header=retry_after_header)
 
 
 class TransportError(Exception):
@@ -92,16 +90,31 @@ class WatchDecodeError(Exception):
 
 
 def _request(api_client: Any, path: str, params: Params, timeout: Timeout) -> urllib3.HTTPResponse:
+    """GET `path` with the client's configuration and credentials, on its connection pool, with urllib3's own
+    retries off: a 429/503 Retry-After or a refused connection must reach the reflector's backoff (which
+    shutdown can interrupt) instead of sleeping inside urllib3."""
+    headers = {**api_client.default_headers, **_HEADERS}
+    query = list(params)
     try:
-        resp = api_client.call_api(path, "GET", {}, list(params), dict(_HEADERS), auth_settings=_AUTH,
-                                   _return_http_data_only=True, _preload_content=False,
-                                   _request_timeout=timeout)
-    except ApiException as exc:
-        if exc.status == 0:  # SSL and other transport errors wrapped by the REST layer
-            raise TransportError(str(exc.reason)) from None
-        raise ApiStatusError.from_api_exception(exc) from None
+        api_client.update_params_for_auth(headers, query, _AUTH)
+    except Exception as exc:  # e.g. a failing token refresh hook
+        raise TransportError(f"credentials: {exc}") from None
+    url = str(api_client.configuration.host).rstrip("/") + path
+    try:
+        resp = api_client.rest_client.pool_manager.request(
+            "GET", url, fields=query, headers=headers, preload_content=False, retries=False,
+            timeout=urllib3.Timeout(connect=timeout[0], read=timeout[1]))
     except (urllib3.exceptions.HTTPError, OSError) as exc:
         raise TransportError(f"{type(exc).__name__}: {exc}") from None
+    if not 200 <= resp.status <= 299:
+        try:
+            body = resp.data
+        except (urllib3.exceptions.HTTPError, OSError):
+            body = b""
+        finally:
+            resp.release_conn()
+        raise ApiStatusError.from_response(resp.status, str(resp.reason or ""), body,
+                                           resp.headers.get("Retry-After"))
     return resp  # type: ignore[no-any-return]
 
 

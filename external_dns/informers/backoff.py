@@ -17,6 +17,7 @@ CAP = 30.0
 FACTOR = 2.0
 JITTER = 1.0
 RESET_AFTER = 120.0
+MAX_RETRY_AFTER = 60.0  # a server's Retry-After is honoured up to this
 
 
 class Backoff:
@@ -46,9 +47,9 @@ class Backoff:
             self._last_step = None
 
     def wait(self, stop: threading.Event, retry_after: float | None = None) -> float:
-        """Sleep one step (at least `retry_after`, capped) unless `stop` is set first; returns the delay."""
+        """Sleep one step (at least `retry_after`, up to 60 s) unless `stop` is set first; returns the delay."""
         delay = self.step()
         if retry_after is not None and retry_after > delay:
-            delay = min(retry_after, max(self.cap, delay))
+            delay = min(retry_after, MAX_RETRY_AFTER)
         stop.wait(delay)
         return delay

@@ -36,7 +36,7 @@ from external_dns.informers.api import (
     WatchStream,
     list_page,
 )
-from external_dns.informers.backoff import Backoff
+from external_dns.informers.backoff import MAX_RETRY_AFTER, Backoff
 from external_dns.informers.keys import Obj
 from external_dns.informers.resource import Resource
 
@@ -132,7 +132,7 @@ class Reflector:
             retry_after = exc.retry_after
         delay = self._backoff.step()
         if retry_after is not None and retry_after > delay:
-            delay = min(retry_after, max(self._backoff.cap, delay))
+            delay = min(retry_after, MAX_RETRY_AFTER)
         metrics.BACKOFFS.labels(self.name).inc()
         self._log.warning("backing off", reason=what, error=str(exc), delay=round(delay, 3),
                           retry_after=retry_after)

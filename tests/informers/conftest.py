@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import kubernetes
 import pytest
 
 
@@ -36,13 +38,15 @@ def svc(name: str, ns: str = "default", rv: str = "1", **extra: Any) -> dict[str
     return obj
 
 
-class UnreachableApi:
-    """An ApiClient stand-in whose every request is refused: the reflector only backs off, so a test can
-    drive the informer through its sink methods (`replace`, `apply`)."""
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
-    def __init__(self) -> None:
-        self.calls = 0
 
-    def call_api(self, *args: Any, **kwargs: Any) -> Any:
-        self.calls += 1
-        raise ConnectionRefusedError("connection refused (test)")
+def UnreachableApi() -> kubernetes.client.ApiClient:
+    """A real ApiClient for a port nobody listens on: every request is refused, so the reflector only backs
+    off and a test can drive the informer through its sink methods (`replace`, `apply`)."""
+    configuration = kubernetes.client.Configuration()
+    configuration.host = f"http://127.0.0.1:{_closed_port()}"
+    return kubernetes.client.ApiClient(configuration)
