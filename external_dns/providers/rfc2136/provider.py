@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import dns.exception
+import dns.message
 import dns.name
 import dns.rcode
 import dns.rdata
@@ -38,6 +39,7 @@ from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, SoftError
 from external_dns.providers.rfc2136.config import RFC2136Config
+from external_dns.providers.rfc2136.snapshot import Addition, Removal, ZoneSnapshot
 from external_dns.providers.rfc2136.targets import (
     READ_TYPES,
     canonical_target,
@@ -62,6 +64,11 @@ UPDATE_MESSAGES = Counter(
     "external_dns_rfc2136_update_messages_total",
     "DNS UPDATE messages sent by the RFC2136 provider, by zone and answer code.",
     ["zone", "rcode"],
+)
+ZONE_READS = Counter(
+    "external_dns_rfc2136_zone_reads_total",
+    "Zone reads by the RFC2136 provider: a full AXFR, or a snapshot kept because the SOA serial was unchanged.",
+    ["zone", "kind"],
 )
 RR_CHANGES = Counter(
     "external_dns_rfc2136_rr_changes_total",
@@ -121,7 +128,8 @@ class RFC2136Provider(Provider):
         self._zones = config.zone_names
         self._origins = {z: dns.name.from_text(z) for z in self._zones}
         self._warned_no_axfr = False
-        self._lock = threading.Lock()  # one sync at a time shares the connection state
+        self._lock = threading.Lock()  # reads and writes of the zone snapshots are serialised
+        self._snapshots: dict[str, ZoneSnapshot] = {}
 
     # -- zones ----------------------------------------------------------------------------------------------
     def zones(self) -> Sequence[str]:
@@ -149,17 +157,27 @@ class RFC2136Provider(Provider):
                 self._warned_no_axfr = True
             return []
         out: list[Endpoint] = []
-        # Zones with more labels first, as external-dns does.
-        for zone in sorted(self._zones, key=lambda z: (-len(self._origins[z]), z)):
-            out.extend(self._read_zone(zone))
+        with self._lock:
+            # Zones with more labels first, as external-dns does.
+            for zone in sorted(self._zones, key=lambda z: (-len(self._origins[z]), z)):
+                out.extend(self._zone_snapshot(zone).endpoints())
         return out
 
-    def _read_zone(self, zone: str) -> list[Endpoint]:
+    def _zone_snapshot(self, zone: str) -> ZoneSnapshot:
+        """The zone's records: the snapshot when the SOA serial has not moved, else a fresh AXFR."""
         last_exc: BaseException | None = None
         for host in self.transport.host_order():
             conn = Connection(self.transport, host)
             try:
-                return self._collect(zone, conn)
+                snap = self._snapshots.get(zone)
+                if snap is not None and snap.fresh() and _soa_serial(conn, self.transport, zone) == snap.serial:
+                    ZONE_READS.labels(zone, "unchanged").inc()
+                    return snap
+                self._snapshots.pop(zone, None)
+                snap = self._transfer(zone, conn)
+                ZONE_READS.labels(zone, "axfr").inc()
+                self._snapshots[zone] = snap
+                return snap
             except TSIG_ERRORS as exc:
                 raise self.transport.describe_tsig_failure(host, exc, f"AXFR of zone {zone}") from None
             except AxfrRefused:
@@ -173,9 +191,12 @@ class RFC2136Provider(Provider):
         raise Unreachable(f"RFC2136: could not read zone {zone} by AXFR from any of "
                           f"{', '.join(self.config.active_hosts)}:{self.config.port}: {last_exc}")
 
-    def _collect(self, zone: str, conn: Connection) -> list[Endpoint]:
-        merged: dict[tuple[str, str], Endpoint] = {}
+    def _transfer(self, zone: str, conn: Connection) -> ZoneSnapshot:
+        snap: ZoneSnapshot | None = None
         for rrset in conn.axfr(zone):
+            if snap is None:  # the transfer opens with the zone's SOA
+                snap = ZoneSnapshot(zone, int(rrset[0].serial))
+                continue
             if rrset.rdclass != dns.rdataclass.IN:
                 continue
             rtype = dns.rdatatype.to_text(rrset.rdtype)
@@ -185,15 +206,10 @@ class RFC2136Provider(Provider):
             name = name[:-1] if name.endswith(".") else name
             if self.zone_for(name) != zone:
                 continue  # held by a more specific configured zone
-            ep = merged.get((name, rtype))
-            if ep is None:
-                ep = merged[(name, rtype)] = Endpoint(dns_name=name, record_type=rtype, record_ttl=rrset.ttl)
-            for rd in rrset:
-                if rtype == "TXT":
-                    ep.targets.extend(txt_targets(rd))
-                else:
-                    ep.targets.append(target_of(rd))
-        return list(merged.values())
+            snap.add(name, rtype, rrset.ttl, _targets_of(rtype, rrset))
+        if snap is None:
+            raise AxfrRefused(zone, conn.host, "empty transfer")
+        return snap
 
     # -- desired-state canonicalisation ----------------------------------------------------------------------
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
@@ -339,15 +355,34 @@ class RFC2136Provider(Provider):
                 sender = _Sender(self)
                 try:
                     for zone, groups in zones.items():
-                        for batch in self._batches(groups.values()):
-                            self._send_batch(sender, zone, batch, errors)
+                        self._apply_zone(sender, zone, list(groups.values()), errors)
                 finally:
                     sender.close()
         if errors:
             shown = "; ".join(errors[:10]) + (f"; ... and {len(errors) - 10} more" if len(errors) > 10 else "")
             raise SoftError(f"RFC2136 had errors in one or more of its batches: {shown}")
 
-    def _send_batch(self, sender: _Sender, zone: str, batch: list[_Group], errors: list[str]) -> None:
+    def _apply_zone(self, sender: _Sender, zone: str, groups: list[_Group], errors: list[str]) -> None:
+        """Send the zone's batches; keep its snapshot only if the serial proves it still matches."""
+        snap = self._snapshots.pop(zone, None)
+        before = sender.soa_serial(zone) if snap is not None else None
+        if snap is not None and before != snap.serial:
+            snap = None
+        sent: list[list[_Group]] = []
+        n_errors = len(errors)
+        for batch in self._batches(groups):
+            self._send_batch(sender, zone, batch, errors, sent)
+        if snap is None or before is None or len(errors) != n_errors or not sent:
+            return
+        after = sender.soa_serial(zone)
+        if after != (before + len(sent)) % 2**32:
+            return
+        if all(snap.apply_message(*_fold(batch)) for batch in sent):
+            snap.serial = after
+            self._snapshots[zone] = snap
+
+    def _send_batch(self, sender: _Sender, zone: str, batch: list[_Group], errors: list[str],
+                    sent: list[list[_Group]]) -> None:
         try:
             msg = self._message(zone, batch)
             wire = msg.to_wire()  # rendered (and signed) once, here, so an oversized message is split first
@@ -356,8 +391,8 @@ class RFC2136Provider(Provider):
                 errors.append(f"zone {zone}: {', '.join(batch[0].labels())}: too large for one DNS message")
                 return
             half = len(batch) // 2
-            self._send_batch(sender, zone, batch[:half], errors)
-            self._send_batch(sender, zone, batch[half:], errors)
+            self._send_batch(sender, zone, batch[:half], errors, sent)
+            self._send_batch(sender, zone, batch[half:], errors, sent)
             return
         try:
             sender.send(zone, msg, wire, [lbl for g in batch for lbl in g.labels()])
@@ -366,12 +401,13 @@ class RFC2136Provider(Provider):
                 log.warning("RFC2136: UPDATE failed, retrying record by record", zone=zone, rcode=failed.rcode,
                             records=sum(len(g.ops) for g in batch))
                 for g in batch:
-                    self._send_batch(sender, zone, [g], errors)
+                    self._send_batch(sender, zone, [g], errors, sent)
                 return
             where = _context(zone, [lbl for g in batch for lbl in g.labels()])
             errors.append(f"{where}: server answered {failed.rcode}")
             log.error("RFC2136: UPDATE rejected", where=where, rcode=failed.rcode)
             return
+        sent.append(batch)
         n_add = sum(len(op.add) for g in batch for op in g.ops)
         n_remove = sum(len(op.remove) + int(op.remove_rrset) for g in batch for op in g.ops)
         RR_CHANGES.labels(zone, "add").inc(n_add)
@@ -393,6 +429,18 @@ class _Sender:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+    def soa_serial(self, zone: str) -> int | None:
+        """The zone's current SOA serial over the sync's connection (None when it cannot be had)."""
+        if not self.hosts:
+            return None
+        if self.conn is None:
+            self.conn = Connection(self.transport, self.hosts[0])
+        try:
+            return _soa_serial(self.conn, self.transport, zone)
+        except (*TRANSPORT_ERRORS, *TSIG_ERRORS):
+            self.close()
+            return None
 
     def send(self, zone: str, msg: dns.update.UpdateMessage, wire: bytes, labels: Sequence[str]) -> None:
         last_exc: BaseException | None = None
@@ -424,6 +472,42 @@ class _Sender:
         raise Unreachable(f"RFC2136: no server reachable for zone {zone} "
                           f"({', '.join(self.transport.config.active_hosts)}:{self.transport.config.port}): "
                           f"{last_exc}")
+
+
+def _soa_serial(conn: Connection, transport: Transport, zone: str) -> int | None:
+    """The SOA serial the server answers for the zone (None unless a clean, authoritative answer)."""
+    query = dns.message.make_query(zone + ".", dns.rdatatype.SOA)
+    transport.sign(query)
+    response = conn.exchange(query)
+    if response.rcode() != dns.rcode.NOERROR:
+        return None
+    for rrset in response.answer:
+        if rrset.rdtype == dns.rdatatype.SOA and rrset:
+            return int(rrset[0].serial)
+    return None
+
+
+def _targets_of(rtype: str, rdatas: Iterable[dns.rdata.Rdata]) -> list[str]:
+    if rtype == "TXT":
+        return [t for rd in rdatas for t in txt_targets(rd)]
+    return [target_of(rd) for rd in rdatas]
+
+
+def _fold(batch: list[_Group]) -> tuple[list[Removal], list[Addition]]:
+    """The snapshot edits one sent message made (removals first, as in the message)."""
+    removals: list[Removal] = []
+    additions: list[Addition] = []
+    for g in batch:
+        for op in g.ops:
+            name = op.name.to_text()[:-1]
+            rtype = dns.rdatatype.to_text(op.rdtype)
+            if op.remove_rrset:
+                removals.append(Removal(name, rtype, None))
+            elif op.remove:
+                removals.append(Removal(name, rtype, _targets_of(rtype, op.remove)))
+            if op.add:
+                additions.append(Addition(name, rtype, op.ttl, _targets_of(rtype, op.add)))
+    return removals, additions
 
 
 def _context(zone: str, labels: Sequence[str]) -> str:

@@ -1,0 +1,115 @@
+"""Zone snapshots for the RFC2136 provider, so that a sync whose zone did not change transfers nothing.
+
+A snapshot is the last AXFR of a zone with its SOA serial. `records()` first asks for the SOA: an unchanged
+serial means an unchanged zone (the server bumps the serial on every change), so the snapshot is served.
+The provider's own writes are folded into the snapshot only when the serial proves nobody else wrote in
+between: serial after == serial before + number of UPDATE messages (BIND's default
+`serial-update-method increment`; another method simply never matches). Anything uncertain drops the
+snapshot and the next read is a full AXFR: a serial mismatch, any failed message, or a write the server may
+silently ignore (data next to a CNAME, removing apex NS). Snapshots older than `MAX_AGE` are re-read anyway.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.targets import Targets
+
+MAX_AGE = 3600.0  # seconds
+
+
+@dataclass
+class _Rrset:
+    name: str  # as the server spells it, without the trailing dot
+    ttl: int
+    targets: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Removal:
+    name: str
+    rtype: str
+    targets: list[str] | None  # None = the whole rrset
+
+
+@dataclass
+class Addition:
+    name: str
+    rtype: str
+    ttl: int
+    targets: list[str]
+
+
+class ZoneSnapshot:
+    """Record sets of one zone at one SOA serial."""
+
+    def __init__(self, zone: str, serial: int, taken_at: float | None = None) -> None:
+        self.zone = zone
+        self.serial = serial
+        self.taken_at = time.monotonic() if taken_at is None else taken_at
+        self._rrsets: dict[tuple[str, str], _Rrset] = {}
+        self._types: dict[str, set[str]] = {}
+
+    def fresh(self) -> bool:
+        return time.monotonic() - self.taken_at < MAX_AGE
+
+    def add(self, name: str, rtype: str, ttl: int, targets: Iterable[str]) -> None:
+        key = (name.lower(), rtype)
+        rrset = self._rrsets.get(key)
+        if rrset is None:
+            rrset = self._rrsets[key] = _Rrset(name, ttl)
+            self._types.setdefault(key[0], set()).add(rtype)
+        rrset.ttl = ttl
+        for t in targets:
+            if t not in rrset.targets:
+                rrset.targets.append(t)
+
+    def _remove(self, name: str, rtype: str, targets: list[str] | None) -> None:
+        key = (name.lower(), rtype)
+        rrset = self._rrsets.get(key)
+        if rrset is None:
+            return
+        if targets is not None:
+            rrset.targets = [t for t in rrset.targets if t not in targets]
+        if targets is None or not rrset.targets:
+            del self._rrsets[key]
+            types = self._types.get(key[0])
+            if types is not None:
+                types.discard(rtype)
+                if not types:
+                    del self._types[key[0]]
+
+    def apply_message(self, removals: list[Removal], additions: list[Addition]) -> bool:
+        """Fold one successful UPDATE (removals first, as sent). False when the server's result is uncertain;
+        the snapshot must then be dropped."""
+        touched: set[str] = set()
+        for r in removals:
+            if r.rtype == "NS" and r.name.lower() == self.zone:
+                return False
+            self._remove(r.name, r.rtype, r.targets)
+        for a in additions:
+            key_name = a.name.lower()
+            existing = self._types.get(key_name)
+            if existing:
+                # The server keeps the spelling of an existing node.
+                other = next(iter(existing))
+                display = self._rrsets[(key_name, other)].name
+            else:
+                display = a.name
+            self.add(display, a.rtype, a.ttl, a.targets)
+            touched.add(key_name)
+        for name in touched:
+            types = self._types.get(name, set())
+            if "CNAME" in types and len(types) > 1:
+                return False
+        return True
+
+    def endpoints(self) -> list[Endpoint]:
+        return [Endpoint(dns_name=r.name, record_type=rtype, targets=Targets(r.targets), record_ttl=r.ttl)
+                for (_n, rtype), r in self._rrsets.items()]
+
+    def __len__(self) -> int:
+        return len(self._rrsets)

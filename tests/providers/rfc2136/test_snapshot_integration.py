@@ -1,0 +1,90 @@
+"""Zone snapshots against BIND: an unchanged zone is not transferred again, our own writes are folded in
+only when the SOA serial proves nobody else wrote, and anything uncertain falls back to a full AXFR."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
+from external_dns.providers.rfc2136 import RFC2136Provider
+from external_dns.providers.rfc2136.provider import ZONE_READS
+from tests.servers.bind import BindServer
+
+pytestmark = pytest.mark.integration
+
+
+def reads(kind: str) -> float:
+    return sum(s.value for m in ZONE_READS.collect() for s in m.samples
+               if s.name.endswith("_total") and s.labels["kind"] == kind)
+
+
+def state(p: RFC2136Provider) -> set[tuple[str, str, int, tuple[str, ...]]]:
+    return {(e.dns_name, e.record_type, e.record_ttl, tuple(sorted(e.targets))) for e in p.records()}
+
+
+def ep(name: str, rtype: str, *targets: str, ttl: int = 0) -> Endpoint:
+    return Endpoint(name, rtype, Targets(targets), ttl)
+
+
+def test_unchanged_zone_is_not_transferred_again(make_provider: Callable[..., RFC2136Provider]) -> None:
+    p = make_provider()
+    first = state(p)
+    axfr = reads("axfr")
+    assert state(p) == first
+    assert reads("axfr") == axfr  # three zones, each answered from its snapshot
+
+
+def test_own_writes_are_folded_in_and_match_a_fresh_transfer(make_provider: Callable[..., RFC2136Provider],
+                                                             clean_bind: BindServer) -> None:
+    p = make_provider(batch_change_size=7)
+    p.records()
+    p.apply_changes(Changes(create=[ep(f"s{i}.example.org", "A", f"10.2.0.{i}", ttl=60) for i in range(20)]
+                            + [ep("t.example.org", "TXT", "a b", '"c"')]))
+    cur = {(e.dns_name, e.record_type): e for e in p.records()}
+    p.apply_changes(Changes(update_old=[cur[("s1.example.org", "A")], cur[("t.example.org", "TXT")]],
+                            update_new=[ep("s1.example.org", "A", "10.2.1.1", ttl=120),
+                                        ep("t.example.org", "TXT", "a b", "d")],
+                            delete=[cur[("s2.example.org", "A")]]))
+    axfr = reads("axfr")
+    folded = state(p)
+    assert reads("axfr") == axfr  # served from the snapshot
+    assert folded == state(make_provider())  # ... and identical to what a new provider transfers
+    assert ("s1.example.org", "A", 120, ("10.2.1.1",)) in folded
+    assert ("t.example.org", "TXT", 0, ("a b", "d")) in folded
+    assert not any(name == "s2.example.org" for name, *_ in folded)
+
+
+def test_foreign_change_is_seen(make_provider: Callable[..., RFC2136Provider], clean_bind: BindServer) -> None:
+    p = make_provider()
+    p.records()
+    upd = clean_bind.update("example.com")
+    upd.add("foreign.example.com.", 300, "A", "192.0.2.123")
+    clean_bind.send(upd)
+    assert ("foreign.example.com", "A", 300, ("192.0.2.123",)) in state(p)
+
+    # A foreign write between our read and our write: the snapshot is dropped, the next read transfers.
+    upd = clean_bind.update("example.com")
+    upd.add("foreign2.example.com.", 300, "A", "192.0.2.124")
+    clean_bind.send(upd)
+    p.apply_changes(Changes(create=[ep("mine.example.com", "A", "192.0.2.1")]))
+    axfr = reads("axfr")
+    after = state(p)
+    assert reads("axfr") > axfr
+    assert {("foreign2.example.com", "A", 300, ("192.0.2.124",)), ("mine.example.com", "A", 0, ("192.0.2.1",))} <= after
+
+
+def test_silently_ignored_write_drops_the_snapshot(make_provider: Callable[..., RFC2136Provider],
+                                                   clean_bind: BindServer) -> None:
+    p = make_provider()
+    p.apply_changes(Changes(create=[ep("alias.example.org", "CNAME", "target.example.net")]))
+    p.records()
+    # named answers NOERROR but drops an A next to a CNAME: the provider must not believe it was written.
+    p.apply_changes(Changes(create=[ep("alias.example.org", "A", "192.0.2.5"), ep("ok.example.org", "A", "192.0.2.6")]))
+    got = state(p)
+    assert not any(n == "alias.example.org" and t == "A" for n, t, *_ in got)
+    assert ("ok.example.org", "A", 0, ("192.0.2.6",)) in got
+    assert clean_bind.rrset("alias.example.org", "A") is None
