@@ -27,7 +27,7 @@ from typing import Any
 
 import structlog
 
-from external_dns.cmd.build import REGISTRY_BUILDERS, SOURCE_BUILDERS, build_provider, load_builder
+from external_dns.cmd.build import REGISTRY_BUILDERS, build_provider, load_builder
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.cmd.logging_setup import configure_logging
@@ -76,15 +76,10 @@ class _KubeClient:
 
 
 def build_source(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Source:
-    """One source per `--source` value; several are merged by the sources' MultiSource."""
-    sources: list[Source] = []
-    for name in cfg.source:
-        sources.append(load_builder(SOURCE_BUILDERS, "source", name)(cfg, context))
-    if len(sources) == 1:
-        return sources[0]
-    multi = importlib.import_module("external_dns.sources.multi")
-    combined: Source = multi.MultiSource(sources)
-    return combined
+    """Every `--source`, combined and wrapped by the sources' pipeline (MultiSource, target filter, min TTL)."""
+    from external_dns.sources.build import build_source_pipeline
+
+    return build_source_pipeline(cfg, context)
 
 
 def build_controller(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Controller:

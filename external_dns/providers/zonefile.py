@@ -274,6 +274,15 @@ def _describe(ep: Endpoint) -> str:
     return f"{ep.dns_name} {ep.record_type}"
 
 
+def _check_zone_name(zone: str) -> str:
+    name = _bare(zone)
+    try:
+        dns.name.from_text(name, origin=dns.name.root)
+    except dns.exception.DNSException as exc:
+        raise ConfigError(f"--zonefile-create-zone: invalid zone name {zone!r}: {exc}") from None
+    return name
+
+
 class ZoneFileProvider(Provider):
     """Zones kept as RFC 1035 files in one directory. Thread-safe (writes are serialised)."""
 
@@ -288,15 +297,22 @@ class ZoneFileProvider(Provider):
         # path -> ((mtime_ns, size, inode), parsed file): records() re-parses only files that changed.
         self._cache: cachetools.LRUCache[str, tuple[tuple[int, int, int], ZoneFile]] = cachetools.LRUCache(4096)
         self.problems: list[str] = []
-        zones_to_create = [_bare(z) for z in create_zones if _bare(z)]
-        if zones_to_create and not dry_run:
-            os.makedirs(directory, exist_ok=True)
-        if dry_run and not os.path.isdir(directory):
-            self._virtual = {z: self._virtual_zone(z) for z in zones_to_create}
-            return
-        if not os.path.isdir(directory):
+        # zones to create on first use: building the provider has no side effects (a configuration error
+        # found later, e.g. in the registry flags, must leave the directory untouched)
+        self._pending = [_check_zone_name(z) for z in create_zones if _bare(z)]
+        if os.path.exists(directory) and not os.path.isdir(directory):
             raise ConfigError(f"--zonefile-dir: {directory!r} is not a directory")
-        for zone in zones_to_create:
+        if not self._pending and not os.path.isdir(directory):
+            raise ConfigError(f"--zonefile-dir: {directory!r} is not a directory")
+
+    def _ensure_zones(self) -> None:
+        """Create the `--zonefile-create-zone` zones (once, on first use)."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        if not self.dry_run:
+            os.makedirs(self.directory, exist_ok=True)
+        for zone in pending:
             self.create_zone(zone)
 
     # -- discovery ------------------------------------------------------------------------------------------
@@ -308,11 +324,7 @@ class ZoneFileProvider(Provider):
     def create_zone(self, zone: str) -> bool:
         """Write `<zone>.zone` (SOA + NS) unless some file already holds the zone; True when written.
         In dry-run mode nothing is written: the zone is shown as an empty zone instead."""
-        name = _bare(zone)
-        try:
-            dns.name.from_text(name, origin=dns.name.root)
-        except dns.exception.DNSException as exc:
-            raise ConfigError(f"--zonefile-create-zone: invalid zone name {zone!r}: {exc}") from None
+        name = _check_zone_name(zone)
         with self._lock:
             files = self._scan()
             if any(zf.origin == name for zf in files):
@@ -376,6 +388,7 @@ class ZoneFileProvider(Provider):
 
     def zone_files(self) -> list[ZoneFile]:
         """The zone files as they are now (broken ones have `.error` set and are logged)."""
+        self._ensure_zones()
         with self._lock:
             files = self._scan()
         self._report(files)
@@ -424,6 +437,7 @@ class ZoneFileProvider(Provider):
         if self.dry_run:
             log.info("Dry run: zone files not written", changes=len(changes.all_endpoints()))
             return
+        self._ensure_zones()
         with self._lock:
             files = [parse_zone_file(zf.path) for zf in self._scan()]
             good = {zf.origin: zf for zf in files if zf.zone is not None}

@@ -48,7 +48,9 @@ def serial(path: Path) -> int:
 
 @pytest.fixture
 def provider(tmp_path: Path) -> ZoneFileProvider:
-    return ZoneFileProvider(str(tmp_path), create_zones=[ZONE])
+    p = ZoneFileProvider(str(tmp_path), create_zones=[ZONE])
+    assert list(p.zones()) == [ZONE]  # creates the zone file
+    return p
 
 
 ALL_TYPES = [
@@ -201,8 +203,10 @@ def test_zone_names_from_files(tmp_path: Path) -> None:
     assert list(p.zones()) == ["from-name.test", "from-origin.test"]
 
 
-def test_create_zone_only_when_missing(tmp_path: Path) -> None:
-    ZoneFileProvider(str(tmp_path / "zones"), create_zones=[ZONE])
+def test_create_zone_only_when_missing_and_on_first_use(tmp_path: Path) -> None:
+    first_provider = ZoneFileProvider(str(tmp_path / "zones"), create_zones=[ZONE])
+    assert not (tmp_path / "zones").exists(), "building the provider must not write anything"
+    assert list(first_provider.zones()) == [ZONE]
     path = tmp_path / "zones" / "example.org.zone"
     first = path.read_text()
     p = ZoneFileProvider(str(tmp_path / "zones"), create_zones=[ZONE])
@@ -274,7 +278,7 @@ def test_dry_run_writes_nothing_and_shows_zones_to_create(tmp_path: Path) -> Non
     p.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
     assert not missing.exists()
     existing = tmp_path / "zones"
-    ZoneFileProvider(str(existing), create_zones=[ZONE])
+    ZoneFileProvider(str(existing), create_zones=[ZONE]).zones()
     before = (existing / "example.org.zone").read_bytes()
     q = ZoneFileProvider(str(existing), create_zones=[ZONE, "other.test"], dry_run=True)
     assert list(q.zones()) == [ZONE, "other.test"]
