@@ -133,8 +133,9 @@ def hostname_problem(name: str) -> str | None:
     problem = dns_name_problem(name)
     if problem is not None:
         return problem
-    if any(c.isspace() or c in "\"'\\/;,()@" for c in name):
-        return f"DNS name {name!r} contains characters that are not allowed in a host name"
+    bad = sorted({c for c in name if c.isspace() or (c.isascii() and not c.isalnum() and c not in "-_.*")})
+    if bad:
+        return f"DNS name {name!r} contains characters not allowed in a host name: {''.join(bad)!r}"
     return None
 
 

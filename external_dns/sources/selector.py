@@ -250,7 +250,7 @@ class _Parser:
                 raise self.error(f"found {text!r} at position {at}, expected ',' or ')'")
         if values == [""]:
             raise self.error("a value set must not be empty")
-        return tuple(values)
+        return tuple(sorted(set(values)))
 
 
 def parse_selector(text: str | None) -> Selector:

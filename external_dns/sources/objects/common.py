@@ -40,8 +40,13 @@ def field_problem(ref: str, exc: FieldError, obj: Mapping[str, Any] | None) -> P
     return Problem(ref, exc.field, _short(exc.value), f"{exc.message}; object skipped", severity=ERROR, obj=obj)
 
 
-def get_map(obj: Mapping[str, Any], path: str) -> Mapping[str, Any]:
-    """The mapping at a dotted path; missing/None -> {}; anything else -> FieldError."""
+def _join(at: str, path: str) -> str:
+    return f"{at}.{path}" if at and path else (at or path)
+
+
+def get_map(obj: Mapping[str, Any], path: str, at: str = "") -> Mapping[str, Any]:
+    """The mapping at a dotted path; missing/None -> {}; anything else -> FieldError. `at` is the path of
+    `obj` itself inside the object the error is about (`spec.ports[0]`)."""
     value: Any = obj
     walked: list[str] = []
     for part in path.split("."):
@@ -49,36 +54,36 @@ def get_map(obj: Mapping[str, Any], path: str) -> Mapping[str, Any]:
         if value is None:
             return {}
         if not isinstance(value, Mapping):
-            raise FieldError(".".join(walked[:-1]), value, "must be an object")
+            raise FieldError(_join(at, ".".join(walked[:-1])), value, "must be an object")
         value = value.get(part)
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise FieldError(path, value, "must be an object")
+        raise FieldError(_join(at, path), value, "must be an object")
     return value
 
 
-def get_list(obj: Mapping[str, Any], path: str) -> list[Any]:
+def get_list(obj: Mapping[str, Any], path: str, at: str = "") -> list[Any]:
     """The list at a dotted path; missing/None -> []; anything else -> FieldError."""
     parent, _, last = path.rpartition(".")
-    container = get_map(obj, parent) if parent else obj
+    container = get_map(obj, parent, at) if parent else obj
     value = container.get(last)
     if value is None:
         return []
     if not isinstance(value, list):
-        raise FieldError(path, value, "must be a list")
+        raise FieldError(_join(at, path), value, "must be a list")
     return value
 
 
-def get_str(obj: Mapping[str, Any], path: str, default: str = "") -> str:
+def get_str(obj: Mapping[str, Any], path: str, default: str = "", at: str = "") -> str:
     """The string at a dotted path; missing/None -> default; numbers are not strings -> FieldError."""
     parent, _, last = path.rpartition(".")
-    container = get_map(obj, parent) if parent else obj
+    container = get_map(obj, parent, at) if parent else obj
     value = container.get(last)
     if value is None:
         return default
     if not isinstance(value, str):
-        raise FieldError(path, value, "must be a string")
+        raise FieldError(_join(at, path), value, "must be a string")
     return value
 
 

@@ -76,7 +76,7 @@ class _Ingress:
             if not isinstance(lb, Mapping):
                 raise FieldError(f"status.loadBalancer.ingress[{i}]", lb, "must be an object")
             for key in ("ip", "hostname"):
-                value = get_str(lb, key)
+                value = get_str(lb, key, at=f"status.loadBalancer.ingress[{i}]")
                 if not value:
                     continue
                 problem = target_problem(value[:-1] if value.endswith(".") else value)
@@ -101,14 +101,14 @@ class _Ingress:
             for i, rule in enumerate(get_list(self.ing, "spec.rules")):
                 if not isinstance(rule, Mapping):
                     raise FieldError(f"spec.rules[{i}]", rule, "must be an object")
-                host = get_str(rule, "host")
+                host = get_str(rule, "host", at=f"spec.rules[{i}]")
                 if host:
                     out.extend(self.for_host(host, f"spec.rules[{i}].host"))
         if not self.options.ignore_ingress_tls_spec:
             for i, tls in enumerate(get_list(self.ing, "spec.tls")):
                 if not isinstance(tls, Mapping):
                     raise FieldError(f"spec.tls[{i}]", tls, "must be an object")
-                for j, host in enumerate(get_list(tls, "hosts")):
+                for j, host in enumerate(get_list(tls, "hosts", at=f"spec.tls[{i}]")):
                     if not isinstance(host, str):
                         raise FieldError(f"spec.tls[{i}].hosts[{j}]", host, "must be a string")
                     if host:

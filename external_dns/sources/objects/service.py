@@ -192,10 +192,10 @@ class _Service:
             if not isinstance(ing, Mapping):
                 raise FieldError(f"status.loadBalancer.ingress[{i}]", ing, "must be an object")
             where = f"status.loadBalancer.ingress[{i}]"
-            ip = get_str(ing, "ip")
+            ip = get_str(ing, "ip", at=where)
             if ip:
                 out.extend(self.checked([ip], where + ".ip"))
-            host = get_str(ing, "hostname")
+            host = get_str(ing, "hostname", at=where)
             if host:
                 if self.options.resolve_load_balancer_hostname:
                     out.extend(self.resolve(host, where + ".hostname"))
@@ -295,7 +295,7 @@ class _Service:
                 raise FieldError(f"spec.ports[{i}].nodePort", node_port, "must be an integer")
             if node_port <= 0:
                 continue
-            protocol = (get_str(port, "protocol") or "tcp").lower()
+            protocol = (get_str(port, "protocol", at=f"spec.ports[{i}]") or "tcp").lower()
             ep = new_endpoint(f"_{self.name}._{protocol}.{hostname}", RECORD_TYPE_SRV,
                               f"0 50 {node_port} {hostname}.", ttl=self.ann.ttl)
             if ep is not None:
