@@ -9,6 +9,9 @@ from external_dns.cmd.flags import ConfigError, FlagParser, duration
 
 TSIG_ALGS = ("hmac-sha1", "hmac-sha224", "hmac-sha256", "hmac-sha384", "hmac-sha512")
 LB_STRATEGIES = ("disabled", "round-robin", "random")
+# "%(default).0s" renders as nothing and stops --help from appending "(default: <value>)", which would show
+# a secret taken from the environment.
+_NO_DEFAULT = "%(default).0s"
 
 
 def add_flags(p: FlagParser) -> None:
@@ -19,7 +22,7 @@ def add_flags(p: FlagParser) -> None:
           help="zone(s) to manage (repeatable; the longest zone containing a name wins)")
     p.add("--rfc2136-insecure", type=bool, default=False, help="send unsigned updates (no TSIG)")
     p.add("--rfc2136-tsig-keyname", default="", help="TSIG key name")
-    p.add("--rfc2136-tsig-secret", default="", secret=True, help="TSIG secret, base64")
+    p.add("--rfc2136-tsig-secret", default="", secret=True, help="TSIG secret, base64" + _NO_DEFAULT)
     p.add("--rfc2136-tsig-secret-alg", default="hmac-sha256",
           help=f"TSIG algorithm ({', '.join(TSIG_ALGS)})")
     p.add("--rfc2136-axfr", type=bool, default=False, aliases=("--rfc2136-tsig-axfr",),
@@ -32,7 +35,8 @@ def add_flags(p: FlagParser) -> None:
           help="how to spread requests over several --rfc2136-host")
     p.add("--rfc2136-gss-tsig", type=bool, default=False, help="GSS-TSIG (Kerberos); not supported here")
     p.add("--rfc2136-kerberos-username", default="", help="Kerberos user name (GSS-TSIG)")
-    p.add("--rfc2136-kerberos-password", default="", secret=True, help="Kerberos password (GSS-TSIG)")
+    p.add("--rfc2136-kerberos-password", default="", secret=True,
+          help="Kerberos password (GSS-TSIG)" + _NO_DEFAULT)
     p.add("--rfc2136-kerberos-realm", default="", help="Kerberos realm (GSS-TSIG)")
 
 

@@ -64,6 +64,8 @@ def unquote_txt(value: str) -> str:
     """A TXT target as stored: outer double quotes removed (with `\\"`/`\\\\` unescaped) when present."""
     if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
         inner = value[1:-1]
+        if "\\" not in inner:
+            return inner
         out: list[str] = []
         i = 0
         while i < len(inner):

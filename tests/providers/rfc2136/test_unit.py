@@ -67,8 +67,14 @@ def test_flags_parse_defaults_alias_and_masking() -> None:
 
 
 def test_help_does_not_show_secret_values() -> None:
-    text = build_parser().parser.format_help()
+    parser = build_parser()
+    # A secret from the environment becomes the argparse default: --help must not print it.
+    parser.parse(["--source=service"], environ={"EXTERNAL_DNS_RFC2136_TSIG_SECRET": "SUPERSECRETVALUE",
+                                                "EXTERNAL_DNS_RFC2136_KERBEROS_PASSWORD": "KRBPASSWORD"})
+    text = parser.parser.format_help()
     assert "--rfc2136-tsig-secret" in text and "--rfc2136-axfr" in text and "--rfc2136-tsig-axfr" in text
+    assert "SUPERSECRETVALUE" not in text and "KRBPASSWORD" not in text
+    assert "(default: 50)" in text  # other defaults are still shown
 
 
 @pytest.mark.parametrize(("args", "needle"), [
