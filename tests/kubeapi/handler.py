@@ -230,12 +230,18 @@ class Handler(BaseHTTPRequestHandler):
                 return "get"
             return "watch" if parse_bool(query, "watch") else "list"
         if method == "POST" and not target.name:
+            if target.rt.namespaced and not target.namespace:
+                raise E.make_error(405, "MethodNotAllowed", "the server does not allow this method on the "
+                                                            "requested resource")
             return "create"
         if method == "PUT" and target.name:
             return "update"
         if method == "PATCH" and target.name:
             return "patch"
         if method == "DELETE":
+            if not target.name and target.rt.namespaced and not target.namespace:
+                raise E.make_error(405, "MethodNotAllowed", "the server does not allow this method on the "
+                                                            "requested resource")
             return "delete" if target.name else "deletecollection"
         raise E.make_error(405, "MethodNotAllowed", "the server does not allow this method on the requested "
                                                     "resource")

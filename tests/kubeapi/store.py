@@ -28,7 +28,14 @@ from tests.kubeapi import errors as E
 from tests.kubeapi.defaults import Allocator, apply_create_defaults, apply_update_defaults
 from tests.kubeapi.patch import json_patch, merge_patch, strategic_merge_patch
 from tests.kubeapi.resources import ResourceType
-from tests.kubeapi.validation import check_no_new_finalizers, validate_micro_times, validate_name
+from tests.kubeapi.schema import validate_and_prune
+from tests.kubeapi.validation import (
+    check_no_new_finalizers,
+    validate_metadata,
+    validate_micro_times,
+    validate_name,
+    validate_service,
+)
 
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped
 Json = dict[str, Any]
@@ -438,7 +445,11 @@ class Store:
                 meta["name"] = str(meta["generateName"]) + "".join(
                     random.choices(string.ascii_lowercase + string.digits, k=5))
             validate_name(rt, meta.get("name"))
+            validate_metadata(rt, obj)
             validate_micro_times(rt, obj)
+            obj = validate_and_prune(rt, obj)
+            if _is_core(rt, "Service"):
+                validate_service(obj)
             self._require_namespace(rt, namespace)
             table = self._table(rt)
             key = (namespace, meta["name"])
@@ -509,13 +520,17 @@ class Store:
                     new["status"] = copy.deepcopy(old_obj["status"])
                 else:
                     new.pop("status", None)
+            validate_metadata(rt, new)
             validate_micro_times(rt, new)
+            if _is_core(rt, "Service"):
+                validate_service(new)
             err = check_no_new_finalizers(rt, name, old_obj, new)
             if err is not None:
                 raise err
             apply_update_defaults(rt, new, old_obj, self.alloc)
             if _spec_of(new) != _spec_of(old_obj):
                 nmeta["generation"] = int(ometa.get("generation", 1)) + 1
+        new = validate_and_prune(rt, new)
         new["metadata"]["resourceVersion"] = str(old.rv)
         new = with_type(rt, new)
         if new == old_obj:
@@ -624,9 +639,13 @@ def _spec_of(obj: Json) -> Json:
     return {k: v for k, v in obj.items() if k not in _NOT_SPEC}
 
 
+def _is_core(rt: ResourceType, kind: str) -> bool:
+    return rt.group == "" and rt.kind == kind
+
+
 def _namespace_pending(rt: ResourceType, obj: Json) -> bool:
     """Namespaces never finish deleting here: no namespace controller runs behind this server."""
-    return rt.kind == "Namespace" and rt.group == ""
+    return _is_core(rt, "Namespace")
 
 
 def _bisect_after(items: list[StoredObject], start: str) -> int:

@@ -32,7 +32,8 @@ def raw(kubeapi: KubeAPIServer) -> Iterator[RawClient]:
 
 def svc(name: str, labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
-                            "spec": {"ports": [{"port": 80}], **spec}}
+                            "spec": {"ports": [{"port": 80}]}}
+    body["spec"].update(spec)
     if labels:
         body["metadata"]["labels"] = labels
     return body
@@ -383,7 +384,7 @@ def test_merge_patch_with_stale_rv_conflicts(raw: RawClient) -> None:
 
 
 def test_strategic_merge_patch(raw: RawClient) -> None:
-    raw.request("POST", SVC, svc("web"))
+    assert raw.request("POST", SVC, svc("web", ports=[{"port": 80, "name": "http"}])).status == 201
     smp = "application/strategic-merge-patch+json"
     r = raw.request("PATCH", f"{SVC}/web", {"spec": {"ports": [{"port": 443, "name": "https"}]},
                                              "metadata": {"finalizers": ["a/b"]}}, smp)
@@ -915,3 +916,68 @@ def test_requests_log(raw: RawClient, kubeapi: KubeAPIServer) -> None:
                                 ("GET", f"{SVC}/nope", {}, 404)]
     kubeapi.clear_requests()
     assert kubeapi.requests == []
+
+
+# ---------------------------------------------------------------------------------------------- validation
+def test_label_and_annotation_validation(raw: RawClient) -> None:
+    r = raw.request("POST", SVC, svc("web", labels={"app": "bad value"}))
+    assert r.status == 422
+    cause = r.json["details"]["causes"][0]
+    assert cause["field"] == "metadata.labels" and cause["message"].startswith('Invalid value: "bad value": ')
+    r = raw.request("POST", SVC, {**svc("web"), "metadata": {"name": "web", "annotations": {"-bad": "x"}}})
+    assert r.status == 422 and r.json["details"]["causes"][0]["field"] == "metadata.annotations"
+    r = raw.request("POST", SVC, {**svc("web"), "metadata": {"name": "web", "labels": {"n": 1}}})
+    assert r.status == 400
+    ok = {"external-dns.alpha.kubernetes.io/hostname": "a.example.org,b.example.org"}
+    assert raw.request("POST", SVC, {**svc("web"), "metadata": {"name": "web", "annotations": ok}}).status == 201
+
+
+def test_service_spec_validation(raw: RawClient) -> None:
+    r = raw.request("POST", SVC, {"metadata": {"name": "web"}, "spec": {}})
+    assert r.status == 422
+    assert r.json["message"] == 'Service "web" is invalid: spec.ports: Required value'
+    r = raw.request("POST", SVC, svc("web", ports=[{"port": 70000}]))
+    assert r.json["message"] == ('Service "web" is invalid: spec.ports[0].port: Invalid value: 70000: must be '
+                                 'between 1 and 65535, inclusive')
+    r = raw.request("POST", SVC, svc("web", ports=[{"port": 80}, {"port": 443}]))
+    assert r.status == 422 and [c["field"] for c in r.json["details"]["causes"]] == ["spec.ports[0].name",
+                                                                                    "spec.ports[1].name"]
+    r = raw.request("POST", SVC, svc("web", type="Weird"))
+    assert r.status == 422 and r.json["details"]["causes"][0]["reason"] == "FieldValueNotSupported"
+    assert raw.request("POST", SVC, {"metadata": {"name": "hl"}, "spec": {"clusterIP": "None"}}).status == 201
+    ext = raw.request("POST", SVC, {"metadata": {"name": "ext"},
+                                    "spec": {"type": "ExternalName", "externalName": "db.example.org"}})
+    assert ext.status == 201 and "clusterIP" not in ext.json["spec"]
+
+
+def test_dnsendpoint_schema_types_and_pruning(raw: RawClient) -> None:
+    body = dnsep("a")
+    body["spec"]["endpoints"][0]["unknownField"] = "dropped"
+    body["spec"]["extra"] = 1
+    body["topLevel"] = True
+    created = raw.request("POST", DNSEP, body)
+    assert created.status == 201
+    assert "unknownField" not in created.json["spec"]["endpoints"][0]
+    assert "extra" not in created.json["spec"] and "topLevel" not in created.json
+    bad = dnsep("b")
+    bad["spec"]["endpoints"][0]["recordTTL"] = "300"
+    bad["spec"]["endpoints"][0]["targets"] = "1.2.3.4"
+    r = raw.request("POST", DNSEP, bad)
+    assert r.status == 422
+    assert r.json["details"]["causes"] == [
+        {"reason": "FieldValueTypeInvalid", "field": "spec.endpoints[0].recordTTL",
+         "message": 'Invalid value: "string": spec.endpoints[0].recordTTL in body must be of type integer: "300"'},
+        {"reason": "FieldValueTypeInvalid", "field": "spec.endpoints[0].targets",
+         "message": 'Invalid value: "string": spec.endpoints[0].targets in body must be of type array: "1.2.3.4"'}]
+    assert r.json["message"].startswith('DNSEndpoint.externaldns.k8s.io "b" is invalid: [spec.endpoints[0].recordTTL: ')
+    r = raw.request("PATCH", f"{DNSEP}/a/status", {"status": {"observedGeneration": "one"}},
+                    "application/merge-patch+json")
+    assert r.status == 422
+
+
+def test_create_through_all_namespaces_path_not_allowed(raw: RawClient) -> None:
+    r = raw.request("POST", "/api/v1/services", svc("web"))
+    assert r.status == 405
+    assert r.json == status(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                                                     "resource")
+    assert raw.request("POST", "/api/v1/nodes", {"metadata": {"name": "n1"}}).status == 201

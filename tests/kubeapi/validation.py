@@ -108,3 +108,94 @@ def check_no_new_finalizers(rt: ResourceType, name: str, old: dict[str, Any], ne
                                         f"deleted, found new finalizers []string{{{', '.join(repr(a) for a in sorted(added))}}}")],
                        rt.group)
     return None
+
+
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+
+
+def _key_problem(key: Any) -> str | None:
+    if not isinstance(key, str) or not key:
+        return "name part must be non-empty"
+    prefix, _, name = key.rpartition("/")
+    if "/" in key and (not prefix or len(prefix) > 253 or not _SUBDOMAIN.match(prefix)):
+        return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' " \
+               "or '.', and must start and end with an alphanumeric character"
+    if len(name) > 63:
+        return "name part must be no more than 63 characters"
+    if not _QUALIFIED_NAME.match(name):
+        return ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+                "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+    return None
+
+
+def validate_metadata(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """422 Invalid for malformed label keys/values, annotation keys, or non-string label/annotation values."""
+    meta = obj.get("metadata") or {}
+    name = str(meta.get("name") or "")
+    causes: list[tuple[str, str, str]] = []
+    for fld in ("labels", "annotations"):
+        values = meta.get(fld)
+        if values is None:
+            continue
+        if not isinstance(values, dict):
+            raise bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
+                              f"metadata.{fld} must be a map of strings")
+        for key, value in values.items():
+            problem = _key_problem(key)
+            if problem:
+                causes.append((f"metadata.{fld}", "FieldValueInvalid", f'Invalid value: "{key}": {problem}'))
+            if not isinstance(value, str):
+                raise bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
+                                  f"metadata.{fld}[{key!r}] must be a string, got {json_type(value)}")
+            if fld == "labels" and (len(value) > 63 or not _LABEL_VALUE.match(value)):
+                causes.append(("metadata.labels", "FieldValueInvalid",
+                               f'Invalid value: "{value}": a valid label must be an empty string or consist of '
+                               f"alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                               f"alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+                               f"for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"))
+    finalizers = meta.get("finalizers")
+    if finalizers is not None and (not isinstance(finalizers, list)
+                                   or not all(isinstance(f, str) for f in finalizers)):
+        raise bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
+                          f"metadata.finalizers must be a list of strings")
+    if causes:
+        raise invalid(rt.kind, name, causes, rt.group)
+
+
+def json_type(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", int: "number", float: "number",
+            bool: "bool"}.get(type(value), "null")
+
+
+def validate_service(obj: dict[str, Any]) -> None:
+    """Service spec rules clients trip over: ports required (unless ExternalName/headless), port ranges."""
+    spec = obj.get("spec") or {}
+    name = str((obj.get("metadata") or {}).get("name") or "")
+    stype = spec.get("type", "ClusterIP")
+    if stype not in ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName"):
+        raise invalid("Service", name, [("spec.type", "FieldValueNotSupported",
+                                         f'Unsupported value: "{stype}": supported values: "ClusterIP", '
+                                         f'"ExternalName", "LoadBalancer", "NodePort"')])
+    ports = spec.get("ports") or []
+    if not isinstance(ports, list):
+        raise bad_request('Service in version "v1" cannot be handled as a Service: spec.ports must be a list')
+    if stype == "ExternalName":
+        if not spec.get("externalName"):
+            raise invalid("Service", name, [("spec.externalName", "FieldValueRequired", "Required value")])
+        return
+    if not ports and spec.get("clusterIP") != "None":
+        raise invalid("Service", name, [("spec.ports", "FieldValueRequired", "Required value")])
+    causes: list[tuple[str, str, str]] = []
+    for i, port in enumerate(ports):
+        value = port.get("port") if isinstance(port, dict) else None
+        if not isinstance(value, int) or isinstance(value, bool):
+            causes.append((f"spec.ports[{i}].port", "FieldValueRequired", "Required value"))
+        elif not 1 <= value <= 65535:
+            causes.append((f"spec.ports[{i}].port", "FieldValueInvalid",
+                           f"Invalid value: {value}: must be between 1 and 65535, inclusive"))
+        if len(ports) > 1 and isinstance(port, dict) and not port.get("name"):
+            causes.append((f"spec.ports[{i}].name", "FieldValueRequired", "Required value"))
+    if causes:
+        raise invalid("Service", name, causes)
