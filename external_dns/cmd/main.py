@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from types import FrameType
 from typing import Any
 
 import structlog
@@ -103,20 +103,37 @@ def build_controller(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Con
 
 
 def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
-    """SIGTERM/SIGINT set `stop`; returns a function restoring the previous handlers."""
+    """SIGTERM/SIGINT set `stop`; returns a function restoring the previous handlers.
+
+    The Python-level handler does nothing: it may run while the main thread holds the log stream's lock or
+    the Event's lock, so it must not log or set the Event itself. The interpreter writes the signal number
+    to a wake-up pipe (`signal.set_wakeup_fd`); a watcher thread reads it, logs and sets `stop`."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
 
-    def handler(signum: int, _frame: FrameType | None) -> None:
-        name = signal.Signals(signum).name
-        log.info(f"Received {name}. Terminating...")
-        stop.set()
+    def watch() -> None:
+        while True:
+            data = os.read(read_fd, 1)
+            if not data or data[0] == 0:  # 0: our own shutdown byte (no signal has number 0)
+                return
+            log.info(f"Received {signal.Signals(data[0]).name}. Terminating...")
+            stop.set()
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    watcher = threading.Thread(target=watch, name="signal-watcher", daemon=True)
+    watcher.start()
+    previous_wakeup = signal.set_wakeup_fd(write_fd)
+    previous = {sig: signal.signal(sig, lambda _signum, _frame: None) for sig in (signal.SIGTERM, signal.SIGINT)}
 
     def restore() -> None:
         for sig, old in previous.items():
             signal.signal(sig, old)
+        signal.set_wakeup_fd(previous_wakeup)
+        os.write(write_fd, b"\0")
+        watcher.join(timeout=5)
+        os.close(write_fd)
+        os.close(read_fd)
 
     return restore
 
