@@ -7,8 +7,16 @@ change is logged as `Desired change: CREATE www.example.com A` followed by a sum
 `dry_run=True` the plan is computed and logged but nothing is written. Metrics: controller/metrics.py.
 
 Zone-keyed reconciles: `run_once(zone="example.org")` restricts current and desired endpoints to the names
-whose closest zone (longest suffix on a label boundary, `zone_for_name`) is that zone; `split_by_zone`
-partitions endpoint lists the same way for a caller that fans out per zone.
+whose closest zone (longest suffix on a label boundary, `zone_for_name`) is that zone (a provider without
+zones holds everything in the zone ""); `split_by_zone` partitions endpoint lists the same way for a caller
+that fans out per zone. Syncs of different zones may run at the same time (one lock per zone key); the
+zone-keyed long-running controller is controller/zone_controller.py.
+
+Pre-apply checks (`add_pre_apply_check(fn)`): after the plan is calculated and the policy applied, and
+before `registry.apply_changes`, every check is called as `fn(zone, changes, current, desired)` (zone None
+for a full sync); raising refuses the sync (`RunOnceError` step `pre-apply check`, nothing is written).
+This is where per-zone safety checks and the leader-election fence go. `RunOnceError.changes` holds the
+planned changes when the failure happened at or after that point (for `RecordError` events).
 
 `run_loop` runs `run_once` every `interval` seconds until an Event is set: soft errors (provider.SoftError
 anywhere in the exception's cause chain) are logged with the consecutive count and retried next interval;
@@ -39,9 +47,13 @@ class RunOnceError(Exception):
     """A sync failed at a named step (`registry records`, `source endpoints`, `adjusting endpoints`,
     `applying changes`); the original error is the `__cause__`."""
 
-    def __init__(self, step: str, cause: BaseException) -> None:
+    def __init__(self, step: str, cause: BaseException, changes: Changes | None = None) -> None:
         super().__init__(f"{step}: {cause}")
         self.step = step
+        self.changes = changes
+
+
+PreApplyCheck = Callable[[str | None, Changes, Sequence[Endpoint], Sequence[Endpoint]], None]
 
 
 def is_soft_error(exc: BaseException) -> bool:
@@ -147,13 +159,25 @@ class Controller:
         self.old_owner_id = old_owner_id
         self.dry_run = dry_run
         self._clock = clock
-        self._run_lock = threading.Lock()  # one sync at a time per controller
+        self._locks_lock = threading.Lock()
+        self._run_locks: dict[str | None, threading.Lock] = {}  # one sync at a time per zone key
+        self.pre_apply_checks: list[PreApplyCheck] = []
         self.consecutive_soft_errors = 0
+
+    def add_pre_apply_check(self, check: PreApplyCheck) -> None:
+        """Call `check(zone, changes, current, desired)` before every write; raising refuses the sync."""
+        self.pre_apply_checks.append(check)
+
+    def zone_keys(self) -> list[str]:
+        """The provider's zones (sorted); `[""]` when it has none (one zone holding everything)."""
+        return sorted(self.registry.provider.zones()) or [""]
 
     # -- one sync -------------------------------------------------------------------------------------------
     def run_once(self, zone: str | None = None) -> RunResult:
         """One sync (of everything, or of one zone). Raises RunOnceError naming the failed step."""
-        with self._run_lock:
+        with self._locks_lock:
+            lock = self._run_locks.setdefault(zone, threading.Lock())
+        with lock:
             return self._run_once(zone)
 
     def _run_once(self, zone: str | None) -> RunResult:
@@ -183,7 +207,7 @@ class Controller:
             raise RunOnceError("adjusting endpoints", exc) from exc
 
         if zone is not None:
-            zones = list(self.registry.provider.zones())
+            zones = list(self.registry.provider.zones()) or [""]
             current = [ep for ep in current if zone_for_name(ep.dns_name, zones) == zone]
             desired = [ep for ep in desired if zone_for_name(ep.dns_name, zones) == zone]
 
@@ -212,11 +236,16 @@ class Controller:
             if self.dry_run:
                 zlog.info("Dry run: no changes were applied")
             else:
+                for check in self.pre_apply_checks:
+                    try:
+                        check(zone, changes, current, desired)
+                    except Exception as exc:
+                        raise RunOnceError("pre-apply check", exc, changes) from exc
                 try:
                     self.registry.apply_changes(changes)
                 except Exception as exc:
                     metrics.REGISTRY_ERRORS.inc()
-                    raise RunOnceError("applying changes", exc) from exc
+                    raise RunOnceError("applying changes", exc, changes) from exc
                 result.applied = True
                 zlog.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated")
         else:

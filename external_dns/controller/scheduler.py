@@ -1,0 +1,115 @@
+"""When the long-running controller syncs: external-dns's `ShouldRunOnce` / `ScheduleRunOnce` maths
+(reference 4.2) and a blocking `wait_due()` for the thread that fires the syncs.
+
+* `should_run_once(now)`: False before `next_run_at`; else the run starts now (`last_run_at = now`,
+  `next_run_at = now + interval`) and it returns True.
+* `schedule_run_once(now)` (every informer event with `--events`): `next_run_at = max(last_run_at +
+  min_event_sync_interval, min(now + event_delay, next_run_at))`. Bursts of events collapse into one run,
+  never sooner than `min_event_sync_interval` after the previous run *started*, never later than the
+  periodic run already scheduled.
+* `event_delay` is external-dns's hard-coded 5 s batching delay, capped by `min_event_sync_interval`
+  (`min(5 s, min_event_sync_interval)`): with the default 5 s, and any larger value, the maths are exactly
+  upstream's; a smaller `--min-event-sync-interval` also shortens the batching delay, so `=0` syncs as soon
+  as an event arrives (upstream would still wait 5 s).
+* The first run is due at once (upstream: `ScheduleRunOnce(now)` at start-up with a zero `nextRunAt`).
+
+`wait_due(timeout)` sleeps on a Condition until the next run is due (woken early by `schedule_run_once`
+and `stop()`); no polling. Times are monotonic seconds (the clock is injectable for tests).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+
+EVENT_BATCH_DELAY = 5.0  # upstream's hard-coded delay between an event and the sync it schedules
+
+
+class Scheduler:
+    """Thread-safe run scheduler. `interval`: periodic full resync; `min_event_sync_interval`: the minimum
+    gap between the start of one run and an event-triggered next one."""
+
+    def __init__(self, interval: float, min_event_sync_interval: float = 5.0, *, event_delay: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if interval <= 0:
+            raise ValueError(f"scheduler: --interval must be positive, got {interval}")
+        if min_event_sync_interval < 0:
+            raise ValueError(f"scheduler: --min-event-sync-interval must not be negative, got "
+                             f"{min_event_sync_interval}")
+        self.interval = float(interval)
+        self.min_event_sync_interval = float(min_event_sync_interval)
+        self.event_delay = (min(EVENT_BATCH_DELAY, self.min_event_sync_interval) if event_delay is None
+                            else float(event_delay))
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._next_run_at = clock()  # due at once
+        self._last_run_at = -math.inf
+        self._stopped = False
+        self.runs = 0
+        self.scheduled = 0
+
+    # -- state --------------------------------------------------------------------------------------------
+    @property
+    def next_run_at(self) -> float:
+        with self._cond:
+            return self._next_run_at
+
+    @property
+    def last_run_at(self) -> float:
+        with self._cond:
+            return self._last_run_at
+
+    # -- upstream maths -----------------------------------------------------------------------------------
+    def should_run_once(self, now: float) -> bool:
+        """True when a run is due at `now`; the run is then taken as started at `now`."""
+        with self._cond:
+            return self._take(now)
+
+    def _take(self, now: float) -> bool:
+        if now < self._next_run_at:
+            return False
+        self._next_run_at = now + self.interval
+        self._last_run_at = now
+        self.runs += 1
+        return True
+
+    def schedule_run_once(self, now: float | None = None) -> None:
+        """An event happened at `now` (default: the clock): bring the next run forward (see module doc)."""
+        with self._cond:
+            at = self._clock() if now is None else now
+            self._next_run_at = max(self._last_run_at + self.min_event_sync_interval,
+                                    min(at + self.event_delay, self._next_run_at))
+            self.scheduled += 1
+            self._cond.notify_all()
+
+    # -- blocking side ------------------------------------------------------------------------------------
+    def wait_due(self, timeout: float | None = None) -> bool:
+        """Block until a run is due (then take it and return True), `stop()` was called or `timeout` passed
+        (False). Sleeps on a Condition until the due time; `schedule_run_once` and `stop` wake it."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while not self._stopped:
+                now = self._clock()
+                if self._take(now):
+                    return True
+                wait = self._next_run_at - now
+                if deadline is not None:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return False
+                    wait = min(wait, remaining)
+                self._cond.wait(wait)
+            return False
+
+    def stop(self) -> None:
+        """Wake and end every `wait_due` (it returns False from now on)."""
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+
+    @property
+    def stopped(self) -> bool:
+        with self._cond:
+            return self._stopped

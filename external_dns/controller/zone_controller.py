@@ -1,0 +1,312 @@
+"""The long-running, zone-keyed controller: a rate-limited workqueue of zone keys, worker threads running
+`Controller.run_once(zone=key)`, and a scheduler thread that fills the queue (sample-controller's pattern).
+
+* Work items are the provider's zones (`Controller.zone_keys()`; `""` for a provider without zones). A
+  reconcile of key K computes and applies the plan for the records of zone K only; two zones reconcile in
+  parallel on two workers; the queue never hands one zone to two workers at once and collapses repeated
+  adds of a waiting zone into one reconcile.
+* A failed reconcile is re-queued with the rate limiter (`add_rate_limited`: per-zone exponential back-off
+  from 5 ms to 1000 s, max-of a 10 qps / 100 burst bucket) and never blocks the other zones; success calls
+  `forget`. Soft errors (provider.SoftError: throttling, timeouts, 5xx) are counted per zone and
+  `external_dns_controller_consecutive_soft_errors` shows the worst zone; any other error is logged as an
+  error and retried the same way (one broken zone must not stop the others, unlike upstream's fatal exit).
+* Scheduling (controller/scheduler.py): every zone is queued at start, every `interval` seconds, and after
+  informer events (`on_event`, registered with `Source.add_event_handler` when `--events` is set) at most
+  once per `min_event_sync_interval`.
+* `start()` / `stop(timeout)` may be repeated (leader election stops the workers when the lease is lost and
+  starts them again when it is won): each start runs a fresh queue, scheduler and threads. `stop` stops
+  taking work, lets in-flight reconciles finish within `timeout`, and joins every thread it started.
+* Events: with a recorder, RecordReady / RecordDeleted after a write, RecordError when it failed
+  (controller/record_events.py). A WorkerWatchdog (controller/health.py) sees every reconcile.
+
+Tests and benches wait on outcomes with `wait_until(predicate, timeout)` / `outcomes()`, never by sleeping.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import structlog
+
+from external_dns.controller import metrics
+from external_dns.controller.controller import Controller, RunOnceError, RunResult, is_soft_error
+from external_dns.controller.health import WorkerWatchdog
+from external_dns.controller.record_events import Recorder, emit_applied_events, emit_error_events
+from external_dns.controller.scheduler import Scheduler
+from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
+
+log = structlog.get_logger(__name__)
+
+QUEUE_NAME = "zones"
+GET_HEARTBEAT = 5.0  # workers re-check their stop flag at least this often while the queue is empty
+HISTORY = 10_000
+
+
+@dataclass(frozen=True)
+class ZoneOutcome:
+    """One finished reconcile of one zone."""
+
+    zone: str
+    ok: bool
+    started: float  # monotonic
+    finished: float  # monotonic
+    result: RunResult | None = None
+    error: str = ""
+    soft: bool = False
+    requeues: int = 0  # failures of this zone in a row before this reconcile
+
+    @property
+    def duration(self) -> float:
+        return self.finished - self.started
+
+
+class _Term:
+    """One start..stop period: its own queue, scheduler and threads."""
+
+    def __init__(self, queue: RateLimitingQueue[str], scheduler: Scheduler) -> None:
+        self.queue = queue
+        self.scheduler = scheduler
+        self.stopping = threading.Event()
+        self.threads: list[threading.Thread] = []
+
+
+class ZoneController:
+    """Zone-keyed reconcile workers over a `Controller` (see the module docstring)."""
+
+    def __init__(self, controller: Controller, *, workers: int = 2, interval: float = 60.0,
+                 min_event_sync_interval: float = 5.0,
+                 rate_limiter_factory: Callable[[], RateLimiter] | None = None,
+                 watchdog: WorkerWatchdog | None = None, recorder: Recorder | None = None,
+                 queue_name: str = QUEUE_NAME) -> None:
+        if workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {workers}")
+        Scheduler(interval, min_event_sync_interval)  # validates the two durations
+        self.controller = controller
+        self.workers = workers
+        self.interval = interval
+        self.min_event_sync_interval = min_event_sync_interval
+        self.rate_limiter_factory = rate_limiter_factory or default_controller_rate_limiter
+        self.watchdog = watchdog
+        self.recorder = recorder
+        self.queue_name = queue_name
+
+        self._lock = threading.Lock()
+        self._term: _Term | None = None
+        self._known_keys: list[str] = []
+        self._failures: dict[str, int] = {}
+        self._soft_failures: dict[str, int] = {}
+        self._outcomes_cond = threading.Condition()
+        self._outcomes: deque[ZoneOutcome] = deque(maxlen=HISTORY)
+        self.reconciles = 0
+        self.passes = 0
+
+    # -- scheduling --------------------------------------------------------------------------------------
+    def on_event(self) -> None:
+        """An informer event: schedule a sync of every zone (batched by the scheduler)."""
+        term = self._term
+        if term is not None and not term.stopping.is_set():
+            term.scheduler.schedule_run_once()
+
+    def zone_keys(self) -> list[str]:
+        """The zone keys now; the last known ones (or `[""]`) when the provider cannot list its zones."""
+        try:
+            keys = self.controller.zone_keys()
+        except Exception as exc:
+            log.error(f"cannot list the provider's zones, keeping the last known ones: {exc}")
+            return list(self._known_keys) or [""]
+        self._known_keys = keys
+        return keys
+
+    def enqueue_all(self) -> list[str]:
+        """Queue every zone for a reconcile (a full pass); returns the keys queued."""
+        term = self._term
+        if term is None or term.stopping.is_set():
+            return []
+        keys = self.zone_keys()
+        for key in keys:
+            term.queue.add(key)
+        self.passes += 1
+        return keys
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+    def running(self) -> bool:
+        term = self._term
+        return term is not None and not term.stopping.is_set()
+
+    def start(self) -> None:
+        """Start the scheduler thread and the workers (no-op when running). The first pass is queued at once."""
+        with self._lock:
+            if self.running():
+                return
+            queue: RateLimitingQueue[str] = RateLimitingQueue(self.rate_limiter_factory(), name=self.queue_name)
+            term = _Term(queue, Scheduler(self.interval, self.min_event_sync_interval))
+            for i in range(self.workers):
+                term.threads.append(threading.Thread(target=self._worker, args=(term, f"zone-worker-{i}"),
+                                                     name=f"zone-worker-{i}", daemon=True))
+            term.threads.append(threading.Thread(target=self._schedule_loop, args=(term,),
+                                                 name="zone-scheduler", daemon=True))
+            self._term = term
+            for thread in term.threads:
+                thread.start()
+        log.info("Zone controller started", workers=self.workers, interval=self.interval,
+                 min_event_sync_interval=self.min_event_sync_interval)
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Stop taking work, let in-flight reconciles finish (within `timeout`), join the threads. True when
+        everything ended in time."""
+        with self._lock:
+            term = self._term
+            if term is None:
+                return True
+            term.stopping.set()
+        deadline = time.monotonic() + timeout
+        term.scheduler.stop()
+        drained = term.queue.shut_down_with_drain(timeout)
+        if not drained:
+            term.queue.shut_down()
+        ok = drained
+        for thread in term.threads:
+            if thread is threading.current_thread():
+                continue
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                log.warning("zone controller thread did not stop in time", thread=thread.name, timeout=timeout)
+                ok = False
+        with self._lock:
+            if self._term is term:
+                self._term = None
+        log.info("Terminating main controller loop", clean=ok)
+        return ok
+
+    # -- threads -----------------------------------------------------------------------------------------
+    def _schedule_loop(self, term: _Term) -> None:
+        while term.scheduler.wait_due():
+            if term.stopping.is_set():
+                return
+            keys = self.enqueue_all()
+            log.debug("Queued a sync of every zone", zones=len(keys))
+
+    def _worker(self, term: _Term, name: str) -> None:
+        while self._process_next(term, name):
+            pass
+
+    def _process_next(self, term: _Term, name: str) -> bool:
+        key, shutdown = term.queue.get(timeout=GET_HEARTBEAT)
+        if shutdown:
+            return False
+        if key is None:  # heartbeat
+            return not term.stopping.is_set() or len(term.queue) > 0
+        try:
+            if term.stopping.is_set():
+                return True  # shutting down: queued zones are dropped, in-flight ones finish
+            if self.watchdog is not None:
+                with self.watchdog.working(name):
+                    ok = self.reconcile(key)
+            else:
+                ok = self.reconcile(key)
+            if ok:
+                term.queue.forget(key)
+            else:
+                term.queue.add_rate_limited(key)
+        finally:
+            term.queue.done(key)
+        return True
+
+    # -- one reconcile -----------------------------------------------------------------------------------
+    def reconcile(self, zone: str) -> bool:
+        """Reconcile one zone now (on the calling thread); True on success. Never raises."""
+        started = time.monotonic()
+        requeues = self._failures.get(zone, 0)
+        try:
+            result = self.controller.run_once(zone=zone)
+        except Exception as exc:
+            soft = is_soft_error(exc)
+            self._failures[zone] = requeues + 1
+            if soft:
+                self._soft_failures[zone] = self._soft_failures.get(zone, 0) + 1
+            self._update_soft_gauge()
+            count = self._soft_failures.get(zone, 0)
+            if soft:
+                log.error(f"Failed to do run once: {exc} (consecutive soft errors: {count})", zone=zone)
+            else:
+                log.error(f"Failed to do run once: {exc}", zone=zone, failures=requeues + 1)
+            changes = exc.changes if isinstance(exc, RunOnceError) else None
+            if self.recorder is not None and changes is not None and getattr(exc, "step", "") == "applying changes":
+                emit_error_events(self.recorder, changes, exc.__cause__ or exc)
+            self._record(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
+                                     requeues=requeues))
+            return False
+        if self._soft_failures.pop(zone, 0):
+            log.info("Reconciliation succeeded after soft errors", zone=zone)
+        self._failures.pop(zone, None)
+        self._update_soft_gauge()
+        if self.recorder is not None and result.applied:
+            emit_applied_events(self.recorder, result.changes)
+        self._record(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues))
+        return True
+
+    def _update_soft_gauge(self) -> None:
+        worst = max(self._soft_failures.values(), default=0)
+        self.controller.consecutive_soft_errors = worst
+        metrics.CONSECUTIVE_SOFT_ERRORS.set(worst)
+
+    def _record(self, outcome: ZoneOutcome) -> None:
+        with self._outcomes_cond:
+            self._outcomes.append(outcome)
+            self.reconciles += 1
+            self._outcomes_cond.notify_all()
+
+    # -- observation ---------------------------------------------------------------------------------------
+    def outcomes(self, zone: str | None = None) -> list[ZoneOutcome]:
+        """The finished reconciles so far (the last 10 000), oldest first; optionally of one zone."""
+        with self._outcomes_cond:
+            return [o for o in self._outcomes if zone is None or o.zone == zone]
+
+    def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Block until `predicate()` is true, re-checked after every finished reconcile (or `timeout`)."""
+        deadline = time.monotonic() + timeout
+        with self._outcomes_cond:
+            while not predicate():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._outcomes_cond.wait(remaining)
+            return True
+
+    def failures(self, zone: str) -> int:
+        """Failed reconciles of `zone` in a row (0 after a success)."""
+        return self._failures.get(zone, 0)
+
+    def run_pass(self, timeout: float | None = None) -> dict[str, ZoneOutcome]:
+        """One reconcile of every zone on `workers` threads (no retries), for one-shot use and benches.
+        Returns the outcome per zone; zones not finished within `timeout` are missing."""
+        keys = self.zone_keys()
+        results: dict[str, ZoneOutcome] = {}
+        lock = threading.Lock()
+        pending = list(keys)
+
+        def work() -> None:
+            while True:
+                with lock:
+                    if not pending:
+                        return
+                    key = pending.pop(0)
+                self.reconcile(key)
+                found = self.outcomes(key)
+                with lock:
+                    if found:
+                        results[key] = found[-1]
+
+        threads = [threading.Thread(target=work, name=f"zone-pass-{i}", daemon=True)
+                   for i in range(min(self.workers, len(keys)))]
+        for thread in threads:
+            thread.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for thread in threads:
+            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        with lock:
+            return dict(results)
