@@ -309,14 +309,16 @@ class TXTRegistry(Registry):
             filtered.delete.extend(txt_delete)
             filtered.update_old.extend(txt_old)
             filtered.update_new.extend(txt_new)
-            try:
-                self.provider.apply_changes(filtered)
-            except BaseException:
+        # The write itself runs outside the lock, so zones reconciled on different workers write in parallel.
+        try:
+            self.provider.apply_changes(filtered)
+        except BaseException:
+            with self._lock:
                 # What the provider holds is unknown now: read everything again next time.
                 self._cache = None
                 self._stored_txts = {}
                 self._have_read = False
-                raise
+            raise
 
     # -- cache ----------------------------------------------------------------------------------------------
     def _cache_add(self, ep: Endpoint) -> None:
