@@ -1,0 +1,70 @@
+"""Plan outputs (`--plan-output`, `--plan-output-file FORMAT=PATH`): the plan rendered for people, before
+the safety check and in dry-run too, so a refused plan is still shown.
+
+Formats (`FORMATS`): `log` (default; lines in the log, see output/log.py), `markdown` (a pull-request
+comment), `html` (a standalone page), `json` (stable, documented in output/json_output.py). A format with
+a file is written there (atomically: a temporary file, then renamed); `log` always goes to the log, the
+others without a file go to stdout.
+
+`render(fmt, plans)` returns the text; `emit_outputs(formats, files, plans)` runs every requested output.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+
+from external_dns.plan.output import html, json_output, log, markdown
+from external_dns.plan.output.model import NO_CHANGES, Row, Side, ZonePlan, rows, zones_with_changes
+
+RENDERERS: dict[str, Callable[[Sequence[ZonePlan]], str]] = {
+    "log": log.render,
+    "markdown": markdown.render,
+    "html": html.render,
+    "json": json_output.render,
+}
+FORMATS: tuple[str, ...] = tuple(RENDERERS)
+
+
+def render(fmt: str, plans: Sequence[ZonePlan]) -> str:
+    """The plan in format `fmt`; ValueError naming an unknown format."""
+    try:
+        renderer = RENDERERS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown plan output {fmt!r} (one of: {', '.join(FORMATS)})") from None
+    return renderer(plans)
+
+
+def write_file(path: str, text: str) -> None:
+    """Write `text` to `path` atomically (same-directory temporary file, then rename)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".plan-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def emit_outputs(formats: Sequence[str], files: Mapping[str, str], plans: Sequence[ZonePlan]) -> None:
+    """Run every output: each format in `formats` and each in `files` (FORMAT -> PATH), once."""
+    wanted = list(dict.fromkeys([*formats, *files]))
+    for fmt in wanted:
+        text = render(fmt, plans)
+        path = files.get(fmt)
+        if path:
+            write_file(path, text)
+        elif fmt == "log":
+            log.emit(plans)
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+
+__all__ = ["FORMATS", "NO_CHANGES", "RENDERERS", "Row", "Side", "ZonePlan", "emit_outputs", "render", "rows",
+           "write_file", "zones_with_changes"]

@@ -1,0 +1,60 @@
+"""The `json` plan output: a stable, documented JSON document (sorted keys, two-space indent).
+
+    {
+      "version": 1,
+      "zones": {
+        "example.org.": {
+          "changes": [
+            {"type": "delete", "name": "old.example.org", "record_type": "A", "set_identifier": "",
+             "existing": {"ttl": 300, "values": ["1.2.3.4"]}},
+            {"type": "create", ..., "new": {"ttl": 300, "values": ["5.6.7.8"]}},
+            {"type": "update", ..., "existing": {...}, "new": {...}}
+          ],
+          "summary": {"creates": 1, "updates": 1, "deletes": 1, "existing": 12}
+        }
+      }
+    }
+
+Zones without changes are left out (`"zones": {}` when nothing is planned); changes are in the order of
+every output (deletes, creates, updates; by name, type, set identifier). This is the review form; the file
+`external-dns apply` runs is the plan file (plan/planfile.py), which also carries checksums.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from external_dns.plan.output.model import Side, ZonePlan, rows, zones_with_changes
+
+VERSION = 1
+
+
+def _side(side: Side) -> dict[str, Any]:
+    return {"ttl": side.ttl, "values": list(side.values)}
+
+
+def document(plans: Sequence[ZonePlan]) -> dict[str, Any]:
+    zones: dict[str, Any] = {}
+    for plan in zones_with_changes(plans):
+        changes: list[dict[str, Any]] = []
+        for r in rows(plan.changes):
+            item: dict[str, Any] = {"type": r.op.lower(), "name": r.name, "record_type": r.record_type,
+                                    "set_identifier": r.set_identifier}
+            if r.old is not None:
+                item["existing"] = _side(r.old)
+            if r.new is not None:
+                item["new"] = _side(r.new)
+            changes.append(item)
+        c = plan.changes
+        zones[plan.display_name] = {
+            "changes": changes,
+            "summary": {"creates": len(c.create), "updates": len(c.update_new), "deletes": len(c.delete),
+                        "existing": plan.existing},
+        }
+    return {"version": VERSION, "zones": zones}
+
+
+def render(plans: Sequence[ZonePlan]) -> str:
+    return json.dumps(document(plans), sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,368 @@
+"""Plan safety: per-zone change thresholds and the root-NS guard (octoDNS `Plan.raise_if_unsafe`, with its
+pitfalls fixed).
+
+A zone's plan (its `Changes`, after the policy) is unsafe when:
+
+* the updates over the zone's existing *owned* records are strictly greater than the update threshold, or
+  the deletes over the same denominator are strictly greater than the delete threshold (updates are
+  checked first). Creates never count. Zones with fewer existing owned records than `min_existing` are not
+  percentage-checked;
+* it creates, updates or deletes the apex NS record of an existing zone, whatever the zone's size.
+
+The denominator (`count_existing`) counts the records we own: with an owner ID only endpoints whose
+`owner` label is that ID; ownership TXT records (the TXT registry's `heritage=external-dns` markers) are
+never counted, so they cannot dilute the churn as octoDNS's ownership markers do. With the managed record
+types given, only those types count.
+
+Thresholds (`SafetyConfig`): global `update` / `delete` fractions (default 0.3) and `min_existing`
+(default 10), and per-zone overrides (`ZoneThreshold`, from `--zone-threshold ZONE=update:0.2,delete:0.1`)
+which take precedence over the global values for that zone (a key the override leaves out falls back to
+the global value). `force=True` skips every check.
+
+Errors use octoDNS's wording, with the zone in front:
+`[example.com.] Too many deletes, 45.00% is over 30.00% (9/20), force required` and
+`[example.com.] Root NS record change, force required`.
+
+`SafetyGate` is the hook both controllers call per zone: `gate(zone, changes, current, desired)` (the
+`Controller.add_pre_apply_check` signature) raises `UnsafePlanError` for an unsafe zone, counts it in
+`external_dns_controller_unsafe_plans_total{zone,reason}`, logs it and sends a Warning Event
+(`UnsafePlan`) about the Kubernetes objects behind the zone's changes when an event sink is given. A
+call with `zone=None` (a full, not zone-keyed, sync) checks every zone of the provider and refuses the
+whole sync when any is unsafe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from prometheus_client import Counter
+
+from external_dns.endpoint.endpoint import RECORD_TYPE_NS, RECORD_TYPE_TXT, Endpoint
+from external_dns.plan.changes import Changes
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_UPDATE_THRESHOLD = 0.3
+DEFAULT_DELETE_THRESHOLD = 0.3
+DEFAULT_MIN_EXISTING_RECORDS = 10
+
+REASON_TOO_MANY_UPDATES = "too-many-updates"
+REASON_TOO_MANY_DELETES = "too-many-deletes"
+REASON_ROOT_NS_CHANGE = "root-ns-change"
+
+UNSAFE_PLANS = Counter(
+    "unsafe_plans_total", "Number of zone plans refused by the safety check (thresholds, root NS)",
+    ["zone", "reason"], namespace="external_dns", subsystem="controller")
+
+EVENT_REASON_UNSAFE_PLAN = "UnsafePlan"
+_MAX_EVENT_OBJECTS = 10
+
+
+# -- zone names -----------------------------------------------------------------------------------------------
+def normalize_zone(zone: str) -> str:
+    """Lower-case, without the trailing dot ("" stays "": the provider's one zone holding everything)."""
+    z = zone.strip().lower()
+    return z[:-1] if z.endswith(".") else z
+
+
+def display_zone(zone: str | None) -> str:
+    """The zone as octoDNS prints it: fully qualified with a trailing dot (`.` for the catch-all zone)."""
+    z = normalize_zone(zone or "")
+    return z + "." if z else "."
+
+
+# -- errors ---------------------------------------------------------------------------------------------------
+class UnsafePlanError(Exception):
+    """A zone's plan needs `--force`. `zone` (as given), `reason` (a metric label value) and the message."""
+
+    def __init__(self, zone: str, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.zone = zone
+        self.reason = reason
+
+
+class TooMuchChangeError(UnsafePlanError):
+    """Updates or deletes over the threshold; carries the figures of the message."""
+
+    def __init__(self, zone: str, reason: str, change_count: int, existing_count: int, threshold: float) -> None:
+        why = "Too many updates" if reason == REASON_TOO_MANY_UPDATES else "Too many deletes"
+        pcent = change_count / existing_count * 100.0
+        super().__init__(zone, reason, f"[{display_zone(zone)}] {why}, {pcent:.2f}% is over "
+                                       f"{threshold * 100.0:.2f}% ({change_count}/{existing_count}), force required")
+        self.change_count = change_count
+        self.existing_count = existing_count
+        self.threshold = threshold
+        self.percent = pcent
+
+
+class RootNsChangeError(UnsafePlanError):
+    """A create, update or delete of the apex NS record of an existing zone."""
+
+    def __init__(self, zone: str) -> None:
+        super().__init__(zone, REASON_ROOT_NS_CHANGE, f"[{display_zone(zone)}] Root NS record change, force required")
+
+
+class UnsafePlansError(Exception):
+    """Several zones refused at once (once mode, full syncs): `errors` holds one UnsafePlanError per zone."""
+
+    def __init__(self, errors: Sequence[UnsafePlanError]) -> None:
+        super().__init__("; ".join(str(e) for e in errors))
+        self.errors = list(errors)
+
+
+# -- configuration --------------------------------------------------------------------------------------------
+def check_fraction(value: float, what: str) -> float:
+    """`value` when it is a number in [0, 1]; ValueError naming `what` and the value otherwise."""
+    if not (0.0 <= value <= 1.0):  # also rejects NaN
+        raise ValueError(f"{what} must be a fraction between 0 and 1, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class ZoneThreshold:
+    """A per-zone override; None = use the global value."""
+
+    update: float | None = None
+    delete: float | None = None
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The limits that apply to one zone."""
+
+    update: float = DEFAULT_UPDATE_THRESHOLD
+    delete: float = DEFAULT_DELETE_THRESHOLD
+    min_existing: int = DEFAULT_MIN_EXISTING_RECORDS
+
+
+def parse_zone_threshold(text: str) -> tuple[str, ZoneThreshold]:
+    """`example.com=update:0.2,delete:0.1` -> ("example.com", ZoneThreshold(0.2, 0.1)).
+    ValueError naming the value and what is wrong with it."""
+    where = f"--zone-threshold {text!r}"
+    zone, sep, spec = text.partition("=")
+    zone = normalize_zone(zone)
+    if not sep or not zone or not spec.strip():
+        raise ValueError(f"{where}: expected ZONE=update:FRACTION,delete:FRACTION")
+    values: dict[str, float] = {}
+    for part in spec.split(","):
+        key, colon, raw = part.strip().partition(":")
+        key = key.strip().lower()
+        if not colon or key not in ("update", "delete"):
+            raise ValueError(f"{where}: {part.strip()!r} is not update:FRACTION or delete:FRACTION")
+        if key in values:
+            raise ValueError(f"{where}: {key} given twice")
+        try:
+            number = float(raw.strip())
+        except ValueError:
+            raise ValueError(f"{where}: {key} value {raw.strip()!r} is not a number") from None
+        values[key] = check_fraction(number, f"{where}: {key}")
+    return zone, ZoneThreshold(update=values.get("update"), delete=values.get("delete"))
+
+
+@dataclass(frozen=True)
+class SafetyConfig:
+    """Global thresholds, per-zone overrides (keys: normalised zone names) and `force`."""
+
+    update: float = DEFAULT_UPDATE_THRESHOLD
+    delete: float = DEFAULT_DELETE_THRESHOLD
+    min_existing: int = DEFAULT_MIN_EXISTING_RECORDS
+    zones: Mapping[str, ZoneThreshold] = field(default_factory=dict)
+    force: bool = False
+
+    def __post_init__(self) -> None:
+        check_fraction(self.update, "--update-threshold")
+        check_fraction(self.delete, "--delete-threshold")
+        if self.min_existing < 0:
+            raise ValueError(f"--min-existing-records must not be negative, got {self.min_existing}")
+        object.__setattr__(self, "zones", {normalize_zone(k): v for k, v in self.zones.items()})
+
+    def for_zone(self, zone: str | None) -> Thresholds:
+        """The thresholds of `zone`: its override where it sets a value, else the global ones."""
+        override = self.zones.get(normalize_zone(zone or ""), ZoneThreshold())
+        return Thresholds(
+            update=self.update if override.update is None else override.update,
+            delete=self.delete if override.delete is None else override.delete,
+            min_existing=self.min_existing,
+        )
+
+    def unknown_zones(self, zones: Iterable[str]) -> list[str]:
+        """Overridden zones that are not among `zones` (a likely typo; the override cannot apply)."""
+        known = {normalize_zone(z) for z in zones}
+        return sorted(z for z in self.zones if z not in known)
+
+
+# -- the check ------------------------------------------------------------------------------------------------
+def is_ownership_txt(ep: Endpoint) -> bool:
+    """A TXT registry marker (`"heritage=external-dns,..."`), never counted as an existing record."""
+    return ep.record_type == RECORD_TYPE_TXT and any("heritage=external-dns" in t for t in ep.targets)
+
+
+def count_existing(current: Iterable[Endpoint], owner_id: str = "",
+                   managed_record_types: Iterable[str] | None = None) -> int:
+    """The safety denominator: existing records we own (all of them without an owner ID), of the managed
+    types when given, never the ownership TXT markers."""
+    managed = frozenset(managed_record_types) if managed_record_types is not None else None
+    n = 0
+    for ep in current:
+        if is_ownership_txt(ep):
+            continue
+        if managed is not None and ep.record_type not in managed:
+            continue
+        if owner_id and not ep.is_owned_by(owner_id):
+            continue
+        n += 1
+    return n
+
+
+def _is_apex(name: str, zone: str) -> bool:
+    return bool(zone) and normalize_zone(name) == zone
+
+
+def touches_root_ns(zone: str | None, changes: Changes) -> bool:
+    """True when any change (create, either side of an update, delete) is the apex NS of `zone`."""
+    z = normalize_zone(zone or "")
+    return any(ep.record_type == RECORD_TYPE_NS and _is_apex(ep.dns_name, z) for ep in changes.all_endpoints())
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one zone's check: every problem found (first = the one raised), and the counts."""
+
+    zone: str
+    creates: int
+    updates: int
+    deletes: int
+    existing: int
+    thresholds: Thresholds
+    problems: tuple[UnsafePlanError, ...] = ()
+    forced: bool = False
+
+    @property
+    def safe(self) -> bool:
+        return not self.problems
+
+    def raise_if_unsafe(self) -> None:
+        if self.problems:
+            raise self.problems[0]
+
+
+def assess(zone: str | None, changes: Changes, existing_count: int, thresholds: Thresholds, *,
+           force: bool = False, zone_exists: bool = True) -> Verdict:
+    """Check one zone's plan (pure: no logging, no metrics). `existing_count` is `count_existing(...)` of
+    the zone's current records. With `force` the problems are not looked for."""
+    name = zone or ""
+    updates, deletes = len(changes.update_new), len(changes.delete)
+    problems: list[UnsafePlanError] = []
+    if not force:
+        if existing_count > 0 and existing_count >= thresholds.min_existing:
+            if updates / existing_count > thresholds.update:
+                problems.append(TooMuchChangeError(name, REASON_TOO_MANY_UPDATES, updates, existing_count,
+                                                   thresholds.update))
+            if deletes / existing_count > thresholds.delete:
+                problems.append(TooMuchChangeError(name, REASON_TOO_MANY_DELETES, deletes, existing_count,
+                                                   thresholds.delete))
+        if zone_exists and touches_root_ns(name, changes):
+            problems.append(RootNsChangeError(name))
+    return Verdict(zone=name, creates=len(changes.create), updates=updates, deletes=deletes,
+                   existing=existing_count, thresholds=thresholds, problems=tuple(problems), forced=force)
+
+
+def check_zone(config: SafetyConfig, zone: str | None, changes: Changes, current: Iterable[Endpoint], *,
+               owner_id: str = "", managed_record_types: Iterable[str] | None = None,
+               zone_exists: bool = True) -> Verdict:
+    """`assess` with the zone's thresholds from `config` and the denominator counted from `current`."""
+    existing = count_existing(current, owner_id, managed_record_types)
+    return assess(zone, changes, existing, config.for_zone(zone), force=config.force, zone_exists=zone_exists)
+
+
+# -- reporting ------------------------------------------------------------------------------------------------
+EventSink = Callable[[Mapping[str, Any], str, str, str], None]  # (object, type, reason, note)
+
+
+def report_unsafe(error: UnsafePlanError, changes: Changes | None = None, event_sink: EventSink | None = None) -> None:
+    """Log the refusal, count it (`external_dns_controller_unsafe_plans_total`) and, with a sink, send a
+    Warning Event to (at most 10 of) the Kubernetes objects behind the zone's changes."""
+    UNSAFE_PLANS.labels(zone=display_zone(error.zone), reason=error.reason).inc()
+    log.error(f"Unsafe plan, not applied: {error}", zone=display_zone(error.zone), reason=error.reason)
+    if event_sink is None or changes is None:
+        return
+    seen: set[tuple[str, str, str]] = set()
+    for ep in changes.all_endpoints():
+        for obj in ep.ref_objects:
+            meta = obj.get("metadata") or {}
+            key = (str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
+            if key in seen or len(seen) >= _MAX_EVENT_OBJECTS:
+                continue
+            seen.add(key)
+            try:
+                event_sink(obj, "Warning", EVENT_REASON_UNSAFE_PLAN, str(error))
+            except Exception as exc:  # an event is best effort; the refusal stands
+                log.warning(f"cannot record UnsafePlan event: {exc}")
+
+
+class SafetyGate:
+    """The pre-apply hook of both controllers: `gate(zone, changes, current, desired)` raises
+    UnsafePlanError (one zone) or UnsafePlansError (a full sync over several zones) and reports it.
+
+    `zones` returns the provider's zones (for full syncs, `zone=None`); `owner_id` and
+    `managed_record_types` select the records the denominator counts."""
+
+    def __init__(self, config: SafetyConfig, *, owner_id: str = "", managed_record_types: Iterable[str] | None = None,
+                 zones: Callable[[], Sequence[str]] | None = None, event_sink: EventSink | None = None) -> None:
+        self.config = config
+        self.owner_id = owner_id
+        self.managed_record_types = list(managed_record_types) if managed_record_types is not None else None
+        self._zones = zones
+        self.event_sink = event_sink
+
+    def verdict(self, zone: str | None, changes: Changes, current: Iterable[Endpoint]) -> Verdict:
+        return check_zone(self.config, zone, changes, current, owner_id=self.owner_id,
+                          managed_record_types=self.managed_record_types)
+
+    def __call__(self, zone: str | None, changes: Changes, current: Sequence[Endpoint],
+                 desired: Sequence[Endpoint]) -> None:
+        if self.config.force:
+            return
+        if zone is not None or self._zones is None:
+            verdict = self.verdict(zone, changes, current)
+            if not verdict.safe:
+                report_unsafe(verdict.problems[0], changes, self.event_sink)
+                verdict.raise_if_unsafe()
+            return
+        errors: list[UnsafePlanError] = []
+        for z, (zchanges, zcurrent) in split_changes_by_zone(changes, current, self._zones()).items():
+            verdict = self.verdict(z, zchanges, zcurrent)
+            if not verdict.safe:
+                report_unsafe(verdict.problems[0], zchanges, self.event_sink)
+                errors.append(verdict.problems[0])
+        if errors:
+            raise errors[0] if len(errors) == 1 else UnsafePlansError(errors)
+
+
+def split_changes_by_zone(changes: Changes, current: Iterable[Endpoint],
+                          zones: Sequence[str]) -> dict[str, tuple[Changes, list[Endpoint]]]:
+    """Changes and current records per zone (names in no zone are left out: nothing can apply there)."""
+    from external_dns.providers.provider import zone_for_name
+
+    zone_list = list(zones) or [""]
+    out: dict[str, tuple[Changes, list[Endpoint]]] = {}
+
+    def slot(name: str) -> tuple[Changes, list[Endpoint]] | None:
+        z = zone_for_name(name, zone_list)
+        if z is None:
+            return None
+        return out.setdefault(z, (Changes(), []))
+
+    for ep in current:
+        s = slot(ep.dns_name)
+        if s is not None:
+            s[1].append(ep)
+    for attr in ("create", "update_old", "update_new", "delete"):
+        for ep in getattr(changes, attr):
+            s = slot(ep.dns_name)
+            if s is not None:
+                getattr(s[0], attr).append(ep)
+    return out
