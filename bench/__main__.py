@@ -10,6 +10,7 @@ BENCHES: tuple[str, ...] = (
     "plan_calculate",
     "workqueue_throughput",
     "txt_registry",
+    "kubeapi_server",
 )
 
 
