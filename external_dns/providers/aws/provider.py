@@ -54,7 +54,7 @@ from external_dns.providers.provider import Provider, ProviderError, SoftError
 
 log = structlog.get_logger(__name__)
 
-RECORDS_PAGE_SIZE = "300"
+RECORDS_PAGE_SIZE = 300
 _MAX_PAGES = 1_000_000
 
 
@@ -70,10 +70,13 @@ def _needs_replace(old: Endpoint, new: Endpoint) -> bool:
 
 class AWSProvider(Provider):
     """Route53 behind the Provider interface. `clients` maps profile -> boto3 Route53 client (built from the
-    configuration and the AWS environment when not given)."""
+    configuration and the AWS environment when not given); `page_size` is ListResourceRecordSets' MaxItems
+    (300, the Route53 maximum)."""
 
-    def __init__(self, config: AWSConfig, clients: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, config: AWSConfig, clients: Mapping[str, Any] | None = None,
+                 page_size: int = RECORDS_PAGE_SIZE) -> None:
         self.config = config
+        self.page_size = page_size
         self.clients: Mapping[str, Any] = clients if clients is not None else route53_clients(config)
         self.zone_lister = ZoneLister(config, self.clients)
         self.limits = Limits(config.batch_change_size, config.batch_change_size_bytes,
@@ -135,7 +138,7 @@ class AWSProvider(Provider):
 
     def _zone_records(self, zone: HostedZone) -> list[Endpoint]:
         client = self._client(zone)
-        kwargs: dict[str, Any] = {"HostedZoneId": zone.id, "MaxItems": RECORDS_PAGE_SIZE}
+        kwargs: dict[str, Any] = {"HostedZoneId": zone.id, "MaxItems": str(self.page_size)}
         seen_rrsets: set[tuple[str, str, str]] = set()
         seen_starts: set[tuple[str, str, str]] = set()
         out: list[Endpoint] = []
