@@ -10,8 +10,13 @@ provider error; soft errors are retried in loop mode); 2 for configuration error
 `external-dns: error: <message naming the flag>` on stderr.
 
 Source builders (`SOURCE_BUILDERS`) get `(cfg, context)`; the context is a dict with `stop` (a
-threading.Event set at shutdown) and `kube_client` (a zero-argument callable returning the shared
-`kubernetes.client.ApiClient` built from the flags, created on first call).
+threading.Event set at shutdown), `kube_client` (a zero-argument callable returning the shared
+`kubernetes.client.ApiClient` built from the flags, created on first call) and `informer_factory` (a
+zero-argument callable returning the process-wide `SharedInformerFactory`, created on first call; the
+long-running process starts it and waits for its caches before the first sync, and shuts it down).
+
+Without `--once` the long-running, zone-keyed controller runs (controller/process.py: workers, scheduling,
+`--events`, leader election, health server, shutdown within 10 s of SIGTERM/SIGINT).
 """
 
 from __future__ import annotations
@@ -73,6 +78,11 @@ class _KubeClient:
 
                 self._client = kube_api_client(self._cfg)
             return self._client
+
+    @property
+    def created(self) -> bool:
+        with self._lock:
+            return self._client is not None
 
 
 def build_source(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Source:
@@ -153,7 +163,11 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     log.info("config", config=parser.masked(cfg))
 
     stop = threading.Event()
-    context: dict[str, Any] = {"stop": stop, "kube_client": _KubeClient(cfg)}
+    from external_dns.controller.process import ControllerProcess, LazyInformerFactory
+
+    kube_client = _KubeClient(cfg)
+    informer_factory = LazyInformerFactory(kube_client)
+    context: dict[str, Any] = {"stop": stop, "kube_client": kube_client, "informer_factory": informer_factory}
     try:
         controller = build_controller(cfg, context)
     except ConfigError as exc:
@@ -170,28 +184,17 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
             return 1
         return 0
 
-    from external_dns.controller.health import HealthServer
-
-    server = HealthServer(cfg.metrics_address)
-    try:
-        server.start()
-    except ValueError as exc:
-        return _config_error(str(exc))
-    except OSError as exc:
-        log.error(f"cannot serve metrics on --metrics-address={cfg.metrics_address}: {exc}")
-        return 1
-    log.info("Serving /healthz, /readyz and /metrics", url=server.url)
+    process = ControllerProcess(cfg, controller, stop=stop, kube_client=kube_client,
+                                informer_factory=informer_factory)
     restore = _install_signal_handlers(stop)
     try:
-        controller.run_loop(stop, cfg.interval)
-        return 0
-    except Exception as exc:
-        log.error(f"failed to do run once: {exc}")
-        return 1
+        return process.run()
+    except ConfigError as exc:
+        process.shutdown()
+        return _config_error(str(exc))
     finally:
         stop.set()
         restore()
-        server.stop()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

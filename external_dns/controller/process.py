@@ -1,0 +1,286 @@
+"""The long-running process around the zone controller: informers started and synced, leader election,
+the health/metrics server, the event recorder, worker threads and a bounded shutdown.
+
+`ControllerProcess(cfg, controller, stop=..., kube_client=..., informer_factory=...).run() -> exit code`:
+
+1. `/healthz`, `/readyz`, `/metrics` on `--metrics-address` (bad address: ConfigError; cannot bind: exit 1).
+   `/healthz` fails when a worker is stuck on one zone longer than `stuck_after` (WorkerWatchdog);
+   `/readyz` needs the informer caches synced and, with `--leader-elect`, leading or standing by.
+2. With `--events`, `Source.add_event_handler(zone_controller.on_event)`: informer events schedule a sync.
+3. The shared informer factory (if the sources asked for one) is started and must sync within
+   `cache_sync_timeout` (60 s, as external-dns); otherwise exit 1. A stop signal ends the wait early.
+4. Without leader election the workers start at once. With `--leader-elect` a LeaderElector campaigns
+   for the Lease; only the leader runs workers (standbys keep their informers warm), losing the lease stops
+   them at once (in-flight reconciles get `lease_duration - renew_deadline` to finish) and a fence before
+   every write refuses it when this process is not the leader any more.
+5. On `stop` (SIGTERM/SIGINT, set by cmd/main.py): stop taking work, let in-flight reconciles finish, release
+   the Lease, flush events, stop the informers and the HTTP server, all within `shutdown_timeout` (10 s),
+   then exit 0.
+
+Kubernetes Events (RecordReady / RecordDeleted / RecordError) are recorded when the sources use the cluster
+(the Kubernetes client was created while building them) and not in `--dry-run`.
+
+Extensions (e.g. another controller in the same process): `PROCESS_HOOKS` lists "module:function" names;
+each function is called as `fn(cfg, process)` before the informers start and may call
+`process.add_leader_task(start, stop)` (run only while leading, like the zone workers; `stop(timeout)`
+returns whether it ended in time) and use `process.informer_factory()` (the shared factory, created on
+first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from external_dns.cmd.flags import ConfigError
+from external_dns.controller.controller import Controller
+from external_dns.controller.health import HealthServer, WorkerWatchdog
+from external_dns.controller.zone_controller import ZoneController
+
+log = structlog.get_logger(__name__)
+
+# "module:function(cfg, process) -> None", called before the informers start.
+PROCESS_HOOKS: list[str] = []
+
+DEFAULT_SHUTDOWN_TIMEOUT = 10.0
+DEFAULT_CACHE_SYNC_TIMEOUT = 60.0
+DEFAULT_STUCK_AFTER = 600.0
+_WAIT_SLICE = 1.0
+
+
+class NotLeaderError(Exception):
+    """A write was refused because this process does not hold the leader election Lease."""
+
+
+class LazyInformerFactory:
+    """The process-wide SharedInformerFactory, built on first call from the Kubernetes client getter."""
+
+    def __init__(self, kube_client: Callable[[], Any], default_resync: float = 0.0) -> None:
+        self._kube_client = kube_client
+        self._default_resync = default_resync
+        self._lock = threading.Lock()
+        self._factory: Any = None
+
+    def __call__(self) -> Any:
+        with self._lock:
+            if self._factory is None:
+                from external_dns.informers import SharedInformerFactory
+
+                self._factory = SharedInformerFactory(self._kube_client(), default_resync=self._default_resync)
+            return self._factory
+
+    @property
+    def created(self) -> bool:
+        with self._lock:
+            return self._factory is not None
+
+
+class _LeaderTask:
+    def __init__(self, name: str, start: Callable[[], None], stop: Callable[[float], bool]) -> None:
+        self.name = name
+        self.start = start
+        self.stop = stop
+
+
+class ControllerProcess:
+    """Runs the controller until `stop` is set (see the module docstring)."""
+
+    def __init__(self, cfg: argparse.Namespace, controller: Controller, *, stop: threading.Event,
+                 kube_client: Callable[[], Any] | None = None,
+                 informer_factory: LazyInformerFactory | None = None, emit_events: bool | None = None,
+                 identity: str | None = None, shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
+                 cache_sync_timeout: float = DEFAULT_CACHE_SYNC_TIMEOUT,
+                 stuck_after: float = DEFAULT_STUCK_AFTER) -> None:
+        self.cfg = cfg
+        self.controller = controller
+        self.stop_event = stop
+        self.kube_client = kube_client
+        self.informer_factory = informer_factory
+        self.identity = identity
+        self.shutdown_timeout = shutdown_timeout
+        self.cache_sync_timeout = cache_sync_timeout
+        self.watchdog = WorkerWatchdog(stuck_after)
+        self.emit_events = emit_events
+        self.server: HealthServer | None = None
+        self.recorder: Any = None
+        self.elector: Any = None
+        self.synced = threading.Event()
+        self.zone_controller = ZoneController(
+            controller, workers=int(getattr(cfg, "workers", 2)), interval=float(cfg.interval),
+            min_event_sync_interval=float(getattr(cfg, "min_event_sync_interval", 5.0)), watchdog=self.watchdog)
+        self._tasks: list[_LeaderTask] = [_LeaderTask("zone-controller", self.zone_controller.start,
+                                                      self.zone_controller.stop)]
+        self._leading_lock = threading.Lock()
+        self._leading = False
+
+    # -- extension points ----------------------------------------------------------------------------------
+    def add_leader_task(self, start: Callable[[], None], stop: Callable[[float], bool], name: str = "") -> None:
+        """Run `start()` when this process starts leading (at once without leader election) and
+        `stop(timeout)` when it stops leading or shuts down."""
+        self._tasks.append(_LeaderTask(name or getattr(start, "__qualname__", "task"), start, stop))
+
+    # -- health --------------------------------------------------------------------------------------------
+    def ready(self) -> bool:
+        if not self.synced.is_set():
+            return False
+        return self.elector is None or bool(self.elector.ready())
+
+    def leading(self) -> bool:
+        with self._leading_lock:
+            return self._leading
+
+    # -- leadership ------------------------------------------------------------------------------------------
+    def _start_leading(self) -> None:
+        with self._leading_lock:
+            if self._leading:
+                return
+            self._leading = True
+        log.info("Starting workers", identity=self.identity or "")
+        for task in self._tasks:
+            try:
+                task.start()
+            except Exception:
+                log.exception("failed to start", task=task.name)
+
+    def _stop_leading(self, timeout: float) -> bool:
+        with self._leading_lock:
+            if not self._leading:
+                return True
+            self._leading = False
+        deadline = time.monotonic() + timeout
+        ok = True
+        for task in self._tasks:  # signal them in turn; each waits for its own in-flight work
+            try:
+                ok = bool(task.stop(max(0.0, deadline - time.monotonic()))) and ok
+            except Exception:
+                log.exception("failed to stop", task=task.name)
+                ok = False
+        return ok
+
+    def _fence(self, zone: str | None, *_: Any) -> None:
+        if self.elector is not None and not self.elector.is_leader():
+            raise NotLeaderError(f"not writing zone {zone!r}: this process is not the leader any more")
+
+    # -- the run ---------------------------------------------------------------------------------------------
+    def run(self) -> int:
+        """Start everything, wait for `stop`, shut down. Returns the process exit code."""
+        code = self._start()
+        if code is None:
+            while not self.stop_event.wait(60.0):
+                pass
+            code = 0
+        clean = self.shutdown()
+        if not clean:
+            log.warning("shutdown did not finish in time", timeout=self.shutdown_timeout)
+        return code
+
+    def _start(self) -> int | None:
+        cfg = self.cfg
+        self.server = HealthServer(cfg.metrics_address, watchdog=self.watchdog,
+                                   ready_checks={"informers-synced": self.synced.is_set,
+                                                 "leader-election": self.ready})
+        try:
+            self.server.start()
+        except ValueError as exc:
+            self.server = None
+            raise ConfigError(str(exc)) from None
+        except OSError as exc:
+            log.error(f"cannot serve metrics on --metrics-address={cfg.metrics_address}: {exc}")
+            self.server = None
+            return 1
+        log.info("Serving /healthz, /readyz and /metrics", url=self.server.url)
+
+        if self._events_wanted():
+            from external_dns.controller.events import EventRecorder
+
+            assert self.kube_client is not None
+            self.recorder = EventRecorder(self.kube_client(), dry_run=bool(getattr(cfg, "dry_run", False)))
+            self.recorder.start()
+            self.zone_controller.recorder = self.recorder
+
+        if getattr(cfg, "events", False):
+            self.controller.source.add_event_handler(self.zone_controller.on_event)
+
+        for hook in PROCESS_HOOKS:
+            module, _, func = hook.partition(":")
+            getattr(importlib.import_module(module), func)(cfg, self)
+
+        if not self._sync_informers():
+            return None if self.stop_event.is_set() else 1
+
+        if getattr(cfg, "leader_elect", False):
+            from external_dns.controller.leader_election import leader_elector_from_config
+
+            if self.kube_client is None:
+                raise ConfigError("--leader-elect needs a Kubernetes API connection (--kubeconfig / --server)")
+            callbacks: dict[str, Any] = {"on_started_leading": self._start_leading,
+                                         "on_stopped_leading": self._on_stopped_leading}
+            if self.identity:
+                callbacks["identity"] = self.identity
+            self.elector = leader_elector_from_config(self.kube_client(), cfg, **callbacks)
+            self.identity = self.elector.identity
+            self.controller.add_pre_apply_check(self._fence)
+            self.elector.start()
+            log.info("Waiting for leadership", lease=self.elector.lock.describe(), identity=self.identity)
+        else:
+            self._start_leading()
+        return None
+
+    def _events_wanted(self) -> bool:
+        if self.emit_events is not None:
+            return self.emit_events and self.kube_client is not None
+        created = bool(getattr(self.kube_client, "created", False))
+        return created and not getattr(self.cfg, "dry_run", False)
+
+    def _on_stopped_leading(self) -> None:
+        cfg = self.cfg
+        grace = float(cfg.leader_elect_lease_duration) - float(cfg.leader_elect_renew_deadline)
+        self._stop_leading(max(0.5, min(grace, self.shutdown_timeout * 0.6)))
+
+    def _sync_informers(self) -> bool:
+        """Start the shared informers (if any) and wait for their caches; a stop ends the wait early."""
+        if self.informer_factory is None or not self.informer_factory.created:
+            self.synced.set()
+            return True
+        factory = self.informer_factory()
+        factory.start()
+        deadline = time.monotonic() + self.cache_sync_timeout
+        while not self.stop_event.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                log.error("failed to sync the informer caches", timeout=self.cache_sync_timeout)
+                return False
+            if factory.wait_for_cache_sync(min(_WAIT_SLICE, remaining)):
+                self.synced.set()
+                log.info("Informer caches synced", informers=len(factory.informers()))
+                return True
+        return False
+
+    def shutdown(self) -> bool:
+        """Stop work, release the Lease, flush events, stop informers and the server within the timeout."""
+        deadline = time.monotonic() + self.shutdown_timeout
+
+        def remaining(share: float = 1.0) -> float:
+            return max(0.0, (deadline - time.monotonic()) * share)
+
+        ok = True
+        if self.elector is not None:
+            # stop() calls on_stopped_leading (stops the workers) before releasing the Lease
+            ok = self.elector.stop(remaining(0.8)) and ok
+            ok = self._stop_leading(remaining(0.5)) and ok
+        else:
+            ok = self._stop_leading(remaining(0.6)) and ok
+        if self.recorder is not None:
+            ok = self.recorder.stop(remaining(0.4)) and ok
+        if self.informer_factory is not None and self.informer_factory.created:
+            ok = self.informer_factory().shutdown(remaining(0.6)) and ok
+        if self.server is not None:
+            self.server.stop(remaining())
+        log.info("Shut down", clean=ok)
+        return ok
