@@ -20,11 +20,13 @@ PROVIDER_BUILDERS: dict[str, str] = {
     "zonefile": "external_dns.providers.zonefile:build_zonefile",
     "rfc2136": "external_dns.providers.rfc2136.provider:build",
     "webhook": "external_dns.providers.webhook.client:build",
+    "aws": "external_dns.providers.aws.provider:build",
 }
 # name -> "module:function(cfg, provider) -> Registry"
 REGISTRY_BUILDERS: dict[str, str] = {
     "txt": "external_dns.registry.build:build_txt",
     "noop": "external_dns.registry.build:build_noop",
+    "dynamodb": "external_dns.registry.dynamodb:build",
 }
 # name -> "module:function(cfg, context) -> Source"
 SOURCE_BUILDERS: dict[str, str] = {
