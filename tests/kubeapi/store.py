@@ -31,10 +31,10 @@ from tests.kubeapi.resources import ResourceType
 from tests.kubeapi.schema import validate_and_prune
 from tests.kubeapi.validation import (
     check_no_new_finalizers,
+    validate_kind,
     validate_metadata,
     validate_micro_times,
     validate_name,
-    validate_service,
 )
 
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped
@@ -448,8 +448,7 @@ class Store:
             validate_metadata(rt, obj)
             validate_micro_times(rt, obj)
             obj = validate_and_prune(rt, obj)
-            if _is_core(rt, "Service"):
-                validate_service(obj)
+            validate_kind(rt, obj)
             self._require_namespace(rt, namespace)
             table = self._table(rt)
             key = (namespace, meta["name"])
@@ -522,8 +521,7 @@ class Store:
                     new.pop("status", None)
             validate_metadata(rt, new)
             validate_micro_times(rt, new)
-            if _is_core(rt, "Service"):
-                validate_service(new)
+            validate_kind(rt, new)
             err = check_no_new_finalizers(rt, name, old_obj, new)
             if err is not None:
                 raise err

@@ -981,3 +981,23 @@ def test_create_through_all_namespaces_path_not_allowed(raw: RawClient) -> None:
     assert r.json == status(405, "MethodNotAllowed", "the server does not allow this method on the requested "
                                                      "resource")
     assert raw.request("POST", "/api/v1/nodes", {"metadata": {"name": "n1"}}).status == 201
+
+
+def test_required_fields_per_kind(raw: RawClient) -> None:
+    r = raw.request("POST", "/api/v1/namespaces/default/pods", {"metadata": {"name": "p"}, "spec": {}})
+    assert r.status == 422 and r.json["message"] == 'Pod "p" is invalid: spec.containers: Required value'
+    r = raw.request("POST", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+                    {"metadata": {"name": "s"}, "addressType": "IPv5", "endpoints": [{"addresses": []}]})
+    assert r.status == 422
+    assert [c["field"] for c in r.json["details"]["causes"]] == ["addressType", "endpoints[0].addresses"]
+    assert r.json["message"].startswith('EndpointSlice.discovery.k8s.io "s" is invalid: [addressType: Unsupported')
+    r = raw.request("POST", "/apis/events.k8s.io/v1/namespaces/default/events",
+                    {"metadata": {"name": "e"}, "eventTime": "2026-11-23T10:00:00.000000Z", "type": "Info"})
+    assert r.status == 422
+    assert [c["field"] for c in r.json["details"]["causes"]] == ["reportingController", "reportingInstance",
+                                                                 "action", "reason", "type"]
+    r = raw.request("POST", "/api/v1/namespaces/default/events",
+                    {"metadata": {"name": "e"}, "involvedObject": {"kind": "Pod", "name": "x", "namespace": "kube"}})
+    assert r.status == 422
+    assert r.json["details"]["causes"][0] == {"reason": "FieldValueInvalid", "field": "involvedObject.namespace",
+                                              "message": 'Invalid value: "kube": does not match event.namespace'}

@@ -199,3 +199,53 @@ def validate_service(obj: dict[str, Any]) -> None:
             causes.append((f"spec.ports[{i}].name", "FieldValueRequired", "Required value"))
     if causes:
         raise invalid("Service", name, causes)
+
+
+def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """Per-kind required fields the real server enforces (Service, Pod, EndpointSlice, events.k8s.io Event)."""
+    name = str((obj.get("metadata") or {}).get("name") or "")
+    causes: list[tuple[str, str, str]] = []
+    if rt.group == "" and rt.kind == "Service":
+        validate_service(obj)
+        return
+    if rt.group == "" and rt.kind == "Pod":
+        containers = (obj.get("spec") or {}).get("containers")
+        if not isinstance(containers, list) or not containers:
+            causes.append(("spec.containers", "FieldValueRequired", "Required value"))
+        else:
+            for i, c in enumerate(containers):
+                if not isinstance(c, dict) or not c.get("name"):
+                    causes.append((f"spec.containers[{i}].name", "FieldValueRequired", "Required value"))
+                if not isinstance(c, dict) or not c.get("image"):
+                    causes.append((f"spec.containers[{i}].image", "FieldValueRequired", "Required value"))
+    elif rt.group == "discovery.k8s.io" and rt.kind == "EndpointSlice":
+        at = obj.get("addressType")
+        if not at:
+            causes.append(("addressType", "FieldValueRequired", "Required value"))
+        elif at not in ("IPv4", "IPv6", "FQDN"):
+            causes.append(("addressType", "FieldValueNotSupported",
+                           f'Unsupported value: "{at}": supported values: "FQDN", "IPv4", "IPv6"'))
+        for i, ep in enumerate(obj.get("endpoints") or []):
+            addrs = ep.get("addresses") if isinstance(ep, dict) else None
+            if not isinstance(addrs, list) or not addrs:
+                causes.append((f"endpoints[{i}].addresses", "FieldValueRequired",
+                               "Required value: must contain at least 1 address"))
+    elif rt.group == "events.k8s.io" and rt.kind == "Event":
+        for fld in ("eventTime", "reportingController", "reportingInstance", "action", "reason"):
+            if not obj.get(fld):
+                causes.append((fld, "FieldValueRequired", "Required value"))
+        etype = obj.get("type")
+        if etype not in ("Normal", "Warning"):
+            causes.append(("type", "FieldValueNotSupported",
+                           f'Unsupported value: "{etype or ""}": supported values: "Normal", "Warning"'))
+    elif rt.group == "" and rt.kind == "Event":
+        involved = obj.get("involvedObject")
+        if not isinstance(involved, dict):
+            causes.append(("involvedObject", "FieldValueRequired", "Required value"))
+        else:
+            ns = (obj.get("metadata") or {}).get("namespace", "")
+            if involved.get("namespace") and involved["namespace"] != ns:
+                causes.append(("involvedObject.namespace", "FieldValueInvalid",
+                               f'Invalid value: "{involved["namespace"]}": does not match event.namespace'))
+    if causes:
+        raise invalid(rt.kind, name, causes, rt.group)
