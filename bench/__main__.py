@@ -11,6 +11,7 @@ BENCHES: tuple[str, ...] = (
     "workqueue_throughput",
     "txt_registry",
     "kubeapi_server",
+    "sources_objects",
 )
 
 

@@ -25,9 +25,12 @@ object: a bad TTL leaves the TTL unset (0), a bad hostname or target is skipped,
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import cachetools
 
 from external_dns.endpoint.endpoint import (
     PROVIDER_SPECIFIC_ALIAS,
@@ -128,6 +131,12 @@ def split_annotation_list(value: str) -> list[str]:
     return out
 
 
+# Names and targets repeat on every sync; their checks are pure, so remember recent answers.
+_name_checks: cachetools.LRUCache[str, str | None] = cachetools.LRUCache(maxsize=1 << 16)
+_target_checks: cachetools.LRUCache[str, str | None] = cachetools.LRUCache(maxsize=1 << 16)
+
+
+@cachetools.cached(_name_checks, lock=threading.Lock())
 def hostname_problem(name: str) -> str | None:
     """None when `name` can be a record name, else why not (length, labels, `*` placement, characters)."""
     problem = dns_name_problem(name)
@@ -139,6 +148,7 @@ def hostname_problem(name: str) -> str | None:
     return None
 
 
+@cachetools.cached(_target_checks, lock=threading.Lock())
 def target_problem(target: str) -> str | None:
     """None when `target` is an IP address or a usable host name, else why not."""
     if parse_ip(target) is not None:

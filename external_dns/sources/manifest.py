@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cachetools
 import structlog
 import yaml
 
@@ -38,6 +39,9 @@ log = structlog.get_logger(__name__)
 
 SUFFIXES = (".yaml", ".yml", ".json")
 _CLUSTER_SCOPED = frozenset(("Node", "Namespace"))
+_PARSE_CACHE_FILES = 100_000
+# libyaml's parser when PyYAML was built with it (about 10x faster), else the pure-Python one.
+_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -74,6 +78,8 @@ class ManifestSource(Source):
         self.options = options if options is not None else SourceOptions()
         self.problems: list[Problem] = []
         self._lock = threading.Lock()
+        self._parsed: cachetools.LRUCache[tuple[str, int, int, int], tuple[list[tuple[int, Any]], list[Problem]]]
+        self._parsed = cachetools.LRUCache(maxsize=_PARSE_CACHE_FILES)
 
     def __repr__(self) -> str:
         return f"ManifestSource({str(self.directory)!r})"
@@ -88,31 +94,51 @@ class ManifestSource(Source):
                        if n.endswith(SUFFIXES) and not n.startswith("."))
         return sorted(out)
 
-    def _documents(self, path: Path, problems: list[Problem]) -> Iterator[tuple[int, Any]]:
+    def _documents(self, path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
+        """(index, document) pairs of one file; parse problems are added to `problems`. Parsed files are
+        remembered by (path, mtime, size, inode), so an unchanged file is not parsed again (its documents
+        are shared between calls: treat them as read-only)."""
+        try:
+            st = path.stat()
+        except OSError as exc:
+            problems.append(Problem(str(path), "", "", f"cannot read file: {exc}", severity=ERROR))
+            return []
+        key = (str(path), st.st_mtime_ns, st.st_size, st.st_ino)
+        cached = self._parsed.get(key)
+        if cached is None:
+            found: list[Problem] = []
+            cached = (self._parse(path, found), found)
+            self._parsed[key] = cached
+        problems.extend(cached[1])
+        return cached[0]
+
+    @staticmethod
+    def _parse(path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(Problem(str(path), "", "", f"cannot read file: {exc}", severity=ERROR))
-            return
+            return []
         if path.suffix == ".json":
             try:
-                yield 1, json.loads(text)
+                return [(1, json.loads(text))]
             except json.JSONDecodeError as exc:
                 problems.append(Problem(str(path), "", "",
                                         f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}; "
                                         "file skipped", severity=ERROR))
-            return
-        index = 0
+                return []
+        docs: list[tuple[int, Any]] = []
         try:
-            for index, doc in enumerate(yaml.safe_load_all(text), start=1):
-                yield index, doc
+            for doc in yaml.load_all(text, Loader=_YAML_LOADER):
+                docs.append((len(docs) + 1, doc))
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
             reason = getattr(exc, "problem", None) or str(exc)
-            problems.append(Problem(f"{path} document {index + 1}", "", "",
+            problems.append(Problem(f"{path} document {len(docs) + 1}", "", "",
                                     f"invalid YAML{at}: {reason}; the rest of the file is skipped",
                                     severity=ERROR))
+        return docs
 
     def _objects(self, problems: list[Problem]) -> Iterator[_Doc]:
         for path in self.files():

@@ -18,7 +18,7 @@ Targets per host name (unless the `target` annotation gives them):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import dns.exception
@@ -103,6 +103,7 @@ class _Service:
         self.type = get_str(svc, "spec.type") or "ClusterIP"
         self.problems: list[Problem] = []
         self.ann = ParsedAnnotations()
+        self._targets: dict[str, list[str]] = {}
 
     # -- entry ------------------------------------------------------------------------------------------
     def run(self) -> list[Endpoint]:
@@ -135,23 +136,30 @@ class _Service:
             log.debug(f"No endpoints could be generated from service {self.namespace}/{self.name}")
         return attach(endpoints, self.svc, self.resource)
 
+    def once(self, what: str, compute: Callable[[], list[str]]) -> list[str]:
+        """Targets are the same for every host name of the service: compute (and report problems) once."""
+        if what not in self._targets:
+            self._targets[what] = compute()
+        return list(self._targets[what])
+
     def generate(self, hostname: str, *, use_cluster_ip: bool) -> list[Endpoint]:
         ann = self.ann
         targets = list(ann.targets)
         extra: list[Endpoint] = []
         if not targets:
             if self.type == "LoadBalancer":
-                targets = self.cluster_ips() if use_cluster_ip else self.load_balancer_targets()
+                targets = self.once("cluster", self.cluster_ips) if use_cluster_ip else self.once(
+                    "lb", self.load_balancer_targets)
             elif self.type == "ClusterIP":
                 if get_str(self.svc, "spec.clusterIP") == "None":
                     extra = self.headless(hostname)
                 elif use_cluster_ip or self.options.publish_internal_services:
-                    targets = self.cluster_ips()
+                    targets = self.once("cluster", self.cluster_ips)
             elif self.type == "NodePort":
-                targets = self.node_port_targets()
+                targets = self.once("nodes", self.node_port_targets)
                 extra = self.node_port_srv(hostname)
             elif self.type == "ExternalName":
-                targets = self.external_name_targets()
+                targets = self.once("external", self.external_name_targets)
             for ep in extra:
                 ep.provider_specific = ann.copy_provider_specific()
                 ep.set_identifier = ann.set_identifier
@@ -411,21 +419,26 @@ def service_endpoints(svc: Mapping[str, Any], options: SourceOptions, *,
 
 
 def merge_service_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
-    """The service source's final step over all services (inputs are not modified)."""
-    eps = sorted((ep.copy() for ep in endpoints), key=lambda e: e.labels.get(RESOURCE_LABEL_KEY, ""))
+    """The service source's final step over all services (inputs are not modified: an endpoint is copied
+    before its targets change)."""
+    eps = sorted(endpoints, key=lambda e: e.labels.get(RESOURCE_LABEL_KEY, ""))
     if len(eps) > 1:
         merged: dict[tuple[str, str, str], list[Endpoint]] = {}
         for ep in eps:
             key = ep.key()
             existing = merged.get(key)
             if existing is None:
-                ep.targets = new_targets(*ep.targets)
+                normal = new_targets(*ep.targets)
+                if normal != ep.targets:
+                    ep = ep.copy()
+                    ep.targets = normal
                 merged[key] = [ep]
             elif existing[0].record_type == RECORD_TYPE_CNAME:
                 log.debug(f"CNAME {ep.dns_name} with multiple targets found")
                 existing.append(ep)
             else:
-                first = existing[0]
+                first = existing[0].copy()
+                existing[0] = first
                 first.targets = new_targets(*first.targets, *ep.targets)
                 for ref in ep.ref_objects:
                     if not any(ref is r for r in first.ref_objects):
