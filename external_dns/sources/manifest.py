@@ -14,6 +14,7 @@ is listed in `problems` after `endpoints()`; everything else still produces endp
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -78,8 +79,9 @@ class ManifestSource(Source):
         self.options = options if options is not None else SourceOptions()
         self.problems: list[Problem] = []
         self._lock = threading.Lock()
-        self._parsed: cachetools.LRUCache[tuple[str, int, int, int], tuple[list[tuple[int, Any]], list[Problem]]]
+        self._parsed: cachetools.LRUCache[tuple[str, bytes], tuple[list[tuple[int, Any]], list[Problem]]]
         self._parsed = cachetools.LRUCache(maxsize=_PARSE_CACHE_FILES)
+        self._parsed_key: dict[str, tuple[str, bytes]] = {}
 
     def __repr__(self) -> str:
         return f"ManifestSource({str(self.directory)!r})"
@@ -96,28 +98,32 @@ class ManifestSource(Source):
 
     def _documents(self, path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
         """(index, document) pairs of one file; parse problems are added to `problems`. Parsed files are
-        remembered by (path, mtime, size, inode), so an unchanged file is not parsed again (its documents
-        are shared between calls: treat them as read-only)."""
+        remembered by path and content digest, so an unchanged file is not parsed again (its documents are
+        shared between calls: treat them as read-only)."""
         try:
-            st = path.stat()
+            data = path.read_bytes()
         except OSError as exc:
             problems.append(Problem(str(path), "", "", f"cannot read file: {exc}", severity=ERROR))
             return []
-        key = (str(path), st.st_mtime_ns, st.st_size, st.st_ino)
+        key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
         cached = self._parsed.get(key)
         if cached is None:
             found: list[Problem] = []
-            cached = (self._parse(path, found), found)
+            cached = (self._parse(path, data, found), found)
+            old = self._parsed_key.get(key[0])
+            if old is not None:
+                self._parsed.pop(old, None)  # forget the previous version of this file
             self._parsed[key] = cached
+            self._parsed_key[key[0]] = key
         problems.extend(cached[1])
         return cached[0]
 
     @staticmethod
-    def _parse(path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
+    def _parse(path: Path, data: bytes, problems: list[Problem]) -> list[tuple[int, Any]]:
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(str(path), "", "", f"cannot read file: {exc}", severity=ERROR))
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(str(path), "", "", f"cannot read file: not UTF-8 ({exc})", severity=ERROR))
             return []
         if path.suffix == ".json":
             try:

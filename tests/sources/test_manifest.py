@@ -166,3 +166,19 @@ def test_examples_directory() -> None:
         ("mail.example.org", "A", ("192.0.2.30",), 300),
         ("docs.example.org", "CNAME", ("www.example.org",), 0),
     }
+
+
+def test_rewritten_file_is_parsed_again(tmp_path: Path) -> None:
+    f = tmp_path / "a.yaml"
+    write(f, service("web", annotations=ann(hostname="aa.example.org"), lb_ips=("1.1.1.1",)))
+    src = ManifestSource(tmp_path)
+    first = src.endpoints()
+    assert names(src) == {"aa.example.org"}
+    assert src.endpoints()[0].ref_objects[0] is first[0].ref_objects[0]  # unchanged file: not parsed again
+    # same size, same instant: only the content differs
+    write(f, service("web", annotations=ann(hostname="bb.example.org"), lb_ips=("1.1.1.1",)))
+    assert names(src) == {"bb.example.org"}
+    f.write_text("kind: [\n")
+    assert names(src) == set()
+    assert len(src.problems) == 1
+    assert len(src._parsed) == 1
