@@ -7,7 +7,9 @@ is a flag or there is none) is the controller itself.
 
 Exit codes: 0 success (and clean shutdown on SIGTERM/SIGINT); 1 when a sync failed (source, registry or
 provider error; soft errors are retried in loop mode); 2 for configuration errors, printed as one line
-`external-dns: error: <message naming the flag>` on stderr.
+`external-dns: error: <message naming the flag>` on stderr (also an unusable plan file); 3 when a plan
+failed the safety checks without `--force` (nothing applied); 4 when `apply` found a zone changed since
+the plan was made (nothing applied). `plan` / `apply` sub-commands and `--once`: cmd/plan_apply.py.
 
 Source builders (`SOURCE_BUILDERS`) get `(cfg, context)`; the context is a dict with `stop` (a
 threading.Event set at shutdown), `kube_client` (a zero-argument callable returning the shared
@@ -47,6 +49,8 @@ log = structlog.get_logger(__name__)
 # name -> "module:function(argv: list[str]) -> int"
 SUBCOMMANDS: dict[str, str] = {
     "webhook-server": "external_dns.providers.webhook.cli:webhook_server_main",
+    "plan": "external_dns.cmd.plan_apply:plan_main",
+    "apply": "external_dns.cmd.plan_apply:apply_main",
 }
 
 
@@ -100,7 +104,7 @@ def build_controller(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Con
         provider = CachedProvider(provider, cfg.provider_cache_time)
     registry: Registry = load_builder(REGISTRY_BUILDERS, "registry", cfg.registry)(cfg, provider)
     source = build_source(cfg, context)
-    return Controller(
+    controller = Controller(
         source,
         registry,
         cfg.policy,
@@ -110,6 +114,10 @@ def build_controller(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Con
         old_owner_id=cfg.migrate_from_txt_owner,
         dry_run=cfg.dry_run,
     )
+    from external_dns.cmd.plan_apply import install_safety_gate
+
+    install_safety_gate(controller, cfg)  # per-zone thresholds and root-NS guard before every write
+    return controller
 
 
 def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
@@ -176,13 +184,10 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
         log.error(f"failed to start: {exc}", error_type=type(exc).__name__)
         return 1
 
-    if cfg.once:
-        try:
-            controller.run_once()
-        except Exception as exc:
-            log.error(f"failed to do run once: {exc}")
-            return 1
-        return 0
+    if cfg.once:  # all zones planned, shown and safety-checked before any is applied (cmd/plan_apply.py)
+        from external_dns.cmd.plan_apply import run_once_safely
+
+        return run_once_safely(controller, cfg)
 
     process = ControllerProcess(cfg, controller, stop=stop, kube_client=kube_client,
                                 informer_factory=informer_factory)

@@ -26,7 +26,7 @@ Errors use octoDNS's wording, with the zone in front:
 `SafetyGate` is the hook both controllers call per zone: `gate(zone, changes, current, desired)` (the
 `Controller.add_pre_apply_check` signature) raises `UnsafePlanError` for an unsafe zone, counts it in
 `external_dns_controller_unsafe_plans_total{zone,reason}`, logs it and sends a Warning Event
-(`UnsafePlan`) about the Kubernetes objects behind the zone's changes when an event sink is given. A
+(`UnsafePlan`) about the Kubernetes objects behind the zone's changes when its `recorder` is set. A
 call with `zone=None` (a full, not zone-keyed, sync) checks every zone of the provider and refuses the
 whole sync when any is unsafe.
 """
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 from prometheus_client import Counter
@@ -279,28 +279,36 @@ def check_zone(config: SafetyConfig, zone: str | None, changes: Changes, current
 
 
 # -- reporting ------------------------------------------------------------------------------------------------
-EventSink = Callable[[Mapping[str, Any], str, str, str], None]  # (object, type, reason, note)
+class EventRecorder(Protocol):
+    """Anything with the recorder's `event(obj, type, reason, note)` (controller/events.py)."""
+
+    def event(self, obj: Mapping[str, Any], type: str, reason: str, note: str) -> Any: ...
 
 
-def report_unsafe(error: UnsafePlanError, changes: Changes | None = None, event_sink: EventSink | None = None) -> None:
-    """Log the refusal, count it (`external_dns_controller_unsafe_plans_total`) and, with a sink, send a
-    Warning Event to (at most 10 of) the Kubernetes objects behind the zone's changes."""
+def report_unsafe(error: UnsafePlanError, changes: Changes | None = None,
+                  recorder: EventRecorder | None = None) -> int:
+    """Log the refusal, count it (`external_dns_controller_unsafe_plans_total{zone,reason}`) and, with a
+    recorder, send a Warning `UnsafePlan` Event to (at most 10 of) the Kubernetes objects behind the zone's
+    changes (their `ref_objects`, else the object named by the `resource` label). Returns the events sent."""
     UNSAFE_PLANS.labels(zone=display_zone(error.zone), reason=error.reason).inc()
     log.error(f"Unsafe plan, not applied: {error}", zone=display_zone(error.zone), reason=error.reason)
-    if event_sink is None or changes is None:
-        return
+    if recorder is None or changes is None:
+        return 0
+    from external_dns.controller.record_events import objects_of
+
     seen: set[tuple[str, str, str]] = set()
     for ep in changes.all_endpoints():
-        for obj in ep.ref_objects:
+        for obj in objects_of(ep):
             meta = obj.get("metadata") or {}
             key = (str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
             if key in seen or len(seen) >= _MAX_EVENT_OBJECTS:
                 continue
             seen.add(key)
             try:
-                event_sink(obj, "Warning", EVENT_REASON_UNSAFE_PLAN, str(error))
+                recorder.event(obj, "Warning", EVENT_REASON_UNSAFE_PLAN, str(error))
             except Exception as exc:  # an event is best effort; the refusal stands
                 log.warning(f"cannot record UnsafePlan event: {exc}")
+    return len(seen)
 
 
 class SafetyGate:
@@ -311,12 +319,12 @@ class SafetyGate:
     `managed_record_types` select the records the denominator counts."""
 
     def __init__(self, config: SafetyConfig, *, owner_id: str = "", managed_record_types: Iterable[str] | None = None,
-                 zones: Callable[[], Sequence[str]] | None = None, event_sink: EventSink | None = None) -> None:
+                 zones: Callable[[], Sequence[str]] | None = None, recorder: EventRecorder | None = None) -> None:
         self.config = config
         self.owner_id = owner_id
         self.managed_record_types = list(managed_record_types) if managed_record_types is not None else None
         self._zones = zones
-        self.event_sink = event_sink
+        self.recorder = recorder
 
     def verdict(self, zone: str | None, changes: Changes, current: Iterable[Endpoint]) -> Verdict:
         return check_zone(self.config, zone, changes, current, owner_id=self.owner_id,
@@ -329,14 +337,14 @@ class SafetyGate:
         if zone is not None or self._zones is None:
             verdict = self.verdict(zone, changes, current)
             if not verdict.safe:
-                report_unsafe(verdict.problems[0], changes, self.event_sink)
+                report_unsafe(verdict.problems[0], changes, self.recorder)
                 verdict.raise_if_unsafe()
             return
         errors: list[UnsafePlanError] = []
         for z, (zchanges, zcurrent) in split_changes_by_zone(changes, current, self._zones()).items():
             verdict = self.verdict(z, zchanges, zcurrent)
             if not verdict.safe:
-                report_unsafe(verdict.problems[0], zchanges, self.event_sink)
+                report_unsafe(verdict.problems[0], zchanges, self.recorder)
                 errors.append(verdict.problems[0])
         if errors:
             raise errors[0] if len(errors) == 1 else UnsafePlansError(errors)

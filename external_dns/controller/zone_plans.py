@@ -1,0 +1,176 @@
+"""Plan every zone first, check, then apply: the engine of `--once`, `external-dns plan` and `apply`.
+
+`compute_zone_plans(controller, safety)` runs the pipeline of `Controller.run_once` (registry records ->
+source endpoints -> adjust -> Plan.calculate with the controller's policies and filters) zone by zone
+(`partition_by_zone` over `controller.zone_keys()`; names in no zone are left out, as the provider's domain
+filter would drop them) and returns one `ZoneWork` per zone: its changes, its current records, the safety
+verdict and the zone plan the outputs render. Nothing is written.
+
+`apply_zone_plans(registry, works, progress, batch_size)` writes them zone by zone, in batches of at most
+`batch_size` changes (all changes of one name stay in one batch, so a CNAME replaced by an A record is
+never split), reporting progress per zone and per batch.
+
+`find_safety_gate(controller)` returns the SafetyGate installed as a pre-apply check (the long-running
+process sets its `recorder` so refused zones get a Kubernetes Event).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import structlog
+
+from external_dns.controller.controller import Controller, RunOnceError, change_lines, partition_by_zone
+from external_dns.controller.progress import Progress
+from external_dns.endpoint.domain_filter import MatchAllDomainFilters
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.plan import Changes, Plan
+from external_dns.plan.output import ZonePlan
+from external_dns.plan.safety import SafetyConfig, SafetyGate, Verdict, check_zone, display_zone
+from external_dns.registry.registry import Registry
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class ZoneWork:
+    """One zone's computed plan."""
+
+    zone: str
+    changes: Changes
+    current: list[Endpoint]
+    verdict: Verdict
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def plan(self) -> ZonePlan:
+        return ZonePlan(zone=self.zone, changes=self.changes, existing=self.verdict.existing)
+
+    @property
+    def has_changes(self) -> bool:
+        return self.changes.has_changes()
+
+
+def compute_zone_plans(controller: Controller, safety: SafetyConfig) -> list[ZoneWork]:
+    """Every zone's plan and verdict (see the module docstring). Raises RunOnceError naming the step."""
+    registry = controller.registry
+    try:
+        current = registry.records()
+    except Exception as exc:
+        raise RunOnceError("registry records", exc) from exc
+    try:
+        desired = controller.source.endpoints()
+    except Exception as exc:
+        raise RunOnceError("source endpoints", exc) from exc
+    try:
+        desired = registry.adjust_endpoints(desired)
+    except Exception as exc:
+        raise RunOnceError("adjusting endpoints", exc) from exc
+
+    zones = controller.zone_keys()
+    unknown = safety.unknown_zones(zones)
+    if unknown:
+        log.warning(f"--zone-threshold names zones the provider does not manage: {', '.join(unknown)}",
+                    zones=zones)
+    owner_id = registry.owner_id()
+    domain_filter = MatchAllDomainFilters([controller.domain_filter, registry.get_domain_filter()])
+    works: list[ZoneWork] = []
+    for zone, (zcurrent, zdesired) in partition_by_zone(current, desired, zones).items():
+        if zone is None:
+            continue
+        changes = Plan(
+            zcurrent, zdesired, policies=controller.policies, domain_filter=domain_filter,
+            managed_records=controller.managed_record_types, exclude_records=controller.exclude_record_types,
+            owner_id=owner_id, old_owner_id=controller.old_owner_id,
+        ).calculate().changes
+        verdict = check_zone(safety, zone, changes, zcurrent, owner_id=owner_id,
+                             managed_record_types=controller.managed_record_types)
+        works.append(ZoneWork(zone=zone, changes=changes, current=zcurrent, verdict=verdict,
+                              lines=change_lines(changes) if changes.has_changes() else []))
+    return works
+
+
+def log_desired_changes(works: Iterable[ZoneWork]) -> None:
+    """The controller's `Desired change: CREATE www.example.org A 1.2.3.4` lines and per-zone summary."""
+    for w in works:
+        if not w.has_changes:
+            continue
+        zlog = log.bind(zone=w.zone)
+        for line in w.lines:
+            zlog.info(f"Desired change: {line}")
+        zlog.info(f"Plan: {len(w.changes.create)} to create, {len(w.changes.update_new)} to update, "
+                  f"{len(w.changes.delete)} to delete")
+
+
+def batches(changes: Changes, size: int) -> list[Changes]:
+    """`changes` in batches of at most `size` changes (an update pair counts once; 0 = one batch), never
+    splitting the changes of one name."""
+    if size <= 0:
+        return [changes]
+    by_name: dict[str, Changes] = {}
+
+    def slot(ep: Endpoint) -> Changes:
+        return by_name.setdefault(ep.dns_name.lower().rstrip("."), Changes())
+
+    for ep in changes.delete:
+        slot(ep).delete.append(ep)
+    for ep in changes.create:
+        slot(ep).create.append(ep)
+    for old, new in zip(changes.update_old, changes.update_new, strict=False):
+        s = slot(new)
+        s.update_old.append(old)
+        s.update_new.append(new)
+    out: list[Changes] = []
+    cur = Changes()
+    count = 0
+    for name in sorted(by_name):
+        part = by_name[name]
+        n = change_count(part)
+        if count and count + n > size:
+            out.append(cur)
+            cur, count = Changes(), 0
+        cur.delete += part.delete
+        cur.create += part.create
+        cur.update_old += part.update_old
+        cur.update_new += part.update_new
+        count += n
+    if count:
+        out.append(cur)
+    return out
+
+
+def change_count(changes: Changes) -> int:
+    return len(changes.create) + len(changes.update_new) + len(changes.delete)
+
+
+def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], progress: Progress,
+                     batch_size: int) -> int:
+    """Write each zone's changes in batches; returns the number of changes applied. Raises RunOnceError
+    (step `applying changes`) at the first failed batch; earlier batches stay applied."""
+    todo = [(z, c) for z, c in works if c.has_changes()]
+    progress.start(len(todo), sum(change_count(c) for _, c in todo))
+    applied = 0
+    try:
+        for zone, changes in todo:
+            progress.zone_started(zone, change_count(changes))
+            for batch in batches(changes, batch_size):
+                try:
+                    registry.apply_changes(batch)
+                except Exception as exc:
+                    raise RunOnceError("applying changes", exc, batch) from exc
+                applied += change_count(batch)
+                progress.batch_done(zone, change_count(batch))
+            progress.zone_done(zone)
+            log.info(f"{change_count(changes)} record(s) were successfully updated", zone=display_zone(zone))
+    finally:
+        progress.finish()
+    return applied
+
+
+def find_safety_gate(controller: Controller) -> SafetyGate | None:
+    """The SafetyGate among the controller's pre-apply checks, if one is installed."""
+    for check in controller.pre_apply_checks:
+        if isinstance(check, SafetyGate):
+            return check
+    return None

@@ -1,0 +1,201 @@
+"""The two-phase plan file: what `external-dns plan --plan-file PATH` writes and `external-dns apply PATH`
+runs, with checksums over the plan *and* over the provider state it was computed from.
+
+Format (JSON, sorted keys):
+
+    {
+      "kind": "external-dns-plan", "version": 1, "created": "2026-11-23T13:00:00Z",
+      "owner_id": "my-cluster", "provider": "zonefile", "registry": "txt",
+      "zones": {
+        "example.org": {
+          "changes": {"create": [<endpoint>...], "updateOld": [...], "updateNew": [...], "delete": [...]},
+          "existing": 12,
+          "state_checksum": "sha256:<hex>"
+        }
+      },
+      "plan_checksum": "sha256:<hex>"
+    }
+
+* `changes` is the external-dns Changes JSON (endpoints with `dnsName`, `targets`, `recordType`,
+  `setIdentifier`, `recordTTL`, `labels`, `providerSpecific`), exactly what the registry will be given.
+* `state_checksum` (per zone with changes) is the SHA-256 of the zone's provider records as read when the
+  plan was made (every record of the zone, ownership TXT records included; targets and properties sorted,
+  so the order a provider lists them in does not matter).
+* `plan_checksum` is the SHA-256 of the canonical JSON (sorted keys, no spaces) of every field but
+  `created` and `plan_checksum` itself: an edited file fails with "plan file ... was modified". (A
+  checksum, not a signature: it catches edits and corruption, not someone who recomputes it.)
+
+Apply re-reads the provider and refuses (`StalePlanError`) when a zone's state checksum no longer matches:
+the zone changed since the plan was made, so the reviewed plan is exactly what runs or nothing does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.plan.changes import Changes
+
+KIND = "external-dns-plan"
+VERSION = 1
+_PREFIX = "sha256:"
+
+
+class PlanFileError(Exception):
+    """The plan file cannot be used: unreadable, malformed, modified, or made for another owner/provider."""
+
+
+class StalePlanError(Exception):
+    """A zone's provider records changed since the plan was made."""
+
+    def __init__(self, zone: str, expected: str, actual: str) -> None:
+        super().__init__(f"zone {zone or '(all)'} changed since the plan was made (provider state {actual}, "
+                         f"plan was computed from {expected}): make a new plan")
+        self.zone = zone
+        self.expected = expected
+        self.actual = actual
+
+
+def _canonical(data: Any) -> bytes:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _digest(data: Any) -> str:
+    return _PREFIX + hashlib.sha256(_canonical(data)).hexdigest()
+
+
+def _endpoint_state(ep: Endpoint) -> dict[str, Any]:
+    return {
+        "dnsName": ep.dns_name.lower().rstrip("."),
+        "recordType": ep.record_type,
+        "setIdentifier": ep.set_identifier,
+        "recordTTL": ep.record_ttl,
+        "targets": sorted(ep.targets),
+        "labels": dict(ep.labels),
+        "providerSpecific": sorted([p.name, p.value] for p in ep.provider_specific),
+    }
+
+
+def state_checksum(records: Iterable[Endpoint]) -> str:
+    """The SHA-256 of a set of provider records, independent of listing and target order."""
+    items = sorted(_canonical(_endpoint_state(ep)) for ep in records)
+    h = hashlib.sha256()
+    for item in items:
+        h.update(item)
+        h.update(b"\n")
+    return _PREFIX + h.hexdigest()
+
+
+@dataclass
+class PlannedZone:
+    """One zone of a plan file."""
+
+    changes: Changes
+    existing: int
+    state_checksum: str
+
+
+@dataclass
+class PlanFile:
+    """A plan as written by `plan` and read by `apply`."""
+
+    owner_id: str
+    provider: str
+    registry: str
+    zones: dict[str, PlannedZone] = field(default_factory=dict)
+    created: str = ""
+
+    def body(self) -> dict[str, Any]:
+        """Every checksummed field."""
+        return {
+            "kind": KIND,
+            "version": VERSION,
+            "owner_id": self.owner_id,
+            "provider": self.provider,
+            "registry": self.registry,
+            "zones": {
+                name: {"changes": z.changes.to_json(), "existing": z.existing, "state_checksum": z.state_checksum}
+                for name, z in sorted(self.zones.items())
+            },
+        }
+
+    def plan_checksum(self) -> str:
+        return _digest(self.body())
+
+    def dumps(self) -> str:
+        created = self.created or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        doc = {**self.body(), "created": created, "plan_checksum": self.plan_checksum()}
+        return json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+    def check_identity(self, owner_id: str, provider: str) -> None:
+        """PlanFileError when the plan was made for another owner ID or provider."""
+        if self.owner_id != owner_id:
+            raise PlanFileError(f"plan file was made for owner ID {self.owner_id!r}, not {owner_id!r} "
+                                f"(--txt-owner-id)")
+        if self.provider != provider:
+            raise PlanFileError(f"plan file was made for provider {self.provider!r}, not {provider!r} (--provider)")
+
+    def check_state(self, current_by_zone: Mapping[str, Iterable[Endpoint]]) -> None:
+        """StalePlanError for the first zone (by name) whose records no longer match the plan's state."""
+        for name, zone in sorted(self.zones.items()):
+            actual = state_checksum(current_by_zone.get(name, ()))
+            if actual != zone.state_checksum:
+                raise StalePlanError(name, zone.state_checksum, actual)
+
+
+def _require(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise PlanFileError(f"{where}: field {key!r} is missing or not a {kind.__name__}")
+    return value
+
+
+def loads(text: str, where: str = "plan file") -> PlanFile:
+    """Parse and verify a plan file's text; PlanFileError naming what is wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PlanFileError(f"{where} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise PlanFileError(f"{where} is not a JSON object")
+    if data.get("kind") != KIND:
+        raise PlanFileError(f"{where} is not an external-dns plan (kind {data.get('kind')!r}, expected {KIND!r})")
+    if data.get("version") != VERSION:
+        raise PlanFileError(f"{where} has unsupported version {data.get('version')!r} (expected {VERSION})")
+    zones_raw = _require(data, "zones", dict, where)
+    zones: dict[str, PlannedZone] = {}
+    for name, raw in zones_raw.items():
+        zwhere = f"{where}: zone {name!r}"
+        if not isinstance(raw, dict):
+            raise PlanFileError(f"{zwhere} is not a JSON object")
+        try:
+            changes = Changes.from_json(_require(raw, "changes", dict, zwhere))
+        except (ValueError, TypeError, KeyError) as exc:
+            raise PlanFileError(f"{zwhere}: invalid changes: {exc}") from None
+        if len(changes.update_old) != len(changes.update_new):
+            raise PlanFileError(f"{zwhere}: updateOld and updateNew differ in length")
+        zones[name] = PlannedZone(changes=changes, existing=_require(raw, "existing", int, zwhere),
+                                  state_checksum=_require(raw, "state_checksum", str, zwhere))
+    plan = PlanFile(owner_id=_require(data, "owner_id", str, where), provider=_require(data, "provider", str, where),
+                    registry=_require(data, "registry", str, where), zones=zones,
+                    created=str(data.get("created", "")))
+    stored = data.get("plan_checksum")
+    if stored != plan.plan_checksum():
+        raise PlanFileError(f"{where} was modified after it was made (plan_checksum {stored!r} does not match "
+                            f"its contents): make a new plan")
+    return plan
+
+
+def load(path: str) -> PlanFile:
+    """Read and verify the plan file at `path`; PlanFileError naming the path."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PlanFileError(f"cannot read plan file {path}: {exc}") from None
+    return loads(text, f"plan file {path}")
