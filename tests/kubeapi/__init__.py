@@ -45,7 +45,9 @@ Authorization: `add_token(token, rules, user=None)`, rules are ClusterRole-style
 optional `resourceNames`). No token configured = everything allowed; otherwise missing/unknown token -> 401,
 disallowed -> 403 Forbidden naming verb, resource and group.
 
-Assertions: `requests` -> list of (method, path, query dict, status); `clear_requests()`; `open_watch_count`.
+Assertions: `requests` -> list of (method, path, query dict, status); `clear_requests()`; `open_watch_count`;
+`wait_for_watches(count, timeout=5.0, path_contains=None) -> bool` (Condition-based; use it before
+`cut_watches()`/`silence_watches()` so the fault hits the watch you mean).
 
 Fixtures (`tests.kubeapi.fixtures`, a pytest plugin loaded by tests/conftest.py): `kubeapi_server`
 (session), `kubeapi` (function scope: reset, namespace "default" created), `kube_config`,

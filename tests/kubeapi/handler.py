@@ -375,7 +375,7 @@ class Handler(BaseHTTPRequestHandler):
             raise E.invalid("ListOptions", "", causes, "meta.k8s.io")
         flt = self._filter(t, query)
         timeout_s = float(timeout) if timeout > 0 else self.api.min_request_timeout * (1 + random.random())
-        w = self.api.store.open_watch(t.rt, flt, rv, initial_events_end=initial)
+        w = self.api.store.open_watch(t.rt, flt, rv, initial_events_end=initial, path=urlsplit(self.path).path)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Cache-Control", "no-cache, private")
@@ -385,6 +385,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             clean = self._stream(w, time.monotonic() + timeout_s, bookmarks)
         except OSError:
+            clean = False
+        except Exception:  # a server bug mid-stream: headers are gone, so abort the connection
+            log.exception("kubeapi.watch_stream_failed", path=self.path)
             clean = False
         finally:
             self.api.store.close_watch(w)

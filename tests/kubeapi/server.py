@@ -99,6 +99,7 @@ class KubeAPIServer:
         self._requests: list[tuple[str, str, dict[str, str], int]] = []
         self._streams: dict[Watcher, socket.socket] = {}
         self._streams_lock = threading.Lock()
+        self._streams_changed = threading.Condition(self._streams_lock)
 
     # ------------------------------------------------------------------ lifecycle
     @property
@@ -158,6 +159,7 @@ class KubeAPIServer:
         self.authorizer.reset()
         self.clear_requests()
         self.bookmark_interval = 60.0
+        self.min_request_timeout = 1800.0
         for w in self.store.open_watchers():
             self.store.close_watch(w)
 
@@ -327,6 +329,17 @@ class KubeAPIServer:
         with self._streams_lock:
             return len(self._streams)
 
+    def wait_for_watches(self, count: int, timeout: float = 5.0, path_contains: str | None = None) -> bool:
+        """Block until exactly `count` watches are streaming (optionally only those whose request path
+        contains `path_contains`); False on timeout. Use it before cutting/silencing to avoid races."""
+        def current() -> int:
+            if path_contains is None:
+                return len(self._streams)
+            return sum(1 for w in self._streams if path_contains in w.path)
+
+        with self._streams_changed:
+            return self._streams_changed.wait_for(lambda: current() == count, timeout)
+
     # ------------------------------------------------------------------ authorization
     def add_token(self, token: str, rules: builtins.list[dict[str, Any]], user: str | None = None) -> None:
         """Bind `token` to ClusterRole-style `rules`; once any token exists, requests need a valid one."""
@@ -347,10 +360,12 @@ class KubeAPIServer:
             self._requests.append((method, path, query, status))
 
     def _watch_opened(self, w: Watcher, sock: socket.socket) -> None:
-        with self._streams_lock:
+        with self._streams_changed:
             self._streams[w] = sock
+            self._streams_changed.notify_all()
 
     def _watch_closed(self, w: Watcher) -> None:
-        with self._streams_lock:
+        with self._streams_changed:
             self._streams.pop(w, None)
+            self._streams_changed.notify_all()
 

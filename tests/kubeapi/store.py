@@ -125,9 +125,10 @@ class Filter:
 class Watcher:
     """One open watch: a queue of pending events guarded by its own Condition (no polling)."""
 
-    def __init__(self, rt: ResourceType, flt: Filter) -> None:
+    def __init__(self, rt: ResourceType, flt: Filter, path: str = "") -> None:
         self.rt = rt
         self.filter = flt
+        self.path = path
         self.cond = threading.Condition(threading.Lock())
         self.queue: deque[tuple[str, Any]] = deque()
         self.cut = False
@@ -339,10 +340,11 @@ class Store:
             return [so for so in self._state_at(rt, self.rv) if flt.matches(so)]
 
     # ------------------------------------------------------------------ watches
-    def open_watch(self, rt: ResourceType, flt: Filter, rv: str, *, initial_events_end: bool = False) -> Watcher:
+    def open_watch(self, rt: ResourceType, flt: Filter, rv: str, *, initial_events_end: bool = False,
+                   path: str = "") -> Watcher:
         """Register a watch and queue what it starts with: synthetic ADDED (rv unset/"0"), a history replay
         (rv=N), or a single ERROR event (410 too old, 504 too new)."""
-        w = Watcher(rt, flt)
+        w = Watcher(rt, flt, path)
         with self.lock:
             if rv in ("", "0") or initial_events_end:
                 items: list[tuple[str, Any]] = [("ADDED", so) for so in self._table(rt).values() if flt.matches(so)]

@@ -40,7 +40,7 @@ def test_cut_watches_aborts_mid_stream(kubeapi: KubeAPIServer) -> None:
     with RawClient(kubeapi.url) as raw, raw.watch(f"{SVC}?watch=true&timeoutSeconds=30") as w:
         ev = w.next_event()
         assert ev is not None and ev["type"] == "ADDED"
-        wait_for(lambda: kubeapi.open_watch_count == 1)
+        assert kubeapi.wait_for_watches(1)
         assert kubeapi.cut_watches() == 1
         with pytest.raises((http.client.IncompleteRead, ConnectionError, http.client.HTTPException)):
             w.next_line()
@@ -74,7 +74,7 @@ def test_silence_watches_triggers_client_read_timeout(kubeapi: KubeAPIServer) ->
     rv = kubeapi.resource_version
     with RawClient(kubeapi.url, timeout=0.5) as raw, \
             raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=30") as w:
-        wait_for(lambda: kubeapi.open_watch_count == 1)
+        assert kubeapi.wait_for_watches(1)
         assert kubeapi.silence_watches(5) == 1
         kubeapi.create(svc("held"))
         kubeapi.send_bookmarks()
@@ -87,7 +87,7 @@ def test_silence_watches_triggers_client_read_timeout(kubeapi: KubeAPIServer) ->
 def test_silenced_events_are_held_not_lost(kubeapi: KubeAPIServer) -> None:
     rv = kubeapi.resource_version
     with RawClient(kubeapi.url, timeout=5) as raw, raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&timeoutSeconds=30") as w:
-        wait_for(lambda: kubeapi.open_watch_count == 1)
+        assert kubeapi.wait_for_watches(1)
         kubeapi.silence_watches(0.5)
         t0 = time.monotonic()
         kubeapi.create(svc("held"))
@@ -175,7 +175,7 @@ def test_delete_silently_sends_no_event(kubeapi: KubeAPIServer) -> None:
 def test_inject_malformed_line(kubeapi: KubeAPIServer) -> None:
     rv = kubeapi.resource_version
     with RawClient(kubeapi.url) as raw, raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&timeoutSeconds=30") as w:
-        wait_for(lambda: kubeapi.open_watch_count == 1)
+        assert kubeapi.wait_for_watches(1)
         kubeapi.inject_malformed_line()
         kubeapi.create(svc("a"))
         kubeapi.create(svc("b"))
@@ -245,7 +245,7 @@ def test_reset_clears_objects_faults_and_cuts_watches(kubeapi: KubeAPIServer) ->
         assert raw.get("/api/v1/namespaces").status == 200  # no fault, no auth left
         kubeapi.ensure_namespace("default")
         with raw.watch(f"{SVC}?watch=true&timeoutSeconds=30") as w2:
-            wait_for(lambda: kubeapi.open_watch_count == 1)
+            assert kubeapi.wait_for_watches(1)
             kubeapi.reset()
             with pytest.raises((http.client.IncompleteRead, ConnectionError, http.client.HTTPException)):
                 w2.next_line()
@@ -279,3 +279,14 @@ def test_direct_api_semantics(kubeapi: KubeAPIServer) -> None:
     assert again is not None and again["metadata"]["labels"] == {"x": "1"}
     assert [o["metadata"]["name"] for o in kubeapi.list("v1", "Service")] == ["a"]
     assert kubeapi.list("v1", "Service", "other") == []
+
+
+def test_wait_for_watches(kubeapi: KubeAPIServer) -> None:
+    assert kubeapi.wait_for_watches(0, timeout=0.1)
+    assert not kubeapi.wait_for_watches(1, timeout=0.1)
+    with RawClient(kubeapi.url) as raw, raw.watch(f"{SVC}?watch=true&timeoutSeconds=30"), \
+            raw.watch("/api/v1/namespaces?watch=true&timeoutSeconds=30"):
+        assert kubeapi.wait_for_watches(2)
+        assert kubeapi.wait_for_watches(1, path_contains="/services")
+        assert kubeapi.cut_watches() == 2
+        assert kubeapi.wait_for_watches(0)
