@@ -38,14 +38,13 @@ from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, SoftError
+from external_dns.providers.rfc2136 import wire
 from external_dns.providers.rfc2136.config import RFC2136Config
 from external_dns.providers.rfc2136.snapshot import Addition, Removal, ZoneSnapshot
 from external_dns.providers.rfc2136.targets import (
     READ_TYPES,
     canonical_target,
-    rdata_wire_size,
     target_of,
-    to_rdata,
     txt_targets,
 )
 from external_dns.providers.rfc2136.transport import (
@@ -78,25 +77,38 @@ RR_CHANGES = Counter(
 
 # Answer codes that mean our key is not accepted: retrying other records cannot help.
 _AUTH_RCODES = {dns.rcode.NOTAUTH}
-_RR_OVERHEAD = 16  # type, class, TTL, rdlength + a compressed owner name pointer
 
 
 @dataclass
 class _Op:
-    """The RR operations of one endpoint change."""
+    """The RR operations of one endpoint change: targets in read-back form (for the zone snapshot) and the
+    rendered RRs (`remove_wire` / `add_wire`, filled in once the zone is known)."""
 
     label: str  # e.g. "create www.example.org A"
-    name: dns.name.Name
-    rdtype: dns.rdatatype.RdataType
-    remove: list[dns.rdata.Rdata] = field(default_factory=list)
+    name: str  # without the trailing dot
+    rtype: str
+    remove: list[str] = field(default_factory=list)
     remove_rrset: bool = False
     ttl: int = 0
-    add: list[dns.rdata.Rdata] = field(default_factory=list)
+    add: list[str] = field(default_factory=list)
+    remove_rdata: list[bytes] = field(default_factory=list)
+    add_rdata: list[bytes] = field(default_factory=list)
+    remove_wire: bytes = b""
+    add_wire: bytes = b""
+
+    def render(self, zone: str) -> None:
+        owner = wire.name_wire(self.name, zone)
+        code = wire.type_code(self.rtype)
+        parts = [wire.rr(owner, code, wire.CLASS_ANY, 0, b"")] if self.remove_rrset else []
+        parts.extend(wire.rr(owner, code, wire.CLASS_NONE, 0, rd) for rd in self.remove_rdata)
+        self.remove_wire = b"".join(parts)
+        self.add_wire = b"".join(wire.rr(owner, code, wire.CLASS_IN, self.ttl, rd) for rd in self.add_rdata)
+
+    def count(self) -> int:
+        return int(self.remove_rrset) + len(self.remove_rdata) + len(self.add_rdata)
 
     def size(self) -> int:
-        name_len = len(self.name.to_text()) + 2
-        return sum(rdata_wire_size(rd) + _RR_OVERHEAD + name_len for rd in (*self.remove, *self.add)) + (
-            _RR_OVERHEAD + name_len if self.remove_rrset else 0)
+        return len(self.remove_wire) + len(self.add_wire)
 
 
 @dataclass
@@ -213,16 +225,23 @@ class RFC2136Provider(Provider):
 
     # -- desired-state canonicalisation ----------------------------------------------------------------------
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
-        """Targets in read-back form (see `targets.py`), TTLs raised to `--rfc2136-min-ttl`."""
+        """Targets in read-back form (see `targets.py`), TTLs raised to `--rfc2136-min-ttl`. Endpoints that
+        need no change are passed through as they are; the others are adjusted copies."""
         out: list[Endpoint] = []
+        min_ttl = self.config.min_ttl
         for ep in endpoints:
-            if ep.record_type not in READ_TYPES:
+            rtype = ep.record_type
+            if rtype not in READ_TYPES:
+                out.append(ep)
+                continue
+            targets = [canonical_target(rtype, t) for t in ep.targets]
+            ttl = max(ep.record_ttl, min_ttl) if ep.record_ttl > 0 else ep.record_ttl
+            if ttl == ep.record_ttl and targets == ep.targets:
                 out.append(ep)
                 continue
             adjusted = ep.copy()
-            adjusted.targets = Targets(canonical_target(ep.record_type, t) for t in ep.targets)
-            if adjusted.record_ttl > 0:
-                adjusted.record_ttl = max(adjusted.record_ttl, self.config.min_ttl)
+            adjusted.targets = Targets(targets)
+            adjusted.record_ttl = ttl
             out.append(adjusted)
         return out
 
@@ -237,14 +256,15 @@ class RFC2136Provider(Provider):
         owner = ep.labels.get(OWNED_RECORD_LABEL_KEY) if ep.labels else None
         return (owner or ep.dns_name).rstrip(".").lower()
 
-    def _rdatas(self, ep: Endpoint) -> list[dns.rdata.Rdata]:
+    @staticmethod
+    def _targets(ep: Endpoint) -> tuple[list[str], list[bytes]]:
+        """(read-back targets, rdata) of an endpoint, duplicates dropped; ValueError on a bad target."""
         if ep.record_type not in READ_TYPES:
             raise ValueError(f"unsupported record type {ep.record_type!r} (supported: {', '.join(READ_TYPES)})")
-        seen: dict[bytes, dns.rdata.Rdata] = {}
+        seen: dict[bytes, str] = {}
         for t in ep.targets:
-            rd = to_rdata(ep.record_type, t)
-            seen.setdefault(rd.to_digestable(), rd)
-        return list(seen.values())
+            seen.setdefault(wire.rdata_wire(ep.record_type, t), t)
+        return [canonical_target(ep.record_type, t) for t in seen.values()], list(seen)
 
     def _plan_ops(self, changes: Changes, errors: list[str]) -> dict[str, dict[str, _Group]]:
         """zone -> group key -> operations, in the order the changes came."""
@@ -256,61 +276,63 @@ class RFC2136Provider(Provider):
                 log.warning("RFC2136: skipping record outside every --rfc2136-zone", record=op.label,
                             zones=list(self._zones))
                 return
+            try:
+                op.render(zone)
+            except (ValueError, dns.exception.DNSException) as exc:
+                errors.append(f"{op.label}: {exc}")
+                log.error("RFC2136: invalid record, skipped", record=op.label, error=str(exc))
+                return
             key = self._group_key(ep)
             groups = zones.setdefault(zone, {})
             groups.setdefault(key, _Group(key)).ops.append(op)
 
-        def name_of(ep: Endpoint) -> dns.name.Name:
-            return dns.name.from_text(ep.dns_name.rstrip(".") + ".")
-
-        def build(kind: str, ep: Endpoint) -> tuple[_Op, list[dns.rdata.Rdata]] | None:
+        def build(kind: str, ep: Endpoint) -> tuple[_Op, list[str], list[bytes]] | None:
             label = f"{kind} {ep.dns_name} {ep.record_type}"
             try:
-                rdatas = self._rdatas(ep)
-                op = _Op(label=label, name=name_of(ep), rdtype=dns.rdatatype.from_text(ep.record_type))
+                targets, rdata = self._targets(ep)
             except (ValueError, dns.exception.DNSException) as exc:
                 errors.append(f"{label}: {exc}")
                 log.error("RFC2136: invalid record, skipped", record=label, error=str(exc))
                 return None
-            return op, rdatas
+            return _Op(label=label, name=ep.dns_name.rstrip("."), rtype=ep.record_type), targets, rdata
 
         for ep in changes.delete:
             built = build("delete", ep)
             if built:
-                op, rdatas = built
-                op.remove = rdatas
-                op.remove_rrset = not rdatas
+                op, targets, rdata = built
+                op.remove, op.remove_rdata = targets, rdata
+                op.remove_rrset = not rdata
                 place(ep, op)
         for old, new in zip(changes.update_old, changes.update_new, strict=False):
             b_old, b_new = build("update", old), build("update", new)
             if not b_old or not b_new:
                 continue
-            op, new_rdatas = b_new
-            _, old_rdatas = b_old
-            old_keys = {rd.to_digestable() for rd in old_rdatas}
-            new_keys = {rd.to_digestable() for rd in new_rdatas}
+            op, new_targets, new_rdata = b_new
+            op_old, old_targets, old_rdata = b_old
             ttl = self._ttl(new)
-            if old_keys == new_keys and old.record_ttl == ttl and old.dns_name == new.dns_name and (
-                    old.record_type == new.record_type):
+            same_rrset = old.dns_name.rstrip(".").lower() == new.dns_name.rstrip(".").lower() and (
+                old.record_type == new.record_type)
+            if same_rrset and set(old_rdata) == set(new_rdata) and old.record_ttl == ttl:
                 continue  # identical RRs: nothing to send
-            if old.dns_name != new.dns_name or old.record_type != new.record_type:
-                op_old = b_old[0]
-                op_old.remove = old_rdatas
+            if not same_rrset:
+                op_old.remove, op_old.remove_rdata = old_targets, old_rdata
                 place(old, op_old)
-                op.ttl, op.add = ttl, new_rdatas
+                op.ttl, op.add, op.add_rdata = ttl, new_targets, new_rdata
                 place(new, op)
                 continue
-            op.remove = [rd for rd in old_rdatas if rd.to_digestable() not in new_keys]
-            op.ttl, op.add = ttl, new_rdatas
+            keep = set(new_rdata)
+            gone = [(t, rd) for t, rd in zip(old_targets, old_rdata, strict=True) if rd not in keep]
+            op.remove, op.remove_rdata = [t for t, _ in gone], [rd for _, rd in gone]
+            op.ttl, op.add, op.add_rdata = ttl, new_targets, new_rdata
             place(new, op)
         for ep in changes.create:
             built = build("create", ep)
             if built:
-                op, rdatas = built
-                if not rdatas:
+                op, targets, rdata = built
+                if not rdata:
                     errors.append(f"{op.label}: no targets")
                     continue
-                op.ttl, op.add = self._ttl(ep), rdatas
+                op.ttl, op.add, op.add_rdata = self._ttl(ep), targets, rdata
                 place(ep, op)
         return zones
 
@@ -331,19 +353,11 @@ class RFC2136Provider(Provider):
             batches.append(current)
         return batches
 
-    def _message(self, zone: str, groups: Sequence[_Group]) -> dns.update.UpdateMessage:
-        msg = dns.update.UpdateMessage(self._origins[zone])
+    def _message(self, zone: str, groups: Sequence[_Group]) -> tuple[dns.update.UpdateMessage, bytes]:
+        """The signed UPDATE and its wire form; removals first, so an add never meets the RR it replaces."""
         ops = [op for g in groups for op in g.ops]
-        for op in ops:  # removals first, so an add never meets the record it replaces
-            if op.remove_rrset:
-                msg.delete(op.name, op.rdtype)
-            for rd in op.remove:
-                msg.delete(op.name, rd)
-        for op in ops:
-            for rd in op.add:
-                msg.add(op.name, op.ttl, rd)
-        self.transport.sign(msg)
-        return msg
+        section = b"".join(op.remove_wire for op in ops) + b"".join(op.add_wire for op in ops)
+        return wire.render_update(self._origins[zone], section, sum(op.count() for op in ops), self.transport.sign)
 
     def apply_changes(self, changes: Changes) -> None:
         if changes.is_empty():
@@ -384,8 +398,7 @@ class RFC2136Provider(Provider):
     def _send_batch(self, sender: _Sender, zone: str, batch: list[_Group], errors: list[str],
                     sent: list[list[_Group]]) -> None:
         try:
-            msg = self._message(zone, batch)
-            wire = msg.to_wire()  # rendered (and signed) once, here, so an oversized message is split first
+            msg, data = self._message(zone, batch)  # rendered (and signed) once, so an oversized one is split
         except dns.exception.TooBig:
             if len(batch) == 1:
                 errors.append(f"zone {zone}: {', '.join(batch[0].labels())}: too large for one DNS message")
@@ -395,7 +408,7 @@ class RFC2136Provider(Provider):
             self._send_batch(sender, zone, batch[half:], errors, sent)
             return
         try:
-            sender.send(zone, msg, wire, [lbl for g in batch for lbl in g.labels()])
+            sender.send(zone, msg, data, [lbl for g in batch for lbl in g.labels()])
         except _BatchFailed as failed:
             if len(batch) > 1 and failed.rcode not in ("SERVFAIL",):
                 log.warning("RFC2136: UPDATE failed, retrying record by record", zone=zone, rcode=failed.rcode,
@@ -408,8 +421,8 @@ class RFC2136Provider(Provider):
             log.error("RFC2136: UPDATE rejected", where=where, rcode=failed.rcode)
             return
         sent.append(batch)
-        n_add = sum(len(op.add) for g in batch for op in g.ops)
-        n_remove = sum(len(op.remove) + int(op.remove_rrset) for g in batch for op in g.ops)
+        n_add = sum(len(op.add_rdata) for g in batch for op in g.ops)
+        n_remove = sum(len(op.remove_rdata) + int(op.remove_rrset) for g in batch for op in g.ops)
         RR_CHANGES.labels(zone, "add").inc(n_add)
         RR_CHANGES.labels(zone, "remove").inc(n_remove)
         log.debug("RFC2136: UPDATE applied", zone=zone, records=sum(len(g.ops) for g in batch), added=n_add,
@@ -499,14 +512,12 @@ def _fold(batch: list[_Group]) -> tuple[list[Removal], list[Addition]]:
     additions: list[Addition] = []
     for g in batch:
         for op in g.ops:
-            name = op.name.to_text()[:-1]
-            rtype = dns.rdatatype.to_text(op.rdtype)
             if op.remove_rrset:
-                removals.append(Removal(name, rtype, None))
+                removals.append(Removal(op.name, op.rtype, None))
             elif op.remove:
-                removals.append(Removal(name, rtype, _targets_of(rtype, op.remove)))
+                removals.append(Removal(op.name, op.rtype, list(op.remove)))
             if op.add:
-                additions.append(Addition(name, rtype, op.ttl, _targets_of(rtype, op.add)))
+                additions.append(Addition(op.name, op.rtype, op.ttl, list(op.add)))
     return removals, additions
 
 

@@ -106,27 +106,19 @@ def to_rdata(rtype: str, target: str) -> dns.rdata.Rdata:
         raise ValueError(f"invalid {rtype} target {target!r}: {exc}") from None
 
 
-@cached(_CANONICAL_CACHE, key=lambda rtype, target: (rtype, target))
 def canonical_target(rtype: str, target: str) -> str:
     """The form `records()` will return for this target (unchanged when it does not parse)."""
     if rtype == "TXT":
         return unquote_txt(target)
     if rtype == "A" and _IPV4.fullmatch(target):
         return target
+    return _canonical_parsed(rtype, target)
+
+
+@cached(_CANONICAL_CACHE, key=lambda rtype, target: (rtype, target))
+def _canonical_parsed(rtype: str, target: str) -> str:
     try:
         rd = to_rdata(rtype, target)
     except ValueError:
         return target
     return target_of(rd)
-
-
-def rdata_wire_size(rd: dns.rdata.Rdata) -> int:
-    """A cheap upper-bound estimate of the rdata's wire length."""
-    if rd.rdtype == dns.rdatatype.TXT:
-        strings: tuple[bytes, ...] = rd.strings  # type: ignore[attr-defined]
-        return sum(len(s) + 1 for s in strings)
-    if rd.rdtype == dns.rdatatype.A:
-        return 4
-    if rd.rdtype == dns.rdatatype.AAAA:
-        return 16
-    return len(rd.to_text()) + 8
