@@ -28,10 +28,9 @@ import structlog
 import yaml
 
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.sources.objects.dnsendpoint import DNSENDPOINT_GROUP, dnsendpoint_endpoints
-from external_dns.sources.objects.dnsendpoint import merge_dnsendpoint_endpoints as _merge_crd
-from external_dns.sources.objects.ingress import ingress_endpoints, merge_ingress_endpoints
-from external_dns.sources.objects.service import merge_service_endpoints, service_endpoints
+from external_dns.sources.objects.dnsendpoint import DNSENDPOINT_GROUP, collect_dnsendpoint_endpoints
+from external_dns.sources.objects.ingress import collect_ingress_endpoints
+from external_dns.sources.objects.service import collect_service_endpoints
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import ERROR, Problem, log_problems
 from external_dns.sources.source import Source
@@ -218,24 +217,13 @@ class ManifestSource(Source):
             problems: list[Problem] = []
             objects = self._collect(problems)
             opts = self.options
-            services: list[Endpoint] = []
-            for svc in objects.get("Service", []):
-                eps, probs = service_endpoints(svc, opts, nodes=objects.get("Node", []),
-                                               pods=objects.get("Pod", []),
-                                               endpoint_slices=objects.get("EndpointSlice", []))
-                services.extend(eps)
-                problems.extend(probs)
-            ingresses: list[Endpoint] = []
-            for ing in objects.get("Ingress", []):
-                eps, probs = ingress_endpoints(ing, opts)
-                ingresses.extend(eps)
-                problems.extend(probs)
-            crds: list[Endpoint] = []
-            for obj in objects.get("DNSEndpoint", []):
-                eps, probs = dnsendpoint_endpoints(obj, opts)
-                crds.extend(eps)
-                problems.extend(probs)
-            result = merge_service_endpoints(services) + merge_ingress_endpoints(ingresses) + _merge_crd(crds)
+            services = collect_service_endpoints(objects.get("Service", []), opts, nodes=objects.get("Node", []),
+                                                 pods=objects.get("Pod", []),
+                                                 endpoint_slices=objects.get("EndpointSlice", []))
+            ingresses = collect_ingress_endpoints(objects.get("Ingress", []), opts)
+            crds = collect_dnsendpoint_endpoints(objects.get("DNSEndpoint", []), opts)
+            result = services.endpoints + ingresses.endpoints + crds.endpoints
+            problems.extend(services.problems + ingresses.problems + crds.problems)
             self.problems = problems
         log_problems(problems, log)
         log.debug("Manifest endpoints", directory=str(self.directory), count=len(result))

@@ -360,3 +360,18 @@ def test_merge_across_services() -> None:
     cnames = sorted((e.labels["resource"], tuple(e.targets)) for e in merged if e.dns_name == "c.example.org")
     assert cnames == [("service/default/c1", ("one.example.net",)), ("service/default/c2", ("two.example.net",))]
     assert list(a[0].targets) == ["1.1.1.1"]  # inputs untouched
+
+
+def test_collect_service_endpoints_groups_related_objects() -> None:
+    from external_dns.sources.objects.service import collect_service_endpoints
+
+    hl_a = service("hl", "a", type="ClusterIP", cluster_ip="None", annotations=ann(hostname="hl-a.example.org"))
+    hl_b = service("hl", "b", type="ClusterIP", cluster_ip="None", annotations=ann(hostname="hl-b.example.org"))
+    bad = service("bad", annotations=ann(hostname="bad.example.org", ttl="x"), lb_ips=("1.1.1.1",))
+    pods = [pod("p", "a"), pod("p", "b")]
+    slices = [endpoint_slice("hl", [("p", "10.0.0.1", True)], namespace="a"),
+              endpoint_slice("hl", [("p", "10.0.0.2", True)], namespace="b")]
+    eps, problems = collect_service_endpoints([hl_a, hl_b, bad], OPTS, pods=pods, endpoint_slices=slices)
+    assert summary(eps) == {("hl-a.example.org", "A", ("10.0.0.1",), 0), ("hl-b.example.org", "A", ("10.0.0.2",), 0),
+                            ("bad.example.org", "A", ("1.1.1.1",), 0)}
+    assert [p.ref for p in problems] == ["service/default/bad"]

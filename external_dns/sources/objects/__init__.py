@@ -1,18 +1,37 @@
-"""Object -> endpoints logic on raw Kubernetes dicts, independent of where the objects come from."""
+"""Object -> endpoints logic on raw Kubernetes dicts, independent of where the objects come from.
+
+Per object: `service_endpoints`, `ingress_endpoints`, `dnsendpoint_endpoints` (each -> ObjectEndpoints
+(endpoints, problems)). Per source (all objects of a kind, merged as external-dns's sources do):
+`collect_service_endpoints`, `collect_ingress_endpoints`, `collect_dnsendpoint_endpoints`.
+"""
 
 from external_dns.sources.objects.common import FieldError, ObjectEndpoints
-from external_dns.sources.objects.dnsendpoint import dnsendpoint_endpoints, merge_dnsendpoint_endpoints
+from external_dns.sources.objects.dnsendpoint import (
+    collect_dnsendpoint_endpoints,
+    dnsendpoint_endpoints,
+    dnsendpoint_needs_status_update,
+    merge_dnsendpoint_endpoints,
+)
 from external_dns.sources.objects.ingress import (
+    collect_ingress_endpoints,
     ingress_class_matches,
     ingress_endpoints,
     merge_ingress_endpoints,
 )
-from external_dns.sources.objects.service import merge_service_endpoints, service_endpoints
+from external_dns.sources.objects.service import (
+    collect_service_endpoints,
+    merge_service_endpoints,
+    service_endpoints,
+)
 
 __all__ = [
     "FieldError",
     "ObjectEndpoints",
+    "collect_dnsendpoint_endpoints",
+    "collect_ingress_endpoints",
+    "collect_service_endpoints",
     "dnsendpoint_endpoints",
+    "dnsendpoint_needs_status_update",
     "ingress_class_matches",
     "ingress_endpoints",
     "merge_dnsendpoint_endpoints",

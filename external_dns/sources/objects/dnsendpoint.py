@@ -164,3 +164,14 @@ def dnsendpoint_needs_status_update(obj: Mapping[str, Any]) -> bool:
 def merge_dnsendpoint_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
     """The CRD source's final step over all objects: `merge_endpoints`."""
     return merge_endpoints(endpoints)
+
+
+def collect_dnsendpoint_endpoints(objs: Iterable[Mapping[str, Any]], options: SourceOptions) -> ObjectEndpoints:
+    """What a CRD source returns for all its DNSEndpoints (merged) and the problems of all of them."""
+    endpoints: list[Endpoint] = []
+    problems: list[Problem] = []
+    for obj in objs:
+        eps, probs = dnsendpoint_endpoints(obj, options)
+        endpoints.extend(eps)
+        problems.extend(probs)
+    return ObjectEndpoints(merge_dnsendpoint_endpoints(endpoints), problems)

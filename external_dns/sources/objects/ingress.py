@@ -174,3 +174,14 @@ def ingress_endpoints(ing: Mapping[str, Any], options: SourceOptions) -> ObjectE
 def merge_ingress_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
     """The ingress source's final step over all ingresses: `merge_endpoints`."""
     return merge_endpoints(endpoints)
+
+
+def collect_ingress_endpoints(ingresses: Iterable[Mapping[str, Any]], options: SourceOptions) -> ObjectEndpoints:
+    """What an ingress source returns for all its Ingresses (merged) and the problems of all of them."""
+    endpoints: list[Endpoint] = []
+    problems: list[Problem] = []
+    for ing in ingresses:
+        eps, probs = ingress_endpoints(ing, options)
+        endpoints.extend(eps)
+        problems.extend(probs)
+    return ObjectEndpoints(merge_ingress_endpoints(endpoints), problems)

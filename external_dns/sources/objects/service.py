@@ -448,4 +448,40 @@ def merge_service_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
     return merge_endpoints(eps)
 
 
-__all__ = ["default_resolver", "merge_service_endpoints", "service_endpoints"]
+
+
+def _meta_str(obj: Mapping[str, Any], key: str) -> str:
+    meta = obj.get("metadata")
+    value = meta.get(key) if isinstance(meta, Mapping) else None
+    return value if isinstance(value, str) else ""
+
+
+def collect_service_endpoints(services: Iterable[Mapping[str, Any]], options: SourceOptions, *,
+                              nodes: Sequence[Mapping[str, Any]] = (), pods: Sequence[Mapping[str, Any]] = (),
+                              endpoint_slices: Sequence[Mapping[str, Any]] = ()) -> ObjectEndpoints:
+    """What a service source returns for all its Services: every service's endpoints, then
+    `merge_service_endpoints`; problems of all services. Pods and EndpointSlices are grouped once (by
+    namespace, and by service name for slices) so each service only looks at its own."""
+    pods_by_ns: dict[str, list[Mapping[str, Any]]] = {}
+    for p in pods:
+        if isinstance(p, Mapping):
+            pods_by_ns.setdefault(_meta_str(p, "namespace"), []).append(p)
+    slices_by_service: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for es in endpoint_slices:
+        if isinstance(es, Mapping):
+            labels = es.get("metadata", {}).get("labels") if isinstance(es.get("metadata"), Mapping) else None
+            owner = labels.get(SERVICE_NAME_LABEL) if isinstance(labels, Mapping) else None
+            if isinstance(owner, str):
+                slices_by_service.setdefault((_meta_str(es, "namespace"), owner), []).append(es)
+    endpoints: list[Endpoint] = []
+    problems: list[Problem] = []
+    for svc in services:
+        ns, name = _meta_str(svc, "namespace"), _meta_str(svc, "name")
+        eps, probs = service_endpoints(svc, options, nodes=nodes, pods=pods_by_ns.get(ns, ()),
+                                       endpoint_slices=slices_by_service.get((ns, name), ()))
+        endpoints.extend(eps)
+        problems.extend(probs)
+    return ObjectEndpoints(merge_service_endpoints(endpoints), problems)
+
+
+__all__ = ["collect_service_endpoints", "default_resolver", "merge_service_endpoints", "service_endpoints"]
