@@ -181,6 +181,7 @@ def _load_apply_config(argv: Sequence[str], environ: Mapping[str, str] | None) -
     # Sources and the policy made the plan; apply never uses them.
     if not cfg.source:
         cfg.source = ["manifest"]
+        cfg.manifest_dir = cfg.manifest_dir or "(not used by apply)"
     if not cfg.policy:
         cfg.policy = "sync"
     cfg.once = True
