@@ -262,11 +262,11 @@ class Store:
 
     def _state_at(self, rt: ResourceType, rv: int) -> list[StoredObject]:
         """Objects of `rt` as they were at `rv`, sorted by key; caller holds the lock."""
+        if rv < self.compacted_rv:
+            raise E.gone("The resourceVersion for the provided list is too old.")
         cached = self._snapshots.get((rt, rv))
         if cached is not None:
             return cached
-        if rv < self.compacted_rv:
-            raise E.gone("The resourceVersion for the provided list is too old.")
         state = dict(self._table(rt))
         if rv != self.rv:
             for ev in reversed(self.history):
@@ -472,7 +472,6 @@ class Store:
             obj["metadata"]["resourceVersion"] = str(rv)
             so = StoredObject(rt, obj, rv)
             table[key] = so
-            self._snapshots.clear()
             self._record(rt, "ADDED", so, None)
             return so
 
@@ -491,6 +490,10 @@ class Store:
             raise E.bad_request(f"the name of the object ({meta.get('name')}) does not match the name on the URL "
                                 f"({name})")
         self._check_namespace(rt, old.key[0], meta)
+        given_uid = meta.get("uid") or ""
+        if given_uid and given_uid != old_obj_uid(old):
+            raise E.conflict(rt, name, f"Precondition failed: UID in precondition: {given_uid}, UID in object meta: "
+                                       f"{old_obj_uid(old)}")
         given_rv = meta.get("resourceVersion") or ""
         if given_rv:
             if given_rv != str(old.rv):
@@ -544,7 +547,6 @@ class Store:
         new["metadata"]["resourceVersion"] = str(rv)
         so = StoredObject(rt, new, rv)
         self._table(rt)[old.key] = so
-        self._snapshots.clear()
         self._record(rt, "MODIFIED", so, old)
         return so
 
@@ -614,7 +616,6 @@ class Store:
             new["metadata"]["resourceVersion"] = str(rv)
             so = StoredObject(rt, new, rv)
             self._table(rt)[old.key] = so
-            self._snapshots.clear()
             self._record(rt, "MODIFIED", so, old)
             return so, False
 
@@ -623,7 +624,6 @@ class Store:
         last["metadata"]["resourceVersion"] = str(rv)
         so = StoredObject(rt, with_type(rt, last), rv)
         del self._table(rt)[old.key]
-        self._snapshots.clear()
         self._record(rt, "DELETED", so, old)
         return so
 
@@ -633,6 +633,10 @@ class Store:
             old = self.get(rt, namespace, name)
             del self._table(rt)[old.key]
             self._snapshots.clear()
+
+
+def old_obj_uid(so: StoredObject) -> str:
+    return str(so.obj["metadata"].get("uid", ""))
 
 
 def _spec_of(obj: Json) -> Json:

@@ -1001,3 +1001,30 @@ def test_required_fields_per_kind(raw: RawClient) -> None:
     assert r.status == 422
     assert r.json["details"]["causes"][0] == {"reason": "FieldValueInvalid", "field": "involvedObject.namespace",
                                               "message": 'Invalid value: "kube": does not match event.namespace'}
+
+
+def test_update_with_other_uid_conflicts(raw: RawClient) -> None:
+    obj = raw.request("POST", SVC, svc("web")).json
+    raw.request("DELETE", f"{SVC}/web")
+    raw.request("POST", SVC, svc("web"))
+    del obj["metadata"]["resourceVersion"]
+    r = raw.request("PUT", f"{SVC}/web", obj)
+    assert r.status == 409
+    assert r.json["message"].startswith(f'Operation cannot be fulfilled on services "web": Precondition failed: '
+                                        f'UID in precondition: {obj["metadata"]["uid"]}, UID in object meta: ')
+
+
+def test_paging_survives_many_writes_between_pages(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    for i in range(30):
+        kubeapi.create(svc(f"s{i:02d}"))
+    page = raw.get(f"{SVC}?limit=10").json
+    names = [i["metadata"]["name"] for i in page["items"]]
+    while page["metadata"].get("continue"):
+        for i in range(5):  # churn: new objects and deletes of not-yet-listed ones
+            kubeapi.create(svc(f"n{len(names)}-{i}"))
+        victim = f"s{len(names) + 5:02d}"
+        if kubeapi.get("v1", "Service", "default", victim) is not None:
+            kubeapi.delete("v1", "Service", "default", victim)
+        page = raw.get(f"{SVC}?limit=10&continue={page['metadata']['continue']}").json
+        names += [i["metadata"]["name"] for i in page["items"]]
+    assert names == [f"s{i:02d}" for i in range(30)]
