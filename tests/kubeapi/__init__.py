@@ -42,7 +42,7 @@ Faults:
 
 Authorization: `add_token(token, rules, user=None)`, rules are ClusterRole-style dicts
 (`{"apiGroups": [""], "resources": ["services", "services/status"], "verbs": ["list", "watch"]}`,
-optional `resourceNames`). No token configured = everything allowed; otherwise missing/unknown token -> 401,
+optional `resourceNames`, and our extension `namespaces` to model a namespaced Role). No token configured = everything allowed; otherwise missing/unknown token -> 401,
 disallowed -> 403 Forbidden naming verb, resource and group.
 
 Assertions: `requests` -> list of (method, path, query dict, status); `clear_requests()`; `open_watch_count`;

@@ -2,7 +2,8 @@
 
 `Authorizer.add_token(token, rules, user=None)` binds a token to ClusterRole-style rules
 (`{"apiGroups": [...], "resources": [...], "verbs": [...], "resourceNames": [...]}`, "*" wildcards,
-"plural/status" for subresources). With no token configured every request is allowed; once any token is
+"plural/status" for subresources; an extra "namespaces": [...] key limits a rule to those namespaces,
+the way a Role bound by RoleBindings would). With no token configured every request is allowed; once any token is
 configured, an unknown or missing token is 401 and a disallowed request is 403 naming verb, resource and group.
 """
 
@@ -70,6 +71,9 @@ class Authorizer:
                 continue
             names = rule.get("resourceNames")
             if names and attrs.name not in names:
+                continue
+            namespaces = rule.get("namespaces")
+            if namespaces and attrs.namespace not in namespaces:
                 continue
             return
         raise _forbidden(user, attrs, resource)

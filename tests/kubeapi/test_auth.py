@@ -108,3 +108,17 @@ def test_kubeconfig_with_token(kubeapi: KubeAPIServer, tmp_path: object) -> None
 def test_add_token_rejects_bad_rules(kubeapi: KubeAPIServer) -> None:
     with pytest.raises(ValueError, match=r"rules\[0\] must be a dict with 'verbs'"):
         kubeapi.add_token("t", [{"resources": ["services"]}])
+
+
+def test_namespace_limited_rule_models_a_role(kubeapi: KubeAPIServer) -> None:
+    kubeapi.ensure_namespace("team")
+    kubeapi.add_token("role", [{"apiGroups": [""], "resources": ["services"], "verbs": ["list", "watch"],
+                                "namespaces": ["team"]}], user="alice")
+    with RawClient(kubeapi.url, token="role") as raw:
+        assert raw.get("/api/v1/namespaces/team/services").status == 200
+        r = raw.get(SVC)
+        assert r.status == 403
+        assert r.json["message"] == ('services is forbidden: User "alice" cannot list resource "services" in API '
+                                     'group "" in the namespace "default"')
+        r = raw.get("/api/v1/services")
+        assert r.status == 403 and r.json["message"].endswith("at the cluster scope")

@@ -116,3 +116,34 @@ def test_custom_objects_dnsendpoint(kube_api_client: kc.ApiClient, kubeapi: Kube
         "externaldns.k8s.io", "v1alpha1", "default", "dnsendpoints", "ep", {"status": {"observedGeneration": 1}})
     assert status["status"] == {"observedGeneration": 1}
     assert status["metadata"]["generation"] == 1
+
+
+def test_watch_stream_410_handling(kube_api_client: kc.ApiClient, kubeapi: KubeAPIServer) -> None:
+    api = kc.CoreV1Api(kube_api_client)
+    kubeapi.create(_svc("a"))
+    rv = api.list_namespaced_service("default").metadata.resource_version
+    kubeapi.compact()
+    kubeapi.clear_requests()
+    # without timeout_seconds the client retries once with the same rv, then raises
+    with pytest.raises(ApiException) as exc:
+        for _ev in watch.Watch().stream(api.list_namespaced_service, "default", resource_version=rv):
+            pass
+    assert exc.value.status == 410
+    assert exc.value.reason.startswith("Expired: too old resource version: ")
+    watches = [q for (_m, _p, q, _s) in kubeapi.requests if q.get("watch") == "True"]
+    assert [q["resourceVersion"] for q in watches] == [rv, rv]
+
+
+def test_watch_stream_bookmarks_update_resource_version(kube_api_client: kc.ApiClient,
+                                                        kubeapi: KubeAPIServer) -> None:
+    api = kc.CoreV1Api(kube_api_client)
+    kubeapi.create(_svc("a"))
+    rv = api.list_namespaced_service("default").metadata.resource_version
+    kubeapi.create({**_svc("other"), "metadata": {"name": "lease-like", "namespace": "default"}})
+    w = watch.Watch()
+    types = []
+    for ev in w.stream(api.list_namespaced_service, "default", resource_version=rv, allow_watch_bookmarks=True,
+                       timeout_seconds=1):
+        types.append(ev["type"])
+    assert types == ["ADDED", "BOOKMARK"]
+    assert w.resource_version == str(kubeapi.resource_version)
