@@ -12,6 +12,7 @@ BENCHES: tuple[str, ...] = (
     "txt_registry",
     "kubeapi_server",
     "sources_objects",
+    "provider_sync_route53",
 )
 
 

@@ -4,7 +4,8 @@ Pytest plugin: list `tests.servers.moto` in `pytest_plugins` and use the session
 fixture; it yields the endpoint URL (`http://127.0.0.1:<port>`). All moto state is wiped after every test
 that used it (`POST /moto-api/reset`), so tests never see each other's zones or tables.
 
-Outside pytest (benchmarks): `with start_moto() as url: ...`.
+Outside pytest (benchmarks): `with start_moto() as url: ...`, or `with start_moto_process() as url: ...` for
+a `moto_server` child process (so a benchmark's client and the server do not share one interpreter).
 
 The server is `moto.server.ThreadedMotoServer` (werkzeug in a thread of this process): it starts in a few
 milliseconds and stops cleanly; werkzeug's per-request access log is silenced.
@@ -15,6 +16,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+import subprocess
+import sys
+import time
+import urllib.error
 import urllib.request
 from collections.abc import Generator, Iterator
 
@@ -53,6 +58,33 @@ def start_moto() -> Iterator[str]:
         yield url
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def start_moto_process(ready_timeout: float = 30.0) -> Iterator[str]:
+    """Run `moto.server` as a child process on 127.0.0.1:<free port>; yields its URL, stops it on exit."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + ready_timeout
+        while True:
+            try:
+                reset(url)
+                break
+            except (urllib.error.URLError, ConnectionError) as exc:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"moto server did not start on {url}: {exc}") from None
+                time.sleep(0.05)  # polling a child process for readiness, bounded by the deadline
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")
