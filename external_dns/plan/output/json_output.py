@@ -2,6 +2,7 @@
 
     {
       "version": 1,
+      "has_changes": true,
       "zones": {
         "example.org.": {
           "changes": [
@@ -15,7 +16,7 @@
       }
     }
 
-Zones without changes are left out (`"zones": {}` when nothing is planned); changes are in the order of
+Zones without changes are left out (`"has_changes": false, "zones": {}` when nothing is planned); changes are in the order of
 every output (deletes, creates, updates; by name, type, set identifier). This is the review form; the file
 `external-dns apply` runs is the plan file (plan/planfile.py), which also carries checksums.
 """
@@ -53,7 +54,7 @@ def document(plans: Sequence[ZonePlan]) -> dict[str, Any]:
             "summary": {"creates": len(c.create), "updates": len(c.update_new), "deletes": len(c.delete),
                         "existing": plan.existing},
         }
-    return {"version": VERSION, "zones": zones}
+    return {"version": VERSION, "has_changes": bool(zones), "zones": zones}
 
 
 def render(plans: Sequence[ZonePlan]) -> str:

@@ -37,7 +37,7 @@ def render(plans: Sequence[ZonePlan]) -> str:
         return f"## {NO_CHANGES}\n"
     out: list[str] = []
     for plan in changed:
-        out += [f"## {escape(plan.display_name)}", "", _line(HEADER), _line(["--"] * len(HEADER))]
+        out += [f"## {escape(plan.display_name)}", "", _line(HEADER), _line(["---"] * len(HEADER))]
         for r in rows(plan.changes):
             head = [r.op, escape(r.name), r.record_type, escape(r.set_identifier)]
             first = r.old if r.old is not None else r.new
