@@ -42,12 +42,35 @@ Faults:
 
 Authorization: `add_token(token, rules, user=None)`, rules are ClusterRole-style dicts
 (`{"apiGroups": [""], "resources": ["services", "services/status"], "verbs": ["list", "watch"]}`,
-optional `resourceNames`, and our extension `namespaces` to model a namespaced Role). No token configured = everything allowed; otherwise missing/unknown token -> 401,
-disallowed -> 403 Forbidden naming verb, resource and group.
+optional `resourceNames`, and our extension `namespaces` to model a namespaced Role). No token configured =
+everything allowed; otherwise missing/unknown token -> 401, disallowed -> 403 Forbidden naming verb, resource
+and group; discovery (/version, /api, /apis...) is open to any valid token.
 
 Assertions: `requests` -> list of (method, path, query dict, status); `clear_requests()`; `open_watch_count`;
 `wait_for_watches(count, timeout=5.0, path_contains=None) -> bool` (Condition-based; use it before
 `cut_watches()`/`silence_watches()` so the fault hits the watch you mean).
+
+Raw HTTP for wire-level assertions: `tests.kubeapi.rawclient.RawClient(url, timeout=10, token=None)` with
+`request(method, path, body, content_type) -> Response(status, headers, body, .json)` and
+`watch(path) -> WatchStream` (`next_line()`, `next_event()`, `events()`; an aborted stream raises
+`http.client.IncompleteRead`, a clean end returns b"" / None).
+
+Semantics worth knowing (as kube-apiserver unless noted):
+    * Validation is strict: names (DNS-1123 subdomain; Services DNS-1035; Namespaces RFC 1123 label), label
+      and annotation keys/values, Service ports (required unless ExternalName/headless, names when > 1),
+      Pod containers, EndpointSlice addressType, events.k8s.io required fields, MicroTime with exactly six
+      fraction digits (Lease acquireTime/renewTime, eventTime; else 400). DNSEndpoint follows its CRD schema:
+      wrong types -> 422, unknown fields pruned. Namespaced creates need the namespace to exist.
+    * Create -> 201; update/patch -> 200 (a no-op write keeps the rv and sends no event); DELETE -> 200 with
+      the object (Services, Pods, Namespaces, CRs) or a Success Status (others), 202 with the object when
+      deletion is pending (finalizers; Namespaces stay Terminating for good: no namespace controller, no GC,
+      propagationPolicy is ignored). Patch types: merge, strategic-merge (built-ins only, else 415), json-patch;
+      server-side apply is 415.
+    * The history is global (like etcd) and bounded by `history_size`; `compact()` and `reset()` advance the
+      rv counter by one so a fresh list's rv can always be watched from.
+    * urllib3 (under the kubernetes client) itself retries a 429 that carries Retry-After (sleeping that
+      long): use `fail_next(..., status=429)` without `retry_after` to see the 429 in client code.
+    * `silence_watches()` affects only watches open at the call; watches opened later stream normally.
 
 Fixtures (`tests.kubeapi.fixtures`, a pytest plugin loaded by tests/conftest.py): `kubeapi_server`
 (session), `kubeapi` (function scope: reset, namespace "default" created), `kube_config`,
