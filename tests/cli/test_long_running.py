@@ -1,0 +1,248 @@
+"""The real CLI in long-running mode as subprocesses: SIGTERM during a reconcile (a slow webhook provider)
+exits 0 after the in-flight write finished, and two `--leader-elect` processes against the test Kubernetes
+API server hand over when the leader is SIGKILLed (fail-over time printed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from external_dns.providers.webhook.protocol import MEDIA_TYPE
+from tests.kubeapi.server import KubeAPIServer
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def dns_endpoint(name: str, fqdn: str, target: str) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: externaldns.k8s.io/v1alpha1
+        kind: DNSEndpoint
+        metadata:
+          name: {name}
+          namespace: default
+        spec:
+          endpoints:
+          - dnsName: {fqdn}
+            recordType: A
+            targets: ["{target}"]
+        """)
+
+
+class LogTail:
+    """Collects a subprocess's stderr on a thread; `wait_for(text, timeout)` blocks on a Condition."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], name: str) -> None:
+        self.proc = proc
+        self.lines: list[str] = []
+        self.cond = threading.Condition()
+        self.closed = False
+        self.thread = threading.Thread(target=self._read, name=f"logtail-{name}", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            with self.cond:
+                self.lines.append(raw.decode(errors="replace"))
+                self.cond.notify_all()
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
+
+    def text(self) -> str:
+        with self.cond:
+            return "".join(self.lines)
+
+    def count(self, needle: str) -> int:
+        with self.cond:
+            return sum(needle in line for line in self.lines)
+
+    def wait_for(self, needle: str, timeout: float, occurrences: int = 1) -> bool:
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while sum(needle in line for line in self.lines) < occurrences:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.closed:
+                    return False
+                self.cond.wait(remaining)
+            return True
+
+    def join(self) -> None:
+        self.thread.join(10)
+
+
+def start_cli(args: list[str], name: str) -> tuple[subprocess.Popen[bytes], LogTail]:
+    proc = subprocess.Popen([sys.executable, "-m", "external_dns", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=clean_env(), cwd=ROOT)
+    return proc, LogTail(proc, name)
+
+
+def finish(proc: subprocess.Popen[bytes], tail: LogTail) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=10)
+    tail.join()
+
+
+# -- a slow webhook provider ---------------------------------------------------------------------------------
+class SlowWebhook:
+    """A webhook provider whose `POST /records` blocks until released (or 20 s)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.writes_started = 0
+        self.writes_finished = 0
+        self.lock = threading.Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def _send(self, code: int, body: bytes = b"") -> None:
+                self.send_response(code)
+                self.send_header("Content-Type", MEDIA_TYPE)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                if self.path == "/":
+                    self._send(200, b"{}")
+                elif self.path == "/records":
+                    with owner.lock:
+                        self._send(200, json.dumps(owner.records).encode())
+                else:
+                    self._send(404)
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if self.path == "/adjustendpoints":
+                    self._send(200, body)
+                    return
+                changes = json.loads(body)
+                with owner.lock:
+                    owner.writes_started += 1
+                owner.entered.set()
+                owner.release.wait(20)
+                with owner.lock:
+                    owner.records.extend(changes.get("create") or [])
+                    owner.writes_finished += 1
+                self._send(204)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1},
+                                       name="slow-webhook", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> SlowWebhook:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def slow_webhook() -> Iterator[SlowWebhook]:
+    with SlowWebhook() as hook:
+        yield hook
+
+
+def test_sigterm_during_a_reconcile_lets_it_finish_and_exits_zero(tmp_path: Path,
+                                                                  slow_webhook: SlowWebhook) -> None:
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    (manifests / "web.yaml").write_text(dns_endpoint("web", "www.example.org", "192.0.2.10"))
+    args = ["--source=manifest", f"--manifest-dir={manifests}", "--provider=webhook",
+            f"--webhook-provider-url={slow_webhook.url}", "--webhook-provider-read-timeout=30s",
+            "--txt-owner-id=lr-test", "--policy=sync", "--interval=1h", "--metrics-address=127.0.0.1:0"]
+    proc, tail = start_cli(args, "sigterm")
+    try:
+        assert slow_webhook.entered.wait(30), tail.text()
+        proc.send_signal(signal.SIGTERM)
+        assert tail.wait_for("Received SIGTERM", 10), tail.text()
+        signalled = time.monotonic()
+        threading.Timer(0.5, slow_webhook.release.set).start()  # the write finishes after the signal
+        code = proc.wait(timeout=15)
+        elapsed = time.monotonic() - signalled
+    finally:
+        finish(proc, tail)
+    text = tail.text()
+    assert code == 0, text
+    assert elapsed < 10, elapsed
+    assert slow_webhook.writes_started == slow_webhook.writes_finished == 1
+    assert "record(s) were successfully updated" in text  # the in-flight reconcile completed
+    assert "Terminating main controller loop" in text
+    assert {r["dnsName"] for r in slow_webhook.records} >= {"www.example.org"}
+
+
+# -- leader election -------------------------------------------------------------------------------------------
+def test_standby_takes_over_after_the_leader_is_killed(tmp_path: Path, kubeapi: KubeAPIServer,
+                                                       kubeconfig_file: str) -> None:
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    zones = tmp_path / "zones"
+    (manifests / "web.yaml").write_text(dns_endpoint("web", "www.example.org", "192.0.2.10"))
+    args = ["--source=manifest", f"--manifest-dir={manifests}", "--provider=zonefile", f"--zonefile-dir={zones}",
+            "--zonefile-create-zone=example.org", "--txt-owner-id=lr-test", "--policy=sync", "--interval=1s",
+            "--metrics-address=127.0.0.1:0", f"--kubeconfig={kubeconfig_file}", "--leader-elect",
+            "--leader-elect-name=lr-test", "--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1.5s",
+            "--leader-elect-retry-period=0.25s"]
+    first, first_tail = start_cli(args, "first")
+    procs = [(first, first_tail)]
+    try:
+        assert first_tail.wait_for("successfully acquired lease", 30), first_tail.text()
+        assert first_tail.wait_for("record(s) were successfully updated", 30), first_tail.text()
+        second, second_tail = start_cli(args, "second")
+        procs.append((second, second_tail))
+        assert second_tail.wait_for("Waiting for leadership", 30), second_tail.text()
+        assert second_tail.wait_for("new leader elected", 30), second_tail.text()
+        assert second_tail.count("successfully acquired lease") == 0
+        first.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        first.wait(timeout=10)
+        assert second_tail.wait_for("successfully acquired lease", 15), second_tail.text()
+        failover = time.monotonic() - killed
+        # the new leader reconciles: a manifest change reaches the zone file
+        (manifests / "api.yaml").write_text(dns_endpoint("api", "api.example.org", "192.0.2.20"))
+        assert second_tail.wait_for("record(s) were successfully updated", 15), second_tail.text()
+        assert "192.0.2.20" in (zones / "example.org.zone").read_text()
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(timeout=15) == 0, second_tail.text()
+    finally:
+        for proc, tail in procs:
+            finish(proc, tail)
+    lease = kubeapi.get("coordination.k8s.io/v1", "Lease", "default", "lr-test")
+    assert lease is not None and lease["spec"]["holderIdentity"] == ""  # released on clean shutdown
+    print(f"\nleader fail-over after SIGKILL: {failover:.2f}s (lease 2s, retry 0.25s)")
+    assert failover <= 6.0
