@@ -340,3 +340,49 @@ def test_foreign_records_are_left_alone(r53: Any, make_provider: MakeProvider) -
     controller(provider, [a("www.example.com", "10.0.0.1")]).run_once()
     controller(provider, []).run_once()  # deletes ours only
     assert set(by_name_type(r53, zone)) == {("manual.example.com", "A", "")}
+
+
+def test_provider_cache_time_skips_listing_until_a_write(r53: Any, make_provider: MakeProvider) -> None:
+    from external_dns.providers.provider import CachedProvider
+
+    create_zone(r53, "example.com")
+    provider = make_provider()
+    calls = record_calls(provider, "ListResourceRecordSets")
+    cached = CachedProvider(provider, 3600.0)
+    desired = [a("www.example.com", "10.0.0.1")]
+    registry = TXTRegistry(cached, owner_id="default")
+    Controller(StaticSource(desired), registry, "sync").run_once()
+    listed = calls.count("ListResourceRecordSets")
+    for _ in range(3):
+        assert not Controller(StaticSource(desired), registry, "sync").run_once().changes.has_changes()
+    assert calls.count("ListResourceRecordSets") == listed + 1  # one re-read after the write, then cached
+
+
+def test_sync_into_private_and_public_zones_is_stable(r53: Any, make_provider: MakeProvider) -> None:
+    pub = create_zone(r53, "example.com")
+    priv = create_zone(r53, "example.com", private=True)
+    provider = make_provider()
+    desired = [a("www.example.com", "10.0.0.1")]
+    controller(provider, desired).run_once()
+    assert ("a-www.example.com", "TXT", "") in by_name_type(r53, pub)
+    assert ("a-www.example.com", "TXT", "") in by_name_type(r53, priv)
+    assert not controller(provider, desired).run_once().changes.has_changes()
+    desired = [a("www.example.com", "10.0.0.2")]
+    controller(provider, desired).run_once()
+    for zone in (pub, priv):
+        assert by_name_type(r53, zone)[("www.example.com", "A", "")]["ResourceRecords"] == [{"Value": "10.0.0.2"}]
+    controller(provider, []).run_once()
+    assert by_name_type(r53, pub) == {} and by_name_type(r53, priv) == {}
+
+
+def test_zone_by_zone_reconcile(r53: Any, make_provider: MakeProvider) -> None:
+    one = create_zone(r53, "one.example")
+    two = create_zone(r53, "two.example")
+    provider = make_provider()
+    desired = [a("www.one.example", "10.0.0.1"), a("www.two.example", "10.0.0.2")]
+    assert sorted(provider.zones()) == ["one.example", "two.example"]
+    ctl = controller(provider, desired)
+    ctl.run_once(zone="one.example")
+    assert ("www.one.example", "A", "") in by_name_type(r53, one) and by_name_type(r53, two) == {}
+    ctl.run_once(zone="two.example")
+    assert ("www.two.example", "A", "") in by_name_type(r53, two)
