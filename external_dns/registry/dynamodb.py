@@ -13,7 +13,7 @@ item); our leftover ownership TXT records are returned as owned TXT endpoints so
 TXT is a managed type.
 
 Writing: items for creates and updates are written before the provider call, deletes (and our items whose
-record is gone from the zone) after it. Every write is conditional, so it behaves the same on AWS and on
+record is gone from the provider's zones; items of names outside them are kept) after it. Every write is conditional, so it behaves the same on AWS and on
 moto (whose PartiQL cannot run parameterised INSERT/DELETE): a create puts with `attribute_not_exists(k) OR
 o = :owner`, so an item held by another owner is never taken over (that record is dropped from the
 creates with a warning); updates and deletes carry `o = :owner`. Writes go in transactions of up to 25
@@ -209,7 +209,11 @@ class DynamoDBRegistry(Registry):
                 ep.labels.update(donated)
                 if ep.labels.get(OWNER_LABEL_KEY) == self._owner_id:
                     ep.set_provider_specific_property(NEEDS_MIGRATION, "true")
-            self._orphans = set(items) - present
+            orphans = set(items) - present
+            if orphans:  # only names this provider manages: items of names outside its zones are kept
+                domains = self.provider.get_domain_filter()
+                orphans = {k for k in orphans if domains.match(split_key(k)[0])}
+            self._orphans = orphans
 
             txt_managed = is_managed_record(RECORD_TYPE_TXT, self.managed_record_types, self.exclude_record_types)
             for txt, labels in ownership_txts:

@@ -217,3 +217,10 @@ def test_failed_write_drops_the_cache(provider: AWSProvider, ddb: Any) -> None:
     create_table(ddb)
     assert reg.records()  # re-read from the (new, empty) table: the record is now unowned
     assert all("owner" not in e.labels for e in reg.records() if e.record_type == "A")
+
+
+def test_items_outside_the_providers_zones_are_not_orphans(provider: AWSProvider, ddb: Any) -> None:
+    create_table(ddb)
+    ddb.put_item(TableName=TABLE, Item={"k": {"S": "app.elsewhere.org#A#"}, "o": {"S": "default"}, "l": {"M": {}}})
+    controller(registry(provider, ddb), [ep("app.example.com", "1.2.3.4")]).run_once()
+    assert set(items(ddb)) == {"app.example.com#A#", "app.elsewhere.org#A#"}
