@@ -6,6 +6,7 @@ reject a bad change).
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any
 
@@ -257,6 +258,15 @@ def rrset_for(ep: Endpoint, zone_id: str) -> dict[str, Any]:
             if ep.record_type == RECORD_TYPE_TXT and not _txt_strings_ok(value):
                 raise InvalidRecordError(
                     f"{_label(ep)}: a TXT character-string is longer than {_TXT_STRING_MAX} characters")
+        if ep.record_type in (RECORD_TYPE_A, RECORD_TYPE_AAAA):
+            version = 4 if ep.record_type == RECORD_TYPE_A else 6
+            for value in values:
+                try:
+                    ok = ipaddress.ip_address(value).version == version
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise InvalidRecordError(f"{_label(ep)}: target {value!r} is not an IPv{version} address")
         if ep.record_type == RECORD_TYPE_CNAME and len(values) != 1:
             raise InvalidRecordError(f"{_label(ep)}: a CNAME must have exactly one target, got {len(values)}")
         rrset["ResourceRecords"] = [{"Value": v} for v in values]

@@ -91,6 +91,8 @@ def test_write_quotes_bare_txt() -> None:
     (E("c.example.com", "CNAME", ["a.example.com", "b.example.com"]), "exactly one target"),
     (E("x" * 64 + ".example.com", "A", ["1.2.3.4"]), "not a valid DNS name"),
     (E("w.example.com", "A", []), "no targets"),
+    (E("w.example.com", "A", ["not-an-ip"]), "not an IPv4 address"),
+    (E("w.example.com", "AAAA", ["1.2.3.4"]), "not an IPv6 address"),
 ])
 def test_write_rejects_what_route53_refuses(ep: Endpoint, fragment: str) -> None:
     with pytest.raises(InvalidRecordError) as info:
