@@ -13,6 +13,7 @@ BENCHES: tuple[str, ...] = (
     "kubeapi_server",
     "sources_objects",
     "provider_sync_route53",
+    "event_latency",
 )
 
 
