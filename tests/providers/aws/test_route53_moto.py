@@ -30,10 +30,10 @@ class StaticSource(Source):
         return [ep.copy() for ep in self.eps]
 
 
-def controller(provider: AWSProvider, endpoints: list[Endpoint], owner: str = "default") -> Controller:
-    registry = TXTRegistry(provider, owner_id=owner, managed_record_types=("A", "AAAA", "CNAME", "TXT"))
-    return Controller(StaticSource(endpoints), registry, "sync",
-                      managed_record_types=["A", "AAAA", "CNAME", "TXT"])
+def controller(provider: AWSProvider, endpoints: list[Endpoint], owner: str = "default",
+               managed: tuple[str, ...] = ("A", "AAAA", "CNAME", "TXT")) -> Controller:
+    registry = TXTRegistry(provider, owner_id=owner, managed_record_types=managed)
+    return Controller(StaticSource(endpoints), registry, "sync", managed_record_types=list(managed))
 
 
 def a(name: str, *targets: str, **kw: Any) -> Endpoint:
@@ -386,3 +386,21 @@ def test_zone_by_zone_reconcile(r53: Any, make_provider: MakeProvider) -> None:
     assert ("www.one.example", "A", "") in by_name_type(r53, one) and by_name_type(r53, two) == {}
     ctl.run_once(zone="two.example")
     assert ("www.two.example", "A", "") in by_name_type(r53, two)
+
+
+def test_txt_mx_srv_round_trip_without_perpetual_updates(r53: Any, make_provider: MakeProvider) -> None:
+    zone = create_zone(r53, "example.com")
+    provider = make_provider()
+    desired = [E("spf.example.com", "TXT", ['v=spf1 include:"x" -all']),
+               E("example.com", "MX", ["10 mail.example.com", "20 mx2.example.com"]),
+               E("_sip._tcp.example.com", "SRV", ["10 5 5060 sip.example.com"]),
+               E("ttl.example.com", "A", ["10.0.0.1"], 60)]
+    managed = ("A", "TXT", "MX", "SRV")
+    controller(provider, desired, managed=managed).run_once()
+    sets = by_name_type(r53, zone)
+    assert sets[("spf.example.com", "TXT", "")]["ResourceRecords"] == [{"Value": '"v=spf1 include:\\"x\\" -all"'}]
+    assert [r["Value"] for r in sets[("example.com", "MX", "")]["ResourceRecords"]] == [
+        "10 mail.example.com", "20 mx2.example.com"]
+    assert sets[("_sip._tcp.example.com", "SRV", "")]["ResourceRecords"] == [{"Value": "10 5 5060 sip.example.com"}]
+    assert sets[("ttl.example.com", "A", "")]["TTL"] == 60
+    assert not controller(provider, desired, managed=managed).run_once().changes.has_changes()
