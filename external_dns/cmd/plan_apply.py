@@ -33,6 +33,7 @@ import argparse
 import dataclasses
 import sys
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import structlog
 
@@ -45,6 +46,7 @@ from external_dns.controller.zone_plans import (
     ZoneWork,
     apply_zone_plans,
     compute_zone_plans,
+    find_safety_gate,
     log_desired_changes,
 )
 from external_dns.endpoint.endpoint import Endpoint
@@ -75,6 +77,14 @@ def install_safety_gate(controller: Controller, cfg: argparse.Namespace) -> Safe
                       managed_record_types=controller.managed_record_types, zones=controller.zone_keys)
     controller.add_pre_apply_check(gate)
     return gate
+
+
+def attach_event_recorder(cfg: argparse.Namespace, process: Any) -> None:
+    """Process hook (controller/process.py PROCESS_HOOKS): refused zones get an `UnsafePlan` Warning Event
+    through the long-running process's event recorder."""
+    gate = find_safety_gate(process.controller)
+    if gate is not None and getattr(process, "recorder", None) is not None:
+        gate.recorder = process.recorder
 
 
 def _zone_records(provider: Provider, zones: Sequence[str]) -> dict[str, list[Endpoint]]:

@@ -410,3 +410,17 @@ def test_gate_root_ns_and_force() -> None:
     gate.config = SafetyConfig(force=True)
     controller.run_once(zone="example.net")
     assert [list(e.targets) for e in provider.zone_records("example.net")] == [["ns1.new.net"]]
+
+
+def test_process_hook_attaches_the_event_recorder() -> None:
+    from types import SimpleNamespace
+
+    from external_dns.cmd.plan_apply import attach_event_recorder
+    from external_dns.controller.process import PROCESS_HOOKS
+
+    assert "external_dns.cmd.plan_apply:attach_event_recorder" in PROCESS_HOOKS
+    _provider, _source, controller, cfg = two_zone_setup()
+    recorder = FakeRecorder()
+    attach_event_recorder(cfg, SimpleNamespace(controller=controller, recorder=recorder))
+    gate = find_safety_gate(controller)
+    assert gate is not None and gate.recorder is recorder

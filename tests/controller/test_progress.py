@@ -1,0 +1,79 @@
+"""Apply progress (controller/progress.py): the bar on a terminal, throttled structured log lines otherwise."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+import structlog
+
+from external_dns.controller.progress import Progress
+
+
+class FakeTty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_auto_picks_the_bar_on_a_terminal_and_log_lines_otherwise() -> None:
+    assert Progress("auto", stream=FakeTty()).mode == "bar"
+    assert Progress("auto", stream=io.StringIO()).mode == "log"
+    with pytest.raises(ValueError, match="unknown progress mode 'fancy'"):
+        Progress("fancy")
+
+
+def test_bar_redraws_one_line() -> None:
+    tty = FakeTty()
+    p = Progress("bar", stream=tty)
+    p.start(zones=2, total=40)
+    p.zone_started("example.org", 30)
+    p.batch_done("example.org", 10)
+    assert tty.getvalue().endswith("\rexample.org. [#######.......................]  25% 10/40 changes, zone 1/2")
+    p.batch_done("example.org", 20)
+    p.zone_done("example.org")
+    p.zone_started("example.com", 10)
+    p.batch_done("example.com", 10)
+    p.finish()
+    out = tty.getvalue()
+    assert out.count("\n") == 1 and out.endswith("100% 40/40 changes, zone 2/2\n")
+    assert "[" + "#" * 30 + "]" in out
+
+
+def test_log_lines_are_throttled_but_every_zone_end_is_logged() -> None:
+    clock = Clock()
+    p = Progress("log", interval=10.0, stream=io.StringIO(), clock=clock)
+    with structlog.testing.capture_logs() as logs:
+        p.start(zones=1, total=100)
+        p.zone_started("example.org", 100)
+        for _ in range(10):  # ten batches within 3 seconds: only the first is logged
+            clock.now += 0.3
+            p.batch_done("example.org", 5)
+        clock.now += 10.0
+        p.batch_done("example.org", 25)  # interval passed: logged
+        p.batch_done("example.org", 25)  # not yet
+        p.zone_done("example.org")  # always
+    lines = [e for e in logs if e["event"] == "Apply progress"]
+    assert [e["done"] for e in lines] == [5, 75, 100]
+    assert lines[-1] == {"event": "Apply progress", "log_level": "info", "zone": "example.org.", "zone_done": 100,
+                         "zone_total": 100, "zone_index": 1, "zones": 1, "done": 100, "total": 100, "percent": 100.0}
+    assert p.log_lines == 3
+
+
+def test_none_prints_nothing() -> None:
+    stream = FakeTty()
+    p = Progress("none", stream=stream)
+    with structlog.testing.capture_logs() as logs:
+        p.start(1, 1)
+        p.zone_started("z", 1)
+        p.batch_done("z", 1)
+        p.zone_done("z")
+        p.finish()
+    assert stream.getvalue() == "" and not logs
