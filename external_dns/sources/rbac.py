@@ -1,0 +1,154 @@
+"""The RBAC rules each source needs, as data (the chart's ClusterRole is rendered from them).
+
+`rules_for_sources(names, service_types=(), leader_election=False) -> list[dict]`: ClusterRole-style rules
+(`apiGroups`, `resources`, `verbs`) for the named sources plus what every run needs (Events: create and
+patch, in core/v1 and events.k8s.io/v1); with `leader_election`, the Lease rule too. Rules are merged: one
+rule per (apiGroup, verbs), resources sorted, in a stable order. `service_types` narrows the service
+source the way `--service-type-filter` narrows its informers (LoadBalancer/ExternalName only: no Pods,
+Nodes or EndpointSlices).
+
+What the code does with each permission:
+- get/list/watch on every resource an informer caches (LIST + WATCH; `get` for parity with external-dns);
+- update on `dnsendpoints/status` (the CRD source writes `status.observedGeneration`, a PUT);
+- create/patch on `events` (the event recorder creates an Event, then PATCHes its series count);
+- get/create/update on `leases` (leader election reads, creates and renews its Lease with PUT).
+
+`rbac_document()` is the whole table (`clusterScopedResources`, `always`, `leaderElection`, `sources`), the
+shape of the chart's `files/rbac-rules.yaml`. CLI: `python -m external_dns.sources.rbac service ingress crd
+[--leader-election] [--service-type-filter LoadBalancer ...]` prints the merged rules as YAML.
+Another source registers its rules by adding an entry to `SOURCE_RULES`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import yaml
+
+Rule = dict[str, list[str]]
+
+READ = ["get", "list", "watch"]
+
+CLUSTER_SCOPED_RESOURCES: tuple[str, ...] = ("nodes", "namespaces")
+
+ALWAYS_RULES: list[Rule] = [
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+    {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
+]
+
+LEADER_ELECTION_RULES: list[Rule] = [
+    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "create", "update"]},
+]
+
+# The service source's rules per informer, so --service-type-filter can narrow them.
+SERVICE_RULES: dict[str, Rule] = {
+    "services": {"apiGroups": [""], "resources": ["services"], "verbs": READ},
+    "pods": {"apiGroups": [""], "resources": ["pods"], "verbs": READ},
+    "nodes": {"apiGroups": [""], "resources": ["nodes"], "verbs": READ},
+    "endpointslices": {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": READ},
+}
+
+SOURCE_RULES: dict[str, list[Rule]] = {
+    "service": list(SERVICE_RULES.values()),
+    "ingress": [{"apiGroups": ["networking.k8s.io"], "resources": ["ingresses"], "verbs": READ}],
+    "crd": [
+        {"apiGroups": ["externaldns.k8s.io"], "resources": ["dnsendpoints"], "verbs": READ},
+        {"apiGroups": ["externaldns.k8s.io"], "resources": ["dnsendpoints/status"], "verbs": ["update"]},
+    ],
+    "manifest": [],
+}
+
+
+def service_informer_resources(service_types: Iterable[str] = ()) -> list[str]:
+    """The resources the service source watches for these `--service-type-filter` values (empty = all):
+    Services always; Pods and EndpointSlices for ClusterIP (headless) and NodePort
+    (externalTrafficPolicy: Local); Nodes for NodePort and ClusterIP (headless NodeExternalIP)."""
+    types = set(service_types) or {"ClusterIP", "NodePort", "LoadBalancer", "ExternalName"}
+    out = ["services"]
+    if types & {"ClusterIP", "NodePort"}:
+        out += ["pods", "endpointslices", "nodes"]
+    return out
+
+
+def merge_rules(rules: Iterable[Rule]) -> list[Rule]:
+    """One rule per (apiGroup, verbs[, resourceNames]); resources sorted; first-seen order kept."""
+    merged: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[str]] = {}
+    for rule in rules:
+        verbs = tuple(rule["verbs"])
+        names = tuple(rule.get("resourceNames", ()))
+        for group in rule["apiGroups"]:
+            resources = merged.setdefault((group, verbs, names), [])
+            for resource in rule["resources"]:
+                if resource not in resources:
+                    resources.append(resource)
+    out: list[Rule] = []
+    for (group, verbs, names), resources in merged.items():
+        merged_rule: Rule = {"apiGroups": [group], "resources": sorted(resources), "verbs": list(verbs)}
+        if names:
+            merged_rule["resourceNames"] = list(names)
+        out.append(merged_rule)
+    return out
+
+
+def rules_for_sources(names: Iterable[str], *, service_types: Sequence[str] = (),
+                      leader_election: bool = False) -> list[Rule]:
+    """The ClusterRole rules for running these sources (see the module docstring). ValueError names an
+    unknown source."""
+    wanted = list(dict.fromkeys(n for n in names if n))
+    unknown = [n for n in wanted if n not in SOURCE_RULES]
+    if unknown:
+        raise ValueError(f"no RBAC rules for source(s) {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(SOURCE_RULES))})")
+    rules: list[Rule] = []
+    for name in wanted:
+        if name == "service":
+            rules += [SERVICE_RULES[r] for r in service_informer_resources(service_types)]
+        else:
+            rules += SOURCE_RULES[name]
+    rules += ALWAYS_RULES
+    if leader_election:
+        rules += LEADER_ELECTION_RULES
+    return merge_rules(rules)
+
+
+def rbac_document() -> dict[str, Any]:
+    """Every rule, grouped as the chart's files/rbac-rules.yaml holds them."""
+    return {
+        "clusterScopedResources": list(CLUSTER_SCOPED_RESOURCES),
+        "always": [dict(r) for r in ALWAYS_RULES],
+        "leaderElection": [dict(r) for r in LEADER_ELECTION_RULES],
+        "sources": {name: [dict(r) for r in rules] for name, rules in SOURCE_RULES.items()},
+    }
+
+
+def cluster_role(name: str, rules: list[Rule]) -> dict[str, Any]:
+    """A ClusterRole manifest holding `rules`."""
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
+            "rules": rules}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m external_dns.sources.rbac",
+                                     description="Print the RBAC rules the named sources need, as YAML.")
+    parser.add_argument("sources", nargs="+", help=f"source names ({', '.join(sorted(SOURCE_RULES))})")
+    parser.add_argument("--leader-election", action="store_true", help="add the Lease rule of --leader-elect")
+    parser.add_argument("--service-type-filter", action="append", default=[],
+                        help="narrow the service source as --service-type-filter does (repeatable)")
+    parser.add_argument("--cluster-role", default="", help="print a whole ClusterRole with this name")
+    args = parser.parse_args(argv)
+    try:
+        rules = rules_for_sources(args.sources, service_types=args.service_type_filter,
+                                  leader_election=args.leader_election)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    doc: Any = cluster_role(args.cluster_role, rules) if args.cluster_role else rules
+    sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, default_flow_style=None))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
