@@ -48,7 +48,8 @@ and group; discovery (/version, /api, /apis...) is open to any valid token.
 
 Assertions: `requests` -> list of (method, path, query dict, status); `clear_requests()`; `open_watch_count`;
 `wait_for_watches(count, timeout=5.0, path_contains=None) -> bool` (Condition-based; use it before
-`cut_watches()`/`silence_watches()` so the fault hits the watch you mean).
+`cut_watches()`/`silence_watches()` so the fault hits the watch you mean); `connection_count`,
+`wait_for_connections(count, timeout=5.0) -> bool` (at most `count` client connections left open).
 
 Raw HTTP for wire-level assertions: `tests.kubeapi.rawclient.RawClient(url, timeout=10, token=None)` with
 `request(method, path, body, content_type) -> Response(status, headers, body, .json)` and

@@ -44,7 +44,7 @@ class _HTTPServer(ThreadingHTTPServer):
         self.api = api
         self._conn_threads: set[threading.Thread] = set()
         self._conns: set[socket.socket] = set()
-        self._track = threading.Lock()
+        self._track = threading.Condition()
         super().__init__(address, Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -65,6 +65,7 @@ class _HTTPServer(ThreadingHTTPServer):
             with self._track:
                 self._conns.discard(request)
                 self._conn_threads.discard(threading.current_thread())
+                self._track.notify_all()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         log.debug("kubeapi.handler_error", client=client_address, exc_info=True)
@@ -328,6 +329,23 @@ class KubeAPIServer:
     def open_watch_count(self) -> int:
         with self._streams_lock:
             return len(self._streams)
+
+    @property
+    def connection_count(self) -> int:
+        """Open client connections (keep-alive and streaming)."""
+        httpd = self._httpd
+        if httpd is None:
+            return 0
+        with httpd._track:
+            return len(httpd._conns)
+
+    def wait_for_connections(self, count: int, timeout: float = 5.0) -> bool:
+        """Block until at most `count` client connections are open; False on timeout."""
+        httpd = self._httpd
+        if httpd is None:
+            return count >= 0
+        with httpd._track:
+            return httpd._track.wait_for(lambda: len(httpd._conns) <= count, timeout)
 
     def wait_for_watches(self, count: int, timeout: float = 5.0, path_contains: str | None = None) -> bool:
         """Block until exactly `count` watches are streaming (optionally only those whose request path
