@@ -134,6 +134,10 @@ class ZoneController:
             log.error(f"cannot list the provider's zones, keeping the last known ones: {exc}")
             return list(self._known_keys) or [""]
         self._known_keys = keys
+        for gone in [k for k in list(self._failures) if k not in keys]:  # a zone that went away
+            self._failures.pop(gone, None)
+            self._soft_failures.pop(gone, None)
+        self._update_soft_gauge()
         return keys
 
     def enqueue_all(self) -> list[str]:

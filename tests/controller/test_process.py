@@ -382,3 +382,32 @@ def test_two_leader_electing_processes_never_write_at_once(kubeapi: KubeAPIServe
     # fail-over: the standby waits for the lease to expire (2 s) plus up to a jittered retry period
     print(f"leader fail-over after partition: {failover:.2f}s")
     assert 1.0 <= failover <= 6.0
+
+
+@pytest.mark.integration
+def test_record_events_reach_the_api_server(kubeapi: KubeAPIServer, kube_config: Any) -> None:
+    api = kubernetes.client.ApiClient(kube_config)
+    factory = LazyInformerFactory(lambda: api)
+    source = ServiceInformerSource(factory())
+    provider = InMemoryProvider(["example.org"])
+    ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
+    process = ControllerProcess(config(), ctl, stop=threading.Event(), kube_client=lambda: api,
+                                informer_factory=factory, emit_events=True)
+    create_service(kubeapi, "web", "web.example.org", "192.0.2.7")
+    running = Running(process)
+
+    def reasons() -> list[tuple[str, str, str]]:
+        return [(e["reason"], e["regarding"]["name"], e["note"])
+                for e in kubeapi.list("events.k8s.io/v1", "Event", "default")]
+
+    try:
+        assert process.zone_controller.wait_until(lambda: bool(provider.records()), 15)
+        assert wait_for(lambda: any(r[0] == "RecordReady" for r in reasons()), 10)
+        kubeapi.delete("v1", "Service", "default", "web")
+        assert wait_for(lambda: any(r[0] == "RecordDeleted" for r in reasons()), 10)
+    finally:
+        assert running.stop() == 0
+        api.close()
+    got = reasons()
+    assert ("RecordReady", "web", "Record web.example.org A 192.0.2.7 created") in got
+    assert ("RecordDeleted", "web", "Record web.example.org A 192.0.2.7 deleted") in got
