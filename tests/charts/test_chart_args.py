@@ -1,0 +1,133 @@
+"""The args and env the chart renders are accepted by the real CLI parser and validation
+(`external_dns.cmd.config.load_config`, and the webhook-server's for the sidecar), and mean what the values
+say. Secret references are replaced by well-formed placeholder values, as the kubelet would inject them."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pytest
+
+from external_dns.cmd.config import build_parser, load_config
+from external_dns.cmd.flags import ConfigError
+from external_dns.providers.webhook.cli import _validate as validate_webhook_server
+from tests.charts.render import VALUE_FILES, containers, load_values, render_chart
+
+# What a Secret would hold for each variable the chart takes from one.
+SECRET_PLACEHOLDERS = {
+    "EXTERNAL_DNS_RFC2136_TSIG_SECRET": "c2VjcmV0LXNlY3JldC1zZWNyZXQ=",
+    "EXTERNAL_DNS_TXT_ENCRYPT_AES_KEY": "0123456789abcdef0123456789abcdef",
+    "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
+    "AWS_SECRET_ACCESS_KEY": "example-secret",
+}
+
+
+def container_environ(container: dict[str, Any]) -> dict[str, str]:
+    environ: dict[str, str] = {}
+    for var in container.get("env", []):
+        if "value" in var:
+            environ[var["name"]] = str(var["value"])
+        else:
+            assert "secretKeyRef" in var["valueFrom"], var
+            environ[var["name"]] = SECRET_PLACEHOLDERS[var["name"]]
+    return environ
+
+
+def parse_main(objects: list[dict[str, Any]]) -> argparse.Namespace:
+    main = containers(objects)["external-dns"]
+    assert "command" not in main, "the image's entrypoint (external-dns) must run"
+    assert all(isinstance(a, str) for a in main["args"])
+    _parser, cfg = load_config(main["args"], container_environ(main))
+    return cfg
+
+
+@pytest.mark.parametrize("values_file", [None, *VALUE_FILES])
+def test_main_container_args_are_accepted(values_file: str | None) -> None:
+    values = load_values(values_file)
+    cfg = parse_main(render_chart(values))
+    assert cfg.source == values.get("sources", ["service", "ingress"])
+    assert cfg.policy == values.get("policy", "upsert-only")
+    assert cfg.provider == values.get("provider", {}).get("name", "aws")
+    assert cfg.txt_owner_id == (values.get("txtOwnerId") or "default")
+    assert cfg.domain_filter == values.get("domainFilters", [])
+    assert cfg.metrics_address == ":7979"
+
+
+def test_route53_values_become_flags() -> None:
+    cfg = parse_main(render_chart(load_values("route53-service-ingress.yaml")))
+    assert cfg.interval == 300.0
+    assert cfg.events is True
+    assert cfg.txt_prefix == "edns-"
+    assert cfg.exclude_domains == ["internal.example.com"]
+    assert cfg.aws_zone_type == "public"
+    assert cfg.aws_zone_tags == ["team=platform"]
+    assert cfg.aws_batch_change_size == 500
+    assert cfg.log_format == "json"
+    assert cfg.leader_elect is True
+    assert cfg.leader_elect_namespace == "dns"
+    assert cfg.leader_elect_name == "edns-external-dns-py"
+    assert (cfg.leader_elect_lease_duration, cfg.leader_elect_renew_deadline, cfg.leader_elect_retry_period) \
+        == (15.0, 10.0, 2.0)
+    env = {e["name"]: e.get("value") for e in containers(render_chart(load_values(
+        "route53-service-ingress.yaml")))["external-dns"]["env"]}
+    assert env["AWS_DEFAULT_REGION"] == "eu-west-1"
+
+
+def test_rfc2136_values_become_flags() -> None:
+    cfg = parse_main(render_chart(load_values("rfc2136-crd-tsig.yaml")))
+    assert cfg.namespace == "dns"
+    assert cfg.rfc2136_host == ["ns1.example.internal"]
+    assert cfg.rfc2136_port == 53
+    assert cfg.rfc2136_zone == ["example.internal"]
+    assert cfg.rfc2136_tsig_keyname == "externaldns-key"
+    assert cfg.rfc2136_tsig_secret == SECRET_PLACEHOLDERS["EXTERNAL_DNS_RFC2136_TSIG_SECRET"]
+    assert cfg.rfc2136_axfr is True
+    assert cfg.rfc2136_min_ttl == 60.0
+    assert cfg.txt_encrypt_enabled is True
+    assert cfg.txt_encrypt_aes_key == SECRET_PLACEHOLDERS["EXTERNAL_DNS_TXT_ENCRYPT_AES_KEY"]
+    assert cfg.managed_record_types == ["A", "AAAA", "CNAME", "TXT"]
+    assert cfg.log_level == "debug"
+
+
+def test_webhook_values_become_flags_and_sidecar_args_are_accepted() -> None:
+    objects = render_chart(load_values("webhook-sidecar.yaml"))
+    cfg = parse_main(objects)
+    assert cfg.webhook_provider_url == "http://localhost:8888"
+    assert cfg.webhook_provider_read_timeout == 10.0
+    sidecar = containers(objects)["webhook"]
+    assert sidecar["args"][0] == "webhook-server"
+    server_cfg = build_parser(prog="external-dns webhook-server").parse(sidecar["args"][1:],
+                                                                       container_environ(sidecar))
+    validate_webhook_server(server_cfg)
+    assert server_cfg.provider == "rfc2136"
+    assert server_cfg.webhook_server_address == "127.0.0.1:8888"
+    # The sidecar's health port is the one its probes use.
+    port = sidecar["ports"][0]["containerPort"]
+    assert server_cfg.webhook_server_health_address == f"0.0.0.0:{port}"
+
+
+def test_extra_args_come_last_and_win() -> None:
+    cfg = parse_main(render_chart({"extraArgs": ["--interval=30s", "--workers=4"]}))
+    assert cfg.interval == 30.0
+    assert cfg.workers == 4
+
+
+def test_a_mistyped_extra_arg_is_rejected_by_the_parser() -> None:
+    """The check has teeth: what the real parser refuses fails here too."""
+    objects = render_chart({"extraArgs": ["--polcy=sync"]})
+    with pytest.raises(SystemExit):
+        parse_main(objects)
+
+
+def test_a_combination_the_program_refuses_is_caught() -> None:
+    objects = render_chart({"txtPrefix": "a-", "txtSuffix": "-b"})
+    with pytest.raises(ConfigError, match="mutual exclusive"):
+        parse_main(objects)
+
+
+@pytest.mark.parametrize("sources", [["service"], ["ingress"], ["crd"], ["dnsrecord"],
+                                     ["service", "ingress", "crd", "dnsrecord"]])
+def test_every_source_is_a_known_source_of_the_cli(sources: list[str]) -> None:
+    cfg = parse_main(render_chart({"sources": sources}))
+    assert cfg.source == sources
