@@ -1,6 +1,6 @@
 """Test Kubernetes API server throughput: 10k Services created directly, then listed through raw HTTP (whole
 and paged by 500), through the `kubernetes` client (raw JSON and models), and streamed as 10k synthetic
-ADDED watch events; one write fanned out to 50 open watches. Prints a table (median of 3 runs)."""
+ADDED watch events; 200 single-object GETs (request latency); one write fanned out to 50 open watches. Prints a table (median of 3 runs)."""
 
 from __future__ import annotations
 
@@ -73,6 +73,11 @@ def main() -> None:
         def client_models() -> int:
             return len(api.list_service_for_all_namespaces().items)
 
+        def small_requests() -> int:
+            for _ in range(200):
+                raw.get("/api/v1/namespaces/default/services/svc-00001")
+            return 200
+
         def watch_added() -> int:
             n = 0
             with raw.watch("/api/v1/services?watch=true&timeoutSeconds=30") as w:
@@ -86,6 +91,7 @@ def main() -> None:
                           ("list labelSelector (1/10)", raw_selector),
                           ("list kubernetes client, raw JSON", client_raw),
                           ("list kubernetes client, models", client_models),
+                          ("GET one object (keep-alive)", small_requests),
                           ("watch synthetic ADDED (raw)", watch_added)):
             elapsed, count = _median(fn)
             rows.append((label, count, elapsed))
