@@ -13,18 +13,22 @@ from typing import Any
 
 from tests.kubeapi.errors import ApiError, make_error
 
-# Field name -> merge key for object lists ("" = primitive list merged as a set).
+# Field path ("[]" = inside a list item) -> merge key of that list ("" = primitive list merged as a set).
+# Lists not named here are atomic and replaced, as in the real schemas (e.g. status.loadBalancer.ingress,
+# EndpointSlice endpoints/ports, Ingress rules).
 MERGE_KEYS: dict[str, str] = {
-    "finalizers": "",
-    "ownerReferences": "uid",
-    "ports": "port",
-    "conditions": "type",
-    "containers": "name",
-    "initContainers": "name",
-    "volumes": "name",
-    "env": "name",
-    "volumeMounts": "mountPath",
-    "imagePullSecrets": "name",
+    "metadata.finalizers": "",
+    "metadata.ownerReferences": "uid",
+    "spec.ports": "port",
+    "status.conditions": "type",
+    "spec.containers": "name",
+    "spec.initContainers": "name",
+    "spec.containers[].ports": "containerPort",
+    "spec.containers[].env": "name",
+    "spec.containers[].volumeMounts": "mountPath",
+    "spec.volumes": "name",
+    "spec.imagePullSecrets": "name",
+    "status.addresses": "type",
 }
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -44,8 +48,9 @@ def _unsupported(msg: str) -> ApiError:
     return make_error(422, "Invalid", msg)
 
 
-def strategic_merge_patch(target: Any, patch: Any) -> Any:
-    """Strategic merge patch of `patch` onto `target` (see module docstring for what is understood)."""
+def strategic_merge_patch(target: Any, patch: Any, path: str = "") -> Any:
+    """Strategic merge patch of `patch` onto `target` (see module docstring for what is understood);
+    `path` is the dotted location of `target` in the object ("" for the root)."""
     if not isinstance(patch, dict):
         return copy.deepcopy(patch)
     if not isinstance(target, dict):
@@ -65,16 +70,17 @@ def strategic_merge_patch(target: Any, patch: Any) -> Any:
             if isinstance(out.get(field), list) and isinstance(v, list):
                 out[field] = [x for x in out[field] if x not in v]
             continue
+        sub = f"{path}.{k}" if path else k
         if v is None:
             out.pop(k, None)
         elif isinstance(v, dict):
-            merged = strategic_merge_patch(out.get(k), v)
+            merged = strategic_merge_patch(out.get(k), v, sub)
             if merged is None:
                 out.pop(k, None)
             else:
                 out[k] = merged
-        elif isinstance(v, list) and k in MERGE_KEYS:
-            out[k] = _merge_list(out.get(k), v, MERGE_KEYS[k])
+        elif isinstance(v, list) and sub in MERGE_KEYS:
+            out[k] = _merge_list(out.get(k), v, MERGE_KEYS[sub], sub)
         else:
             out[k] = copy.deepcopy(v)
     if isinstance(retain, list):
@@ -82,7 +88,7 @@ def strategic_merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
-def _merge_list(current: Any, patch: list[Any], key: str) -> list[Any]:
+def _merge_list(current: Any, patch: list[Any], key: str, path: str) -> list[Any]:
     cur = list(current) if isinstance(current, list) else []
     if any(isinstance(x, dict) and x.get("$patch") == "replace" for x in patch):
         return [copy.deepcopy(x) for x in patch if not (isinstance(x, dict) and "$patch" in x)]
@@ -102,7 +108,7 @@ def _merge_list(current: Any, patch: list[Any], key: str) -> list[Any]:
         if idx is None:
             cur.append({k: copy.deepcopy(v) for k, v in item.items() if k != "$patch"})
         else:
-            cur[idx] = strategic_merge_patch(cur[idx], item)
+            cur[idx] = strategic_merge_patch(cur[idx], item, f"{path}[]")
     return cur
 
 

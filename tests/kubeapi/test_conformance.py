@@ -1028,3 +1028,23 @@ def test_paging_survives_many_writes_between_pages(raw: RawClient, kubeapi: Kube
         page = raw.get(f"{SVC}?limit=10&continue={page['metadata']['continue']}").json
         names += [i["metadata"]["name"] for i in page["items"]]
     assert names == [f"s{i:02d}" for i in range(30)]
+
+
+def test_strategic_merge_patch_is_path_aware(raw: RawClient) -> None:
+    pods = "/api/v1/namespaces/default/pods"
+    pod = {"metadata": {"name": "p"}, "spec": {"containers": [
+        {"name": "a", "image": "img:1", "ports": [{"containerPort": 80}]}, {"name": "b", "image": "img:1"}]}}
+    assert raw.request("POST", pods, pod).status == 201
+    smp = "application/strategic-merge-patch+json"
+    r = raw.request("PATCH", f"{pods}/p", {"spec": {"containers": [
+        {"name": "a", "image": "img:2", "ports": [{"containerPort": 443}]}]}}, smp)
+    assert r.status == 200
+    containers = r.json["spec"]["containers"]
+    assert [(c["name"], c["image"]) for c in containers] == [("a", "img:2"), ("b", "img:1")]
+    assert containers[0]["ports"] == [{"containerPort": 80}, {"containerPort": 443}]
+    # atomic lists are replaced: EndpointSlice endpoints, Service status.loadBalancer.ingress
+    slices = "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"
+    raw.request("POST", slices, {"metadata": {"name": "s"}, "addressType": "IPv4",
+                                 "endpoints": [{"addresses": ["10.0.0.1"]}, {"addresses": ["10.0.0.2"]}]})
+    r = raw.request("PATCH", f"{slices}/s", {"endpoints": [{"addresses": ["10.0.0.3"]}]}, smp)
+    assert r.json["endpoints"] == [{"addresses": ["10.0.0.3"]}]
