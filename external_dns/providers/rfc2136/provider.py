@@ -256,6 +256,14 @@ class RFC2136Provider(Provider):
         owner = ep.labels.get(OWNED_RECORD_LABEL_KEY) if ep.labels else None
         return (owner or ep.dns_name).rstrip(".").lower()
 
+    def _holds(self, name: str, rtype: str, targets: list[str], ttl: int) -> bool:
+        """True when the zone snapshot shows exactly this rrset. An update pair whose sides are identical
+        is skipped only then: the old side may be a record that does not exist yet (the TXT registry's
+        migration to new-format ownership records sends such pairs to have them written)."""
+        zone = self.zone_for(name)
+        snap = self._snapshots.get(zone) if zone is not None else None
+        return snap is not None and snap.holds(name, rtype, targets, ttl)
+
     @staticmethod
     def _targets(ep: Endpoint) -> tuple[list[str], list[bytes]]:
         """(read-back targets, rdata) of an endpoint, duplicates dropped; ValueError on a bad target."""
@@ -309,11 +317,14 @@ class RFC2136Provider(Provider):
                 continue
             op, new_targets, new_rdata = b_new
             op_old, old_targets, old_rdata = b_old
-            ttl = self._ttl(new)
             same_rrset = old.dns_name.rstrip(".").lower() == new.dns_name.rstrip(".").lower() and (
                 old.record_type == new.record_type)
-            if same_rrset and set(old_rdata) == set(new_rdata) and old.record_ttl == ttl:
-                continue  # identical RRs: nothing to send
+            # An unset desired TTL keeps the record's TTL (raised to the minimum) instead of resetting it.
+            ttl = self._ttl(new) if new.record_ttl > 0 or not same_rrset else max(old.record_ttl,
+                                                                                    self.config.min_ttl)
+            if same_rrset and set(old_rdata) == set(new_rdata) and old.record_ttl == ttl and self._holds(
+                    new.dns_name, new.record_type, new_targets, ttl):
+                continue  # the server already holds exactly these RRs: nothing to send
             if not same_rrset:
                 op_old.remove, op_old.remove_rdata = old_targets, old_rdata
                 place(old, op_old)

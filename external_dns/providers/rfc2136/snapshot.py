@@ -107,6 +107,11 @@ class ZoneSnapshot:
                 return False
         return True
 
+    def holds(self, name: str, rtype: str, targets: list[str], ttl: int) -> bool:
+        """True when the rrset exists with exactly these targets (in any order) and this TTL."""
+        rrset = self._rrsets.get((name.rstrip(".").lower(), rtype))
+        return rrset is not None and rrset.ttl == ttl and sorted(rrset.targets) == sorted(targets)
+
     def endpoints(self) -> list[Endpoint]:
         return [Endpoint(dns_name=r.name, record_type=rtype, targets=Targets(r.targets), record_ttl=r.ttl)
                 for (_n, rtype), r in self._rrsets.items()]

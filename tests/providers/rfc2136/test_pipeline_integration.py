@@ -127,3 +127,19 @@ def test_wrong_tsig_secret_fails_clearly_and_writes_nothing(make_provider: Calla
     assert "rejected TSIG key" in str(info.value)
     assert "d3Jvbmctc2VjcmV0" not in str(info.value)
     assert clean_bind.rrset("nope.example.org", "A") is None
+
+
+def test_old_format_ownership_is_migrated(provider: RFC2136Provider, clean_bind: BindServer) -> None:
+    # A record owned through the pre-v0.18 TXT (same name, no type prefix): the registry asks for an
+    # update that writes the new-format TXT; the record itself keeps its TTL and value.
+    upd = clean_bind.update("example.org")
+    upd.add("legacy.example.org.", 300, "A", "192.0.2.80")
+    upd.add("legacy.example.org.", 300, "TXT",
+            '"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"')
+    clean_bind.send(upd)
+    desired = [ep("legacy.example.org", "A", "192.0.2.80")]
+    controller(provider, desired).run_once()
+    new_txt = clean_bind.rrset("a-legacy.example.org", "TXT")
+    assert new_txt is not None and "external-dns/owner=default" in new_txt[1][0]
+    assert clean_bind.rrset("legacy.example.org", "A") == (300, ["192.0.2.80"])
+    assert not controller(provider, desired).run_once().changes.has_changes()
