@@ -12,6 +12,7 @@ import pytest
 from external_dns.cmd.config import build_parser, load_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.providers.webhook.cli import _validate as validate_webhook_server
+from external_dns.sources.rbac import rbac_document
 from tests.charts.render import VALUE_FILES, containers, load_values, render_chart
 
 # What a Secret would hold for each variable the chart takes from one.
@@ -126,8 +127,11 @@ def test_a_combination_the_program_refuses_is_caught() -> None:
         parse_main(objects)
 
 
-@pytest.mark.parametrize("sources", [["service"], ["ingress"], ["crd"], ["dnsrecord"],
-                                     ["service", "ingress", "crd", "dnsrecord"]])
-def test_every_source_is_a_known_source_of_the_cli(sources: list[str]) -> None:
-    cfg = parse_main(render_chart({"sources": sources}))
+KNOWN_SOURCES = sorted(rbac_document()["sources"])
+
+
+@pytest.mark.parametrize("sources", [[name] for name in KNOWN_SOURCES] + [KNOWN_SOURCES])
+def test_every_chart_source_is_accepted_by_the_cli(sources: list[str]) -> None:
+    extra = ["--manifest-dir=/etc/external-dns/manifests"] if "manifest" in sources else []
+    cfg = parse_main(render_chart({"sources": sources, "extraArgs": extra}))
     assert cfg.source == sources

@@ -226,12 +226,6 @@ def test_templates_refuse_incomplete_combinations(values: dict[str, Any], messag
     assert message in str(err.value)
 
 
-def test_unknown_source_is_refused_by_rbac_rules() -> None:
-    """A source the schema knows but the RBAC rules file does not would render a role that cannot work."""
-    with pytest.raises(helm.HelmError):
-        render_chart({"sources": ["service", "nosuchsource"]})
-
-
 def test_notes_render() -> None:
     notes = render_manifests(load_values("route53-service-ingress.yaml"))["external-dns-py/templates/NOTES.txt"]
     assert "owner ID \"prod-eu-1\"" in notes
