@@ -14,6 +14,7 @@ BENCHES: tuple[str, ...] = (
     "sources_objects",
     "provider_sync_route53",
     "event_latency",
+    "plan_safety_outputs",
 )
 
 

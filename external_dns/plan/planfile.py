@@ -69,26 +69,22 @@ def _digest(data: Any) -> str:
     return _PREFIX + hashlib.sha256(_canonical(data)).hexdigest()
 
 
-def _endpoint_state(ep: Endpoint) -> dict[str, Any]:
-    return {
-        "dnsName": ep.dns_name.lower().rstrip("."),
-        "recordType": ep.record_type,
-        "setIdentifier": ep.set_identifier,
-        "recordTTL": ep.record_ttl,
-        "targets": sorted(ep.targets),
-        "labels": dict(ep.labels),
-        "providerSpecific": sorted([p.name, p.value] for p in ep.provider_specific),
-    }
+_STATE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _endpoint_state(ep: Endpoint) -> str:
+    """One record as a canonical JSON array: name (lower-case, no trailing dot), type, set identifier, TTL,
+    sorted targets, sorted labels, sorted provider-specific properties."""
+    return _STATE_ENCODER.encode([
+        ep.dns_name.lower().rstrip("."), ep.record_type, ep.set_identifier, ep.record_ttl, sorted(ep.targets),
+        sorted(ep.labels.items()), sorted((p.name, p.value) for p in ep.provider_specific),
+    ])
 
 
 def state_checksum(records: Iterable[Endpoint]) -> str:
     """The SHA-256 of a set of provider records, independent of listing and target order."""
-    items = sorted(_canonical(_endpoint_state(ep)) for ep in records)
-    h = hashlib.sha256()
-    for item in items:
-        h.update(item)
-        h.update(b"\n")
-    return _PREFIX + h.hexdigest()
+    lines = sorted(_endpoint_state(ep) for ep in records)
+    return _PREFIX + hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -129,8 +125,9 @@ class PlanFile:
 
     def dumps(self) -> str:
         created = self.created or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        doc = {**self.body(), "created": created, "plan_checksum": self.plan_checksum()}
-        return json.dumps(doc, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+        body = self.body()
+        doc = {**body, "created": created, "plan_checksum": _digest(body)}
+        return json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
     def check_identity(self, owner_id: str, provider: str) -> None:
         """PlanFileError when the plan was made for another owner ID or provider."""
