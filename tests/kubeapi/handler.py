@@ -268,8 +268,13 @@ class Handler(BaseHTTPRequestHandler):
     def _dispatch(self, verb: str, t: Route, query: dict[str, str], body: bytes) -> None:
         store = self.api.store
         dry_run = query.get("dryRun") == "All"
-        if "dryRun" in query and query["dryRun"] not in ("All", ""):
-            raise E.bad_request(f'unsupported dry run value "{query["dryRun"]}"; supported values: "All"')
+        options_kind = {"create": "CreateOptions", "update": "UpdateOptions", "patch": "PatchOptions",
+                        "delete": "DeleteOptions", "deletecollection": "DeleteOptions"}.get(verb)
+        if options_kind and query.get("dryRun") not in (None, "", "All"):
+            value = query["dryRun"]
+            raise E.invalid(options_kind, "", [("dryRun", "FieldValueNotSupported",
+                                                f'Unsupported value: []string{{"{value}"}}: supported values: '
+                                                f'"All"')], "meta.k8s.io")
         if verb == "get":
             so = store.get(t.rt, t.namespace, t.name)
             self._send_json(200, so.full_json)

@@ -1048,3 +1048,21 @@ def test_strategic_merge_patch_is_path_aware(raw: RawClient) -> None:
                                  "endpoints": [{"addresses": ["10.0.0.1"]}, {"addresses": ["10.0.0.2"]}]})
     r = raw.request("PATCH", f"{slices}/s", {"endpoints": [{"addresses": ["10.0.0.3"]}]}, smp)
     assert r.json["endpoints"] == [{"addresses": ["10.0.0.3"]}]
+
+
+def test_dry_run_changes_nothing(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    rv = kubeapi.resource_version
+    r = raw.request("POST", f"{SVC}?dryRun=All", svc("web"))
+    assert r.status == 201 and r.json["metadata"]["name"] == "web" and r.json["metadata"]["uid"]
+    assert raw.get(f"{SVC}/web").status == 404 and kubeapi.resource_version == rv
+    created = raw.request("POST", SVC, svc("web")).json
+    r = raw.request("PATCH", f"{SVC}/web?dryRun=All", {"metadata": {"labels": {"a": "b"}}},
+                    "application/merge-patch+json")
+    assert r.status == 200 and r.json["metadata"]["labels"] == {"a": "b"}
+    assert raw.get(f"{SVC}/web").json == created
+    assert raw.request("DELETE", f"{SVC}/web?dryRun=All").status == 200
+    assert raw.get(f"{SVC}/web").json == created
+    r = raw.request("POST", f"{SVC}?dryRun=Some", svc("other"))
+    assert r.status == 422
+    assert r.json["message"] == ('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: '
+                                 '[]string{"Some"}: supported values: "All"')
