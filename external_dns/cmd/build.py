@@ -31,6 +31,9 @@ REGISTRY_BUILDERS: dict[str, str] = {
 # name -> "module:function(cfg, context) -> Source"
 SOURCE_BUILDERS: dict[str, str] = {
     "manifest": "external_dns.sources.build:build_manifest",
+    "service": "external_dns.sources.informer.build:build_service",
+    "ingress": "external_dns.sources.informer.build:build_ingress",
+    "crd": "external_dns.sources.informer.build:build_crd",
 }
 
 

@@ -53,6 +53,14 @@ def add_flags(p: FlagParser) -> None:
           help="publish IPv6 InternalIP node addresses for NodePort services and NodeExternalIP endpoints")
     p.add("--exclude-unschedulable", type=bool, default=True,
           help="skip unschedulable nodes for NodePort services")
+    p.add("--listen-endpoint-events", type=bool, default=False,
+          help="with --events, EndpointSlice changes also trigger a sync (service source)")
+    p.add("--kube-access-check", type=bool, default=True,
+          help="at start-up, check that RBAC allows every verb the Kubernetes sources need")
+    p.add("--crd-source-apiversion", default="externaldns.k8s.io/v1alpha1",
+          help="API version of the CRD source's objects (only externaldns.k8s.io/v1alpha1 is supported)")
+    p.add("--crd-source-kind", default="DNSEndpoint",
+          help="kind of the CRD source's objects (only DNSEndpoint is supported)")
 
 
 def _cidrs(flag: str, values: list[str]) -> None:
@@ -92,5 +100,8 @@ def validate(cfg: argparse.Namespace) -> None:
         raise ConfigError(f"--min-ttl must not be negative, got {cfg.min_ttl}")
     _cidrs("--exclude-target-net", cfg.exclude_target_net)
     _cidrs("--target-net-filter", cfg.target_net_filter)
+    if cfg.crd_source_apiversion != "externaldns.k8s.io/v1alpha1" or cfg.crd_source_kind != "DNSEndpoint":
+        raise ConfigError(f"--crd-source-apiversion/--crd-source-kind: only externaldns.k8s.io/v1alpha1 "
+                          f"DNSEndpoint is supported, got {cfg.crd_source_apiversion} {cfg.crd_source_kind}")
     if "manifest" in (getattr(cfg, "source", None) or []) and not cfg.manifest_dir:
         raise ConfigError("--manifest-dir must be set for --source=manifest")

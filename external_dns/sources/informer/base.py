@@ -1,0 +1,235 @@
+"""`InformerSource`: what the Service, Ingress and DNSEndpoint sources share.
+
+* Informers come from the process-wide `SharedInformerFactory` (namespace `--namespace` or all), each with
+  the source's slimming transformer and indexes, set before the factory starts.
+* `endpoints()` reads only the caches (it never lists): the first call starts the factory and waits for the
+  caches when nothing else did (`--once`), within `sync_timeout` (60 s, as external-dns) or raises
+  `CacheSyncError` naming the informer.
+* `add_event_handler(fn)`: `fn()` runs on every add/update/delete of an admitted object of the source's
+  primary kind (and of EndpointSlices with `--listen-endpoint-events`), on the informer's delivery thread.
+* Problems (bad annotations, bad spec fields) are logged once per object version as warnings naming
+  `<kind>/<namespace>/<name>`, the field or annotation and the value; with a `recorder` (set by the
+  process, see sources/informer/hooks.py) each also becomes a Warning Event on the object. `problems`
+  holds the problems of the last `endpoints()` call.
+* `check_access(api_client, checks)` asks the API server whether each verb the source needs is allowed (a
+  LIST with limit=1, a WATCH closed at once, a status PUT on an object that does not exist) and raises
+  `MissingPermissionError` naming every missing rule; the builders call it at start-up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from external_dns.controller.record_events import Recorder, emit_problem_events
+from external_dns.informers import (
+    FilteringResourceEventHandler,
+    InformerStartedError,
+    Resource,
+    ResourceEventHandlerFuncs,
+    SharedIndexInformer,
+    SharedInformerFactory,
+    Transformer,
+)
+from external_dns.informers.api import ApiStatusError, TransportError, WatchStream, list_page
+from external_dns.informers.store import IndexFunc
+from external_dns.sources.options import SourceOptions
+from external_dns.sources.problems import Problem, log_problems
+from external_dns.sources.source import Source
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_SYNC_TIMEOUT = 60.0
+_PROBE_TIMEOUT = (5.0, 10.0)
+
+
+class CacheSyncError(RuntimeError):
+    """An informer cache did not sync in time (external-dns: `failed to sync <kind> after 60s`)."""
+
+
+class MissingPermissionError(RuntimeError):
+    """The API server refused a verb a source needs (RBAC)."""
+
+
+@dataclass(frozen=True)
+class AccessCheck:
+    """One verb on one resource the source needs (`subresource` "status" for the status PUT)."""
+
+    resource: Resource
+    verb: str
+    namespace: str | None = None
+    subresource: str = ""
+
+    def rule(self) -> str:
+        resource = self.resource.plural + (f"/{self.subresource}" if self.subresource else "")
+        return f'{{apiGroups: ["{self.resource.group}"], resources: ["{resource}"], verbs: ["{self.verb}"]}}'
+
+    def describe(self) -> str:
+        resource = self.resource.plural + (f"/{self.subresource}" if self.subresource else "")
+        where = f'in namespace "{self.namespace}"' if self.namespace and self.resource.namespaced else \
+            "cluster-wide"
+        return f'{self.verb} {resource} (API group "{self.resource.group}") {where}'
+
+
+def _probe(api_client: Any, check: AccessCheck) -> ApiStatusError | None:
+    """None when the verb is allowed (any answer but 401/403), else the refusal."""
+    path = check.resource.path(check.namespace)
+    try:
+        if check.verb == "list":
+            list_page(api_client, path, [("limit", "1")], _PROBE_TIMEOUT)
+        elif check.verb == "watch":
+            rv = str((list_page(api_client, path, [("limit", "1")], _PROBE_TIMEOUT).get("metadata") or {})
+                     .get("resourceVersion") or "0")
+            stream = WatchStream(api_client, path, [("watch", "true"), ("resourceVersion", rv),
+                                                    ("timeoutSeconds", "1")], _PROBE_TIMEOUT)
+            stream.close()
+            stream.release()
+        elif check.verb == "update":
+            from kubernetes.client.exceptions import ApiException
+
+            ns_path = check.resource.path(check.namespace or "default")
+            name = f"external-dns-access-probe-{uuid.uuid4().hex[:12]}"
+            sub = f"/{check.subresource}" if check.subresource else ""
+            body = {"apiVersion": check.resource.api_version, "kind": check.resource.kind,
+                    "metadata": {"name": name, "namespace": check.namespace or "default"}}
+            try:
+                resp = api_client.call_api(f"{ns_path}/{name}{sub}", "PUT",
+                                           header_params={"Accept": "application/json",
+                                                          "Content-Type": "application/json"},
+                                           body=body, auth_settings=["BearerToken"], _preload_content=False,
+                                           _request_timeout=_PROBE_TIMEOUT)
+                resp.release_conn()
+            except ApiException as exc:
+                if exc.status in (401, 403):
+                    return ApiStatusError(int(exc.status), str(exc.reason or ""), str(exc.body or "")[:300])
+        else:
+            raise ValueError(f"check_access: unsupported verb {check.verb!r}")
+    except ApiStatusError as exc:
+        return exc if exc.status in (401, 403) else None
+    except TransportError:
+        return None  # not an RBAC answer: the informer's own retries will report connection problems
+    return None
+
+
+def check_access(api_client: Any, checks: Iterable[AccessCheck], source: str) -> None:
+    """Raise `MissingPermissionError` naming every refused verb and the ClusterRole rule it needs."""
+    missing: list[str] = []
+    for check in checks:
+        refused = _probe(api_client, check)
+        if refused is None:
+            continue
+        if refused.status == 401:
+            raise MissingPermissionError(f"--source={source}: the Kubernetes API server refused the credentials "
+                                         f"(401 Unauthorized): {refused.message}")
+        missing.append(f"{check.describe()}: the ClusterRole needs the rule {check.rule()} "
+                       f"(API server: {refused.message})")
+    if missing:
+        raise MissingPermissionError(
+            f"--source={source}: missing RBAC permission(s): " + "; ".join(missing)
+            + f". `python -m external_dns.sources.rbac {source}` prints every rule this source needs")
+
+
+class InformerSource(Source):
+    """Base class (see the module docstring). Subclasses set `name`, build their informers in
+    `__init__` through `_informer()` and implement `collect() -> (endpoints, problems)`."""
+
+    name = "informer"
+
+    def __init__(self, factory: SharedInformerFactory, options: SourceOptions, *,
+                 sync_timeout: float = DEFAULT_SYNC_TIMEOUT) -> None:
+        self.factory = factory
+        self.options = options
+        self.sync_timeout = sync_timeout
+        self.informers: dict[str, SharedIndexInformer] = {}
+        self.recorder: Recorder | None = None
+        self.problems: list[Problem] = []
+        self._event_sources: list[tuple[SharedIndexInformer, Callable[[Any], bool] | None]] = []
+        self._report_lock = threading.Lock()
+        self._reported: set[tuple[str, str, str]] = set()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self.informers)})"
+
+    # -- set-up -------------------------------------------------------------------------------------------
+    def _informer(self, resource: Resource, transformer: Transformer, indexers: Mapping[str, IndexFunc] = {},
+                  *, label_selector: str | None = None,
+                  events: Callable[[Any], bool] | bool | None = False) -> SharedIndexInformer:
+        """The factory's informer for `resource`, with `transformer` and the missing `indexers`. `events`:
+        False = no event handlers; True = every event; a predicate = events of admitted objects."""
+        informer = self.factory.informer_for(resource, namespace=self.options.namespace or None,
+                                             label_selector=label_selector or None)
+        try:
+            informer.set_transform(transformer)
+        except InformerStartedError:
+            log.warning("informer already started; its objects are not slimmed for this source",
+                        informer=informer.name, source=self.name)
+        present = informer.get_store().get_indexers()
+        wanted = {k: v for k, v in indexers.items() if k not in present}
+        if wanted:
+            informer.add_indexers(wanted)
+        self.informers[resource.plural] = informer
+        if events is not False:
+            self._event_sources.append((informer, None if events is True else events))
+        return informer
+
+    # -- Source ---------------------------------------------------------------------------------------------
+    def add_event_handler(self, handler: Callable[[], None]) -> None:
+        def fire(*_: Any) -> None:
+            handler()
+
+        funcs = ResourceEventHandlerFuncs(on_add=fire, on_update=fire, on_delete=fire)
+        for informer, admit in self._event_sources:
+            informer.add_event_handler(funcs if admit is None else FilteringResourceEventHandler(admit, funcs),
+                                       resync_period=0)
+
+    def wait_synced(self) -> None:
+        """Start the factory (if needed) and wait for this source's caches (CacheSyncError on timeout)."""
+        informers = list(self.informers.values())
+        if all(i.has_synced() for i in informers):
+            return
+        self.factory.start()
+        deadline = time.monotonic() + self.sync_timeout
+        for informer in informers:
+            if not informer.wait_for_cache_sync(max(0.0, deadline - time.monotonic())):
+                raise CacheSyncError(f"failed to sync {informer.name} after {self.sync_timeout:g}s")
+
+    def endpoints(self) -> list[Any]:
+        self.wait_synced()
+        endpoints, problems = self.collect()
+        self.report(problems)
+        return endpoints
+
+    def collect(self) -> tuple[list[Any], list[Problem]]:
+        raise NotImplementedError
+
+    # -- problems -------------------------------------------------------------------------------------------
+    def report(self, problems: Sequence[Problem]) -> list[Problem]:
+        """Log (and send as Events) the problems not reported for this object version yet; returns them."""
+        current: dict[tuple[str, str, str], Problem] = {}
+        for p in problems:
+            current.setdefault((str(p), p.severity, _version(p.obj)), p)
+        with self._report_lock:
+            fresh = [p for key, p in current.items() if key not in self._reported]
+            self._reported = set(current)
+            self.problems = list(problems)
+        if fresh:
+            log_problems(fresh, log)
+            recorder = self.recorder
+            if recorder is not None:
+                with contextlib.suppress(Exception):
+                    emit_problem_events(recorder, fresh)
+        return fresh
+
+
+def _version(obj: Mapping[str, Any] | None) -> str:
+    meta = obj.get("metadata") if isinstance(obj, Mapping) else None
+    if not isinstance(meta, Mapping):
+        return ""
+    return f"{meta.get('uid') or ''}@{meta.get('resourceVersion') or ''}"

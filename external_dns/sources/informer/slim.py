@@ -1,0 +1,287 @@
+"""Transformers that slim the objects the in-cluster sources cache down to what they read.
+
+Every kind: `metadata.managedFields` and the last-applied-configuration annotation are dropped, and
+annotations are kept only under the external-dns prefix plus the keys a filter reads (`--annotation-filter`
+keys, the legacy ingress class annotation). Without an `--fqdn-template` (which may read any field) the
+objects are cut to the fields the object -> endpoints code reads:
+
+- Service: metadata (name, namespace, uid, resourceVersion, generation, labels, annotations,
+  deletionTimestamp); spec (type, clusterIP, externalIPs, externalName, ports[name, port, nodePort,
+  protocol], selector, externalTrafficPolicy, publishNotReadyAddresses); status.loadBalancer.ingress[ip,
+  hostname]. Status conditions are gone.
+- Ingress: metadata as above; spec (ingressClassName, rules[host], tls[hosts]); status.loadBalancer.
+- DNSEndpoint: metadata as above; spec whole; status.observedGeneration.
+- Pod (always): metadata (name, namespace, uid, resourceVersion, labels, prefix annotations,
+  deletionTimestamp); spec (hostname, nodeName); status (phase, hostIP, the Ready condition's status).
+- Node (always): metadata (name, uid, resourceVersion); spec.unschedulable; status.addresses.
+- EndpointSlice (always): metadata with only the `kubernetes.io/service-name` label; addressType;
+  endpoints[addresses, conditions.ready, targetRef(kind, name)].
+
+A field whose shape is not what Kubernetes says (a list where an object belongs, ...) is kept as it is, so
+the object -> endpoints code can report it by name; transformers never raise on bad shapes and are
+idempotent. Short strings are interned (shared between cached objects).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from external_dns.informers.transform import LAST_APPLIED, Transformer
+
+SERVICE_NAME_LABEL = "kubernetes.io/service-name"
+_INTERN_MAX = 64
+
+_META_KEYS = ("name", "namespace", "uid", "resourceVersion", "generation", "labels", "annotations",
+              "deletionTimestamp")
+_POD_META_KEYS = ("name", "namespace", "uid", "resourceVersion", "labels", "annotations", "deletionTimestamp")
+_NODE_META_KEYS = ("name", "uid", "resourceVersion")
+_SLICE_META_KEYS = ("name", "namespace", "uid", "resourceVersion", "labels")
+_SERVICE_SPEC_KEYS = ("type", "clusterIP", "externalIPs", "externalName", "ports", "selector",
+                      "externalTrafficPolicy", "publishNotReadyAddresses")
+_PORT_KEYS = ("name", "port", "nodePort", "protocol")
+_LB_KEYS = ("ip", "hostname")
+
+
+def _i(value: Any) -> Any:
+    if isinstance(value, str) and len(value) <= _INTERN_MAX:
+        return sys.intern(value)
+    return value
+
+
+def _pick(obj: Any, keys: Iterable[str]) -> Any:
+    """A dict with only `keys` (interned); anything that is not a dict comes back unchanged."""
+    if not isinstance(obj, dict):
+        return obj
+    return {sys.intern(k): _i(obj[k]) for k in keys if k in obj}
+
+
+def _pick_list(items: Any, keys: Iterable[str]) -> Any:
+    if not isinstance(items, list):
+        return items
+    keys = tuple(keys)
+    return [_pick(item, keys) for item in items]
+
+
+def _interned_map(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    return {_i(k): _i(v) for k, v in value.items()}
+
+
+def annotation_keeper(prefix: str, extra_keys: Iterable[str] = ()) -> Callable[[str], bool]:
+    """Which annotation keys to keep: the external-dns prefix and the listed keys."""
+    extra = frozenset(extra_keys)
+
+    def keep(key: str) -> bool:
+        return key.startswith(prefix) or key in extra
+
+    return keep
+
+
+def _slim_meta(meta: Any, keys: Iterable[str], keep_annotation: Callable[[str], bool] | None) -> Any:
+    if not isinstance(meta, dict):
+        return meta
+    out = _pick(meta, keys)
+    annotations = out.get("annotations")
+    if isinstance(annotations, dict):
+        kept = {_i(k): v for k, v in annotations.items()
+                if isinstance(k, str) and k != LAST_APPLIED and (keep_annotation is None or keep_annotation(k))}
+        if kept:
+            out["annotations"] = kept
+        else:
+            del out["annotations"]
+    labels = out.get("labels")
+    if isinstance(labels, dict):
+        out["labels"] = _interned_map(labels)
+    return out
+
+
+def _top(obj: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in ("apiVersion", "kind"):
+        if key in obj:
+            out[key] = _i(obj[key])
+    return out
+
+
+def _lb_status(status: Any) -> Any:
+    if not isinstance(status, dict):
+        return status
+    lb = status.get("loadBalancer")
+    if not isinstance(lb, dict):
+        return {"loadBalancer": lb} if "loadBalancer" in status else {}
+    out_lb: dict[str, Any] = {}
+    if "ingress" in lb:
+        out_lb["ingress"] = _pick_list(lb["ingress"], _LB_KEYS)
+    return {"loadBalancer": out_lb}
+
+
+def generic_transformer(keep_annotation: Callable[[str], bool] | None) -> Transformer:
+    """Drop managedFields, last-applied-configuration, status.conditions and annotations not kept (the
+    whole object otherwise: used when an FQDN template may read any field)."""
+
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        meta = obj.get("metadata")
+        if isinstance(meta, dict):
+            meta.pop("managedFields", None)
+            annotations = meta.get("annotations")
+            if isinstance(annotations, dict):
+                kept = {k: v for k, v in annotations.items() if isinstance(k, str) and k != LAST_APPLIED
+                        and (keep_annotation is None or keep_annotation(k))}
+                if kept:
+                    meta["annotations"] = kept
+                else:
+                    del meta["annotations"]
+        status = obj.get("status")
+        if isinstance(status, dict):
+            status.pop("conditions", None)
+        return obj
+
+    return transform
+
+
+def service_transformer(keep_annotation: Callable[[str], bool] | None) -> Transformer:
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        out = _top(obj)
+        if "metadata" in obj:
+            out["metadata"] = _slim_meta(obj["metadata"], _META_KEYS, keep_annotation)
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            slim = _pick(spec, _SERVICE_SPEC_KEYS)
+            if "ports" in slim:
+                slim["ports"] = _pick_list(spec["ports"], _PORT_KEYS)
+            if isinstance(slim.get("selector"), dict):
+                slim["selector"] = _interned_map(slim["selector"])
+            out["spec"] = slim
+        elif "spec" in obj:
+            out["spec"] = spec
+        if "status" in obj:
+            out["status"] = _lb_status(obj["status"])
+        return out
+
+    return transform
+
+
+def ingress_transformer(keep_annotation: Callable[[str], bool] | None) -> Transformer:
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        out = _top(obj)
+        if "metadata" in obj:
+            out["metadata"] = _slim_meta(obj["metadata"], _META_KEYS, keep_annotation)
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            slim = _pick(spec, ("ingressClassName", "rules", "tls"))
+            if "rules" in slim:
+                slim["rules"] = _pick_list(spec["rules"], ("host",))
+            if "tls" in slim:
+                slim["tls"] = _pick_list(spec["tls"], ("hosts",))
+            out["spec"] = slim
+        elif "spec" in obj:
+            out["spec"] = spec
+        if "status" in obj:
+            out["status"] = _lb_status(obj["status"])
+        return out
+
+    return transform
+
+
+def dnsendpoint_transformer(keep_annotation: Callable[[str], bool] | None) -> Transformer:
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        out = _top(obj)
+        if "metadata" in obj:
+            out["metadata"] = _slim_meta(obj["metadata"], _META_KEYS, keep_annotation)
+        if "spec" in obj:
+            out["spec"] = obj["spec"]
+        status = obj.get("status")
+        if isinstance(status, dict):
+            out["status"] = _pick(status, ("observedGeneration",))
+        elif "status" in obj:
+            out["status"] = status
+        return out
+
+    return transform
+
+
+def pod_transformer(prefix: str) -> Transformer:
+    keep = annotation_keeper(prefix)
+
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        out = _top(obj)
+        if "metadata" in obj:
+            out["metadata"] = _slim_meta(obj["metadata"], _POD_META_KEYS, keep)
+        if "spec" in obj:
+            out["spec"] = _pick(obj["spec"], ("hostname", "nodeName"))
+        status = obj.get("status")
+        if isinstance(status, dict):
+            slim = _pick(status, ("phase", "hostIP"))
+            conditions = status.get("conditions")
+            if isinstance(conditions, list):
+                ready = [_pick(c, ("type", "status")) for c in conditions
+                         if isinstance(c, dict) and c.get("type") == "Ready"]
+                if ready:
+                    slim["conditions"] = ready
+            out["status"] = slim
+        elif "status" in obj:
+            out["status"] = status
+        return out
+
+    return transform
+
+
+def node_transformer(obj: dict[str, Any]) -> dict[str, Any]:
+    out = _top(obj)
+    if "metadata" in obj:
+        out["metadata"] = _slim_meta(obj["metadata"], _NODE_META_KEYS, None)
+    if "spec" in obj:
+        out["spec"] = _pick(obj["spec"], ("unschedulable",))
+    status = obj.get("status")
+    if isinstance(status, dict):
+        out["status"] = {"addresses": _pick_list(status["addresses"], ("type", "address"))} \
+            if "addresses" in status else {}
+    elif "status" in obj:
+        out["status"] = status
+    return out
+
+
+def endpointslice_transformer(obj: dict[str, Any]) -> dict[str, Any]:
+    out = _top(obj)
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        slim_meta = _pick(meta, _SLICE_META_KEYS)
+        labels = slim_meta.get("labels")
+        if isinstance(labels, dict):
+            owner = labels.get(SERVICE_NAME_LABEL)
+            slim_meta["labels"] = {SERVICE_NAME_LABEL: _i(owner)} if owner is not None else {}
+        out["metadata"] = slim_meta
+    elif "metadata" in obj:
+        out["metadata"] = meta
+    if "addressType" in obj:
+        out["addressType"] = _i(obj["addressType"])
+    endpoints = obj.get("endpoints")
+    if isinstance(endpoints, list):
+        slim_eps: list[Any] = []
+        for ep in endpoints:
+            if not isinstance(ep, dict):
+                slim_eps.append(ep)
+                continue
+            item: dict[str, Any] = {}
+            if "addresses" in ep:
+                item["addresses"] = ep["addresses"]
+            conditions = ep.get("conditions")
+            if isinstance(conditions, dict):
+                item["conditions"] = _pick(conditions, ("ready",))
+            ref = ep.get("targetRef")
+            if ref is not None:
+                item["targetRef"] = _pick(ref, ("kind", "name"))
+            slim_eps.append(item)
+        out["endpoints"] = slim_eps
+    elif "endpoints" in obj:
+        out["endpoints"] = endpoints
+    return out
+
+
+__all__ = [
+    "annotation_keeper", "dnsendpoint_transformer", "endpointslice_transformer", "generic_transformer",
+    "ingress_transformer", "node_transformer", "pod_transformer", "service_transformer",
+]
