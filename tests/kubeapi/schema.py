@@ -1,8 +1,10 @@
 """Structural-schema validation and pruning for custom resources, as the API server applies a CRD's
 openAPIV3Schema: wrong types are 422 Invalid (FieldValueTypeInvalid), unknown fields are silently dropped.
 
-Only the DNSEndpoint CRD (externaldns.k8s.io/v1alpha1, from external-dns' config/crd) has a full schema here;
-kinds without a schema keep every field (x-kubernetes-preserve-unknown-fields).
+Schemas: DNSEndpoint (externaldns.k8s.io/v1alpha1, external-dns' config/crd) and DNSRecord (kuadrant.io/v1alpha1:
+spec.rootHost required, 1-255 chars; spec.ownerID 6-36 chars; both immutable, checked by `check_transition`);
+kinds without a schema keep every field (x-kubernetes-preserve-unknown-fields). Supported keywords: type,
+properties, additionalProperties, items, required, minLength, maxLength.
 """
 
 from __future__ import annotations
@@ -18,26 +20,49 @@ Schema = dict[str, Any]
 _STR: Schema = {"type": "string"}
 _INT: Schema = {"type": "integer"}
 
+_ENDPOINTS: Schema = {"type": "array", "items": {"type": "object", "properties": {
+    "dnsName": _STR,
+    "labels": {"type": "object", "additionalProperties": _STR},
+    "providerSpecific": {"type": "array", "items": {
+        "type": "object", "properties": {"name": _STR, "value": _STR}}},
+    "recordTTL": _INT,
+    "recordType": _STR,
+    "setIdentifier": _STR,
+    "targets": {"type": "array", "items": _STR},
+}}}
+
 DNSENDPOINT_SCHEMA: Schema = {
     "type": "object",
     "properties": {
-        "spec": {"type": "object", "properties": {
-            "endpoints": {"type": "array", "items": {"type": "object", "properties": {
-                "dnsName": _STR,
-                "labels": {"type": "object", "additionalProperties": _STR},
-                "providerSpecific": {"type": "array", "items": {
-                    "type": "object", "properties": {"name": _STR, "value": _STR}}},
-                "recordTTL": _INT,
-                "recordType": _STR,
-                "setIdentifier": _STR,
-                "targets": {"type": "array", "items": _STR},
-            }}},
-        }},
+        "spec": {"type": "object", "properties": {"endpoints": _ENDPOINTS}},
         "status": {"type": "object", "properties": {"observedGeneration": _INT}},
     },
 }
 
-SCHEMAS: dict[tuple[str, str], Schema] = {("externaldns.k8s.io/v1alpha1", "DNSEndpoint"): DNSENDPOINT_SCHEMA}
+DNSRECORD_SCHEMA: Schema = {
+    "type": "object",
+    "properties": {
+        "spec": {"type": "object", "required": ["rootHost"], "properties": {
+            "ownerID": {"type": "string", "minLength": 6, "maxLength": 36},
+            "rootHost": {"type": "string", "minLength": 1, "maxLength": 255},
+            "providerRef": {"type": "object", "required": ["name"], "properties": {"name": _STR}},
+            "endpoints": _ENDPOINTS,
+            "healthCheck": {"type": "object"},
+            "delegate": {"type": "boolean"},
+        }},
+        "status": {"type": "object"},
+    },
+}
+
+SCHEMAS: dict[tuple[str, str], Schema] = {
+    ("externaldns.k8s.io/v1alpha1", "DNSEndpoint"): DNSENDPOINT_SCHEMA,
+    ("kuadrant.io/v1alpha1", "DNSRecord"): DNSRECORD_SCHEMA,
+}
+# (kind, field) -> message of the CEL immutability rule on that spec field.
+IMMUTABLE: dict[tuple[str, str], tuple[str, str]] = {
+    ("kuadrant.io/v1alpha1", "DNSRecord"): ("rootHost", "RootHost is immutable"),
+}
+_OWNER_ID_RULE = "OwnerID is immutable"
 _ROOT_KEEP = ("apiVersion", "kind", "metadata")
 
 
@@ -70,7 +95,17 @@ def _walk(value: Any, schema: Schema, path: str, errors: list[tuple[str, str, st
                        f'Invalid value: "{_GO_TYPE.get(type(value), "unknown")}": {path} in body must be of type '
                        f"{typ}: {shown}"))
         return value
+    if typ == "string":
+        lo, hi = schema.get("minLength"), schema.get("maxLength")
+        if lo is not None and len(value) < lo:
+            errors.append((path, "FieldValueInvalid", f'Invalid value: "{value}": {path} in body should be at least '
+                                                      f"{lo} chars long"))
+        if hi is not None and len(value) > hi:
+            errors.append((path, "FieldValueTooLong", f"Too long: may not be more than {hi} bytes"))
     if typ == "object":
+        for req in schema.get("required", ()):
+            if value.get(req) is None:
+                errors.append((f"{path}.{req}", "FieldValueRequired", "Required value"))
         props: dict[str, Schema] | None = schema.get("properties")
         extra: Schema | None = schema.get("additionalProperties")
         out: dict[str, Any] = {}
@@ -101,3 +136,19 @@ def validate_and_prune(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
     if errors:
         raise invalid(rt.kind, str(obj.get("metadata", {}).get("name", "")), sorted(errors), rt.group)
     return out
+
+
+def check_transition(rt: ResourceType, old: dict[str, Any], new: dict[str, Any]) -> None:
+    """CEL transition rules (immutable spec fields) of the CRDs above; 422 Invalid on a change."""
+    name = str(old.get("metadata", {}).get("name", ""))
+    old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
+    causes: list[tuple[str, str, str]] = []
+    rule = IMMUTABLE.get(rt.gvk)
+    if rule is not None:
+        fld, msg = rule
+        if old_spec.get(fld) != new_spec.get(fld):
+            causes.append((f"spec.{fld}", "FieldValueInvalid", f'Invalid value: "object": {msg}'))
+    if rt.gvk == ("kuadrant.io/v1alpha1", "DNSRecord") and old_spec.get("ownerID") != new_spec.get("ownerID"):
+        causes.append(("spec", "FieldValueInvalid", f'Invalid value: "object": {_OWNER_ID_RULE}'))
+    if causes:
+        raise invalid(rt.kind, name, causes, rt.group)

@@ -28,7 +28,7 @@ from tests.kubeapi import errors as E
 from tests.kubeapi.defaults import Allocator, apply_create_defaults, apply_update_defaults
 from tests.kubeapi.patch import json_patch, merge_patch, strategic_merge_patch
 from tests.kubeapi.resources import ResourceType
-from tests.kubeapi.schema import validate_and_prune
+from tests.kubeapi.schema import check_transition, validate_and_prune
 from tests.kubeapi.validation import (
     check_no_new_finalizers,
     validate_kind,
@@ -527,6 +527,7 @@ class Store:
             validate_metadata(rt, new)
             validate_micro_times(rt, new)
             validate_kind(rt, new)
+            check_transition(rt, old_obj, new)
             err = check_no_new_finalizers(rt, name, old_obj, new)
             if err is not None:
                 raise err

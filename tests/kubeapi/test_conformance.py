@@ -1066,3 +1066,41 @@ def test_dry_run_changes_nothing(raw: RawClient, kubeapi: KubeAPIServer) -> None
     assert r.status == 422
     assert r.json["message"] == ('CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: '
                                  '[]string{"Some"}: supported values: "All"')
+
+
+DNSREC = "/apis/kuadrant.io/v1alpha1/namespaces/default/dnsrecords"
+
+
+def dnsrec(name: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "kuadrant.io/v1alpha1", "kind": "DNSRecord", "metadata": {"name": name},
+            "spec": {"rootHost": "app.example.org", "endpoints": [
+                {"dnsName": "app.example.org", "recordType": "A", "targets": ["1.2.3.4"], "recordTTL": 60}],
+                **spec}}
+
+
+def test_dnsrecord_schema_and_immutable_fields(raw: RawClient) -> None:
+    r = raw.request("POST", DNSREC, {"metadata": {"name": "x"}, "spec": {"endpoints": []}})
+    assert r.status == 422
+    assert r.json["message"] == 'DNSRecord.kuadrant.io "x" is invalid: spec.rootHost: Required value'
+    r = raw.request("POST", DNSREC, dnsrec("x", ownerID="abc"))
+    assert r.status == 422
+    assert r.json["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "spec.ownerID",
+                                            "message": 'Invalid value: "abc": spec.ownerID in body should be at '
+                                                       'least 6 chars long'}]
+    created = raw.request("POST", DNSREC, dnsrec("rec", ownerID="owner-1", bogus=True))
+    assert created.status == 201 and "bogus" not in created.json["spec"]
+    obj = created.json
+    obj["spec"]["rootHost"] = "other.example.org"
+    r = raw.request("PUT", f"{DNSREC}/rec", obj)
+    assert r.status == 422
+    assert r.json["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "spec.rootHost",
+                                            "message": 'Invalid value: "object": RootHost is immutable'}]
+    r = raw.request("PATCH", f"{DNSREC}/rec", {"spec": {"ownerID": None}}, "application/merge-patch+json")
+    assert r.status == 422 and "OwnerID is immutable" in r.json["message"]
+    # status is free-form and kept; spec changes bump generation
+    st = raw.request("PATCH", f"{DNSREC}/rec/status", {"status": {"writeCounter": 2, "ownerID": "owner-1",
+                                                                   "conditions": [{"type": "Ready"}]}},
+                     "application/merge-patch+json").json
+    assert st["status"]["writeCounter"] == 2 and st["metadata"]["generation"] == 1
+    r = raw.request("PATCH", f"{DNSREC}/rec", {"spec": {"endpoints": []}}, "application/merge-patch+json")
+    assert r.status == 200 and r.json["metadata"]["generation"] == 2
