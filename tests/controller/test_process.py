@@ -411,3 +411,24 @@ def test_record_events_reach_the_api_server(kubeapi: KubeAPIServer, kube_config:
     got = reasons()
     assert ("RecordReady", "web", "Record web.example.org A 192.0.2.7 created") in got
     assert ("RecordDeleted", "web", "Record web.example.org A 192.0.2.7 deleted") in got
+
+
+def test_healthz_fails_while_a_worker_is_stuck() -> None:
+    provider = BlockingProvider(["example.org"])
+    source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
+    ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
+    process = ControllerProcess(config(events=False), ctl, stop=threading.Event(), stuck_after=0.2)
+    running = Running(process)
+    try:
+        assert provider.entered.wait(10)
+        assert process.server is not None
+        url = process.server.url
+        assert get(url + "/readyz") == (200, "OK")
+        assert wait_for(lambda: get(url + "/healthz")[0] == 500, 10)
+        status, text = get(url + "/healthz")
+        assert status == 500 and "worker zone-worker-" in text and "stuck" in text
+        provider.release.set()
+        assert wait_for(lambda: get(url + "/healthz") == (200, "OK"), 10)
+    finally:
+        provider.release.set()
+        assert running.stop() == 0
