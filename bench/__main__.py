@@ -8,6 +8,7 @@ import sys
 BENCHES: tuple[str, ...] = (
     "provider_sync_bind",
     "plan_calculate",
+    "informer_list",
     "workqueue_throughput",
     "txt_registry",
     "kubeapi_server",

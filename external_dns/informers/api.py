@@ -18,6 +18,8 @@ from typing import Any
 
 import urllib3
 
+from external_dns.informers.gcpause import gc_paused
+
 Params = list[tuple[str, str]]
 Timeout = tuple[float, float]
 
@@ -128,7 +130,8 @@ def list_page(api_client: Any, path: str, params: Params, timeout: Timeout) -> d
     finally:
         resp.release_conn()
     try:
-        body = json.loads(data)
+        with gc_paused():
+            body = json.loads(data)
     except ValueError as exc:
         raise TransportError(f"LIST {path}: response is not JSON: {exc}") from None
     if not isinstance(body, dict) or not isinstance(body.get("items", []), list):

@@ -194,29 +194,30 @@ class SharedIndexInformer:
         return ok
 
     # -- reflector sink -----------------------------------------------------------------------------------------
-    def _prepare(self, obj: Obj) -> Obj:
+    def _prepare(self, obj: Obj) -> tuple[str, Obj]:
+        """Transform `obj` and key it (raises on an object without a name)."""
         if self._transform is not None:
             obj = self._transform(obj)
-        self._indexer.key_of(obj)  # raises on an object without a name
-        return obj
+        return self._indexer.key_of(obj), obj
 
     def replace(self, items: list[Obj], resource_version_: str) -> None:
-        objs: list[Obj] = []
+        objs: dict[str, Obj] = {}
         for item in items:
             try:
                 if not isinstance(item, dict):
                     raise ValueError(f"list item is not an object: {type(item).__name__}")
-                objs.append(self._prepare(item))
+                key, obj = self._prepare(item)
+                objs[key] = obj
             except Exception as exc:
                 meta = item.get("metadata") if isinstance(item, dict) else None
                 meta = meta if isinstance(meta, dict) else {}
                 self._log.error("listed object rejected", kind=self.resource.kind, namespace=meta.get("namespace"),
                                 name=meta.get("name"), error=str(exc))
         with self._lock:
-            deltas = self._indexer.replace(objs)
+            deltas = self._indexer.replace_keyed(objs)
             first = not self._synced.is_set()
             notes: list[Notification] = []
-            for delta in deltas:
+            for delta in deltas if (self._listeners or self._mutations is not None) else ():
                 if delta.type is DeltaType.ADDED:
                     notes.append(Notification(Kind.ADD, delta.obj))
                     self._track(delta.obj)  # type: ignore[arg-type]
@@ -239,7 +240,7 @@ class SharedIndexInformer:
             self._log.info("relisted", count=len(objs), changes=changed, resource_version=resource_version_)
 
     def apply(self, event_type: str, obj: Obj) -> None:
-        obj = self._prepare(obj)
+        _key, obj = self._prepare(obj)
         with self._lock:
             if event_type == "DELETED":
                 old = self._indexer.delete(obj)

@@ -12,8 +12,7 @@ import collections
 import enum
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import structlog
 
@@ -33,8 +32,9 @@ class Kind(enum.Enum):
     SYNCED = "synced"
 
 
-@dataclass(frozen=True, slots=True)
-class Notification:
+class Notification(NamedTuple):
+    """What a handler is told (a tuple: a relist creates one per object)."""
+
     kind: Kind
     obj: Obj | DeletedFinalStateUnknown | None = None
     old: Obj | None = None

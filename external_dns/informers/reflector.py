@@ -37,6 +37,7 @@ from external_dns.informers.api import (
     list_page,
 )
 from external_dns.informers.backoff import MAX_RETRY_AFTER, Backoff
+from external_dns.informers.gcpause import gc_paused
 from external_dns.informers.keys import Obj
 from external_dns.informers.resource import Resource
 
@@ -161,7 +162,8 @@ class Reflector:
                 item.setdefault("kind", self.resource.kind)
                 item.setdefault("apiVersion", self.resource.api_version)
         self._log.debug("listed", count=len(items), resource_version=list_rv)
-        self.sink.replace(items, list_rv)
+        with gc_paused():  # tens of thousands of acyclic allocations: no collector passes over the heap
+            self.sink.replace(items, list_rv)
         metrics.LAST_RESYNC.labels(self.name).set(time.time())
 
     def _paged_list(self, rv: str | None) -> tuple[list[Any], str]:

@@ -16,7 +16,7 @@ import builtins
 import enum
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import structlog
 
@@ -58,10 +58,9 @@ class DeltaType(enum.Enum):
     DELETED = "DELETED"
 
 
-@dataclass(frozen=True)
-class Delta:
+class Delta(NamedTuple):
     """One change applied to the store: `obj` is the new object (a tombstone for a relist DELETED),
-    `old` the replaced one for UPDATED."""
+    `old` the replaced one for UPDATED. (A tuple: a relist creates one per object.)"""
 
     type: DeltaType
     obj: Obj | DeletedFinalStateUnknown
@@ -134,9 +133,10 @@ class Indexer:
 
     def replace(self, items: Iterable[Obj]) -> builtins.list[Delta]:
         """Make the store hold exactly `items`; returns the deltas (deletions first, as tombstones)."""
-        fresh: dict[str, Obj] = {}
-        for obj in items:
-            fresh[self._key_func(obj)] = obj
+        return self.replace_keyed({self._key_func(obj): obj for obj in items})
+
+    def replace_keyed(self, fresh: dict[str, Obj]) -> builtins.list[Delta]:
+        """`replace` for objects already keyed by this store's key function."""
         with self._lock:
             old_items = self._items
             deltas: builtins.list[Delta] = [Delta(DeltaType.DELETED, DeletedFinalStateUnknown(key, obj))

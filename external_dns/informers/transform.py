@@ -8,6 +8,7 @@ and returns it (or a replacement). It must be idempotent. Built-ins drop `metada
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -88,3 +89,23 @@ def chain(transformers: Iterable[Transformer]) -> Transformer | None:
 
 
 DEFAULT_TRANSFORMERS: tuple[Transformer, ...] = (drop_managed_fields, drop_last_applied_configuration)
+
+
+def _intern(node: Any) -> Any:
+    if isinstance(node, str):
+        return sys.intern(node) if len(node) <= _INTERN_MAX else node
+    if isinstance(node, dict):
+        return {sys.intern(k): _intern(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_intern(v) for v in node]
+    return node
+
+
+_INTERN_MAX = 64
+
+
+def intern_strings(obj: dict[str, Any]) -> dict[str, Any]:
+    """Share repeated short strings ("TCP", "ClusterIP", namespaces, label values) between cached objects
+    (`sys.intern`), and rebuild the dicts compactly; saves memory in large caches."""
+    result: dict[str, Any] = _intern(obj)
+    return result

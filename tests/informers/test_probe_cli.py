@@ -106,7 +106,7 @@ def test_probe_prints_events_relists_and_stops_on_sigterm(kubeapi: KubeAPIServer
     kubeapi.patch("v1", "Service", "default", "s3", {"metadata": {"labels": {"v": "2"}}})
     kubeapi.create(service("s4"))
     kubeapi.compact()
-    kubeapi.cut_watches()
+    assert kubeapi.cut_watches() == 1
     after = probe.take(3, timeout=30)
     assert keyed(after) == [("add", "default/s4"), ("delete", "default/s2"), ("update", "default/s3")]
     code, err = probe.stop(signal.SIGTERM)

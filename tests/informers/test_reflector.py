@@ -52,11 +52,11 @@ def make(kube_api_client: kubernetes.client.ApiClient) -> Iterator[Make]:
         assert inf.shutdown(5.0)
 
 
-def started(inf: SharedIndexInformer, handler: Any = None) -> ModelHandler:
+def started(inf: SharedIndexInformer, handler: Any = None, timeout: float = 10.0) -> ModelHandler:
     handler = handler or ModelHandler()
     reg = inf.add_event_handler(handler)
     inf.start()
-    assert reg.wait_for_sync(10.0)
+    assert reg.wait_for_sync(timeout)
     return handler  # type: ignore[no-any-return]
 
 
@@ -69,9 +69,11 @@ def converge(kubeapi: KubeAPIServer, inf: SharedIndexInformer, *handlers: ModelH
 
 
 def force_410(kubeapi: KubeAPIServer) -> None:
-    """History gone and the open watch cut: the re-watch from the old rv gets 410."""
+    """History gone and the open watch cut: the re-watch from the old rv gets 410. Waits for the watch to be
+    open first (a watch being set up while the cut happens would miss it and stay live)."""
+    assert wait_until(lambda: kubeapi.open_watch_count >= 1, 10)
     kubeapi.compact()
-    kubeapi.cut_watches()
+    assert kubeapi.cut_watches() >= 1
 
 
 def test_event_reaches_handlers_quickly(kubeapi: KubeAPIServer, make: Make) -> None:
@@ -192,8 +194,7 @@ def test_410_relist_converges_and_handlers_stay_consistent(kubeapi: KubeAPIServe
     kubeapi.update(svc)
     kubeapi.delete_silently("v1", "Service", "default", "s2")
     kubeapi.create(service("new"))
-    kubeapi.compact()
-    kubeapi.cut_watches()
+    force_410(kubeapi)
     t0 = time.monotonic()
     converge(kubeapi, inf, h1, h2, timeout=30)
     assert time.monotonic() - t0 < 30
@@ -232,7 +233,7 @@ def test_500s_on_list_are_retried_with_backoff(kubeapi: KubeAPIServer, make: Mak
     kubeapi.fail_next(3, status=500, path_contains="/services")
     inf = make(options=ReflectorOptions())  # the real backoff: 0.8 s doubling, jitter [d, 2d)
     t0 = time.monotonic()
-    h = started(inf)
+    h = started(inf, timeout=60)  # three steps: at most 1.6 + 3.2 + 6.4 s
     elapsed = time.monotonic() - t0
     assert elapsed < 60
     delays = list(inf.reflector.delays)
@@ -240,7 +241,8 @@ def test_500s_on_list_are_retried_with_backoff(kubeapi: KubeAPIServer, make: Mak
     for delay, base in zip(delays, (0.8, 1.6, 3.2), strict=True):
         assert base <= delay < 2 * base
     assert elapsed >= sum(delays) - 0.1
-    assert [s for (_m, _p, _q, s) in kubeapi.requests][:4] == [500, 500, 500, 200]
+    lists = [s for (_m, _p, q, s) in kubeapi.requests if q.get("watch") != "true"]
+    assert lists[:4] == [500, 500, 500, 200], kubeapi.requests
     assert h.model == server_state(kubeapi)
 
 

@@ -76,11 +76,15 @@ def test_soak_random_writes_with_faults(kubeapi: KubeAPIServer, kube_api_client:
                 else:
                     kubeapi.send_bookmarks()
         # lost deletes are only repaired by a relist: end with one, as a real cluster's 410 would
-        kubeapi.compact()
-        kubeapi.cut_watches()
         expected = server_state(kubeapi)
         assert len(expected) == len(live)
-        assert wait_until(lambda: cache_state(informer) == expected, 60), (
+        for _attempt in range(3):  # a watch being set up during the cut would miss it: cut again
+            assert wait_until(lambda: kubeapi.open_watch_count >= 1, 30)
+            kubeapi.compact()
+            kubeapi.cut_watches()
+            if wait_until(lambda: cache_state(informer) == expected, 20):
+                break
+        assert cache_state(informer) == expected, (
             f"seed {seed}: cache differs from server: "
             f"{set(cache_state(informer).items()) ^ set(expected.items())}")
         for handler in handlers:
