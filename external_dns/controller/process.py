@@ -171,7 +171,14 @@ class ControllerProcess:
     # -- the run ---------------------------------------------------------------------------------------------
     def run(self) -> int:
         """Start everything, wait for `stop`, shut down. Returns the process exit code."""
-        code = self._start()
+        try:
+            code = self._start()
+        except ConfigError:
+            self.shutdown()
+            raise
+        except Exception as exc:  # anything else at start-up: stop what was started, exit 1
+            log.error(f"failed to start: {exc}", error_type=type(exc).__name__)
+            code = 1
         if code is None:
             while not self.stop_event.wait(60.0):
                 pass
