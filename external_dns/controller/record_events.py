@@ -3,8 +3,7 @@
 After a zone's changes were written: `RecordReady` (Normal) for every created or updated record and
 `RecordDeleted` (Normal) for every deleted one; when writing failed: `RecordError` (Warning) for every
 record of the batch, with the error. Invalid input found by the sources (their `problems` with an object)
-gives `RecordError` too (`ProblemEvents.emit(problems)`: once per problem while it persists; a zone-keyed
-controller sees the same source problems in every zone's reconcile).
+gives `RecordError` too (`emit_problem_events`, called by the in-cluster sources once per object version).
 
 The object an event is about: the endpoint's `ref_objects` (set by the sources), else the object named by
 its `resource` label (`service/<ns>/<name>`, `ingress/<ns>/<name>`, `crd/<ns>/<name>`), which is how a
@@ -15,7 +14,6 @@ Deduplication and rate limiting are the recorder's (controller/events.py); `reco
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
@@ -115,19 +113,3 @@ def emit_problem_events(recorder: Recorder, problems: Iterable[Any]) -> int:
             log.debug("cannot record event", reason=RECORD_ERROR, error=str(exc))
     return sent
 
-
-class ProblemEvents:
-    """RecordError events for source problems, each once while it persists (it is emitted again after it
-    went away and came back). Thread-safe."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        self.recorder = recorder
-        self._lock = threading.Lock()
-        self._active: set[str] = set()
-
-    def emit(self, problems: Iterable[Any]) -> int:
-        current = {str(p): p for p in problems}
-        with self._lock:
-            new = [p for key, p in current.items() if key not in self._active]
-            self._active = set(current)
-        return emit_problem_events(self.recorder, new)

@@ -16,8 +16,9 @@
 * `start()` / `stop(timeout)` may be repeated (leader election stops the workers when the lease is lost and
   starts them again when it is won): each start runs a fresh queue, scheduler and threads. `stop` stops
   taking work, lets in-flight reconciles finish within `timeout`, and joins every thread it started.
-* Events: with a recorder, RecordReady / RecordDeleted after a write, RecordError when it failed and for
-  the source's invalid objects (its `problems`, once each; controller/record_events.py). A WorkerWatchdog (controller/health.py) sees every reconcile.
+* Events: with a recorder, RecordReady / RecordDeleted after a write, RecordError when it failed
+  (controller/record_events.py). Invalid objects are reported by the in-cluster sources themselves
+  (sources/informer: RecordError once per object version, through `emit_problem_events`). A WorkerWatchdog (controller/health.py) sees every reconcile.
 
 Tests and benches wait on outcomes with `wait_until(predicate, timeout)` / `outcomes()`, never by sleeping.
 """
@@ -35,12 +36,7 @@ import structlog
 from external_dns.controller import metrics
 from external_dns.controller.controller import Controller, RunOnceError, RunResult, is_soft_error
 from external_dns.controller.health import WorkerWatchdog
-from external_dns.controller.record_events import (
-    ProblemEvents,
-    Recorder,
-    emit_applied_events,
-    emit_error_events,
-)
+from external_dns.controller.record_events import Recorder, emit_applied_events, emit_error_events
 from external_dns.controller.scheduler import Scheduler
 from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
 
@@ -97,7 +93,6 @@ class ZoneController:
         self.rate_limiter_factory = rate_limiter_factory or default_controller_rate_limiter
         self.watchdog = watchdog
         self.queue_name = queue_name
-        self._problem_events: ProblemEvents | None = None
         self.recorder = recorder
 
         self._lock = threading.Lock()
@@ -109,15 +104,6 @@ class ZoneController:
         self._outcomes: deque[ZoneOutcome] = deque(maxlen=HISTORY)
         self.reconciles = 0
         self.passes = 0
-
-    @property
-    def recorder(self) -> Recorder | None:
-        return self._recorder
-
-    @recorder.setter
-    def recorder(self, recorder: Recorder | None) -> None:
-        self._recorder = recorder
-        self._problem_events = ProblemEvents(recorder) if recorder is not None else None
 
     # -- scheduling --------------------------------------------------------------------------------------
     def on_event(self) -> None:
@@ -257,8 +243,6 @@ class ZoneController:
             step = getattr(exc, "step", "")
             if self.recorder is not None and changes is not None and step == "applying changes":
                 emit_error_events(self.recorder, changes, exc.__cause__ or exc)
-            if step not in ("registry records", "source endpoints"):
-                self._emit_problems()
             self._record(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
                                      requeues=requeues))
             return False
@@ -268,20 +252,8 @@ class ZoneController:
         self._update_soft_gauge()
         if self.recorder is not None and result.applied:
             emit_applied_events(self.recorder, result.changes)
-        self._emit_problems()
         self._record(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues))
         return True
-
-    def _emit_problems(self) -> None:
-        """RecordError events for the source's bad input (its `problems` after the last `endpoints()`)."""
-        if self._problem_events is None:
-            return
-        try:
-            problems = list(getattr(self.controller.source, "problems", None) or [])
-        except Exception as exc:  # a source's problem list must never break a reconcile
-            log.debug("cannot read source problems", error=str(exc))
-            return
-        self._problem_events.emit(problems)
 
     def _update_soft_gauge(self) -> None:
         worst = max(self._soft_failures.values(), default=0)

@@ -24,7 +24,6 @@ from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.providers.provider import SoftError, zone_for_name
 from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.registry import TXTRegistry
-from external_dns.sources.problems import Problem
 from external_dns.sources.source import Source
 from external_dns.workqueue import ItemExponentialFailureRateLimiter
 
@@ -441,29 +440,3 @@ def test_bad_workers_value_is_named() -> None:
     with pytest.raises(ValueError, match="--min-event-sync-interval"):
         ZoneController(ctl, min_event_sync_interval=-1)
 
-
-class ProblemSource(ListSource):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        super().__init__(endpoints)
-        self.problems: list[Problem] = []
-
-
-def test_invalid_objects_get_one_record_error_event_while_the_problem_persists() -> None:
-    recorder = FakeRecorder()
-    provider = InMemoryProvider(["a.test", "b.test"])
-    source = ProblemSource([ep("www.a.test", "A", "1.1.1.1")])
-    bad = {"apiVersion": "v1", "kind": "Service", "metadata": {"namespace": "default", "name": "bad"}}
-    source.problems = [Problem("service/default/bad", "annotation ttl", "abc", "not a duration", obj=bad)]
-    ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
-    zc = ZoneController(ctl, recorder=recorder)
-    for zone in ("a.test", "b.test", "a.test"):  # three reconciles see the same problem
-        assert zc.reconcile(zone)
-    errors = [e for e in recorder.events if e[2] == "RecordError"]
-    assert len(errors) == 1
-    assert errors[0][:2] == ("Service/bad", "Warning")
-    assert "annotation ttl" in errors[0][3] and "not a duration" in errors[0][3]
-    source.problems = []
-    assert zc.reconcile("a.test")
-    source.problems = [Problem("service/default/bad", "annotation ttl", "abc", "not a duration", obj=bad)]
-    assert zc.reconcile("b.test")
-    assert len([e for e in recorder.events if e[2] == "RecordError"]) == 2
