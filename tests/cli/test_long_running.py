@@ -246,3 +246,42 @@ def test_standby_takes_over_after_the_leader_is_killed(tmp_path: Path, kubeapi: 
     assert lease is not None and lease["spec"]["holderIdentity"] == ""  # released on clean shutdown
     print(f"\nleader fail-over after SIGKILL: {failover:.2f}s (lease 2s, retry 0.25s)")
     assert failover <= 6.0
+
+
+# -- the event path through the real in-cluster Service source ---------------------------------------------------
+def _service(name: str, hostname: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": "default",
+                         "annotations": {"external-dns.kubernetes.io/hostname": hostname}},
+            "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}}
+
+
+def _set_ip(kubeapi: KubeAPIServer, name: str, ip: str) -> None:
+    kubeapi.patch("v1", "Service", "default", name, {"status": {"loadBalancer": {"ingress": [{"ip": ip}]}}},
+                  subresource="status")
+
+
+def test_service_changes_reach_the_zone_through_informer_events(tmp_path: Path, kubeapi: KubeAPIServer,
+                                                                kubeconfig_file: str) -> None:
+    zones = tmp_path / "zones"
+    kubeapi.create(_service("web", "web.example.org"))
+    _set_ip(kubeapi, "web", "192.0.2.1")
+    args = ["--source=service", f"--kubeconfig={kubeconfig_file}", "--provider=zonefile", f"--zonefile-dir={zones}",
+            "--zonefile-create-zone=example.org", "--txt-owner-id=lr-test", "--policy=sync", "--interval=1h",
+            "--events", "--min-event-sync-interval=0s", "--metrics-address=127.0.0.1:0"]
+    proc, tail = start_cli(args, "events")
+    zone_file = zones / "example.org.zone"
+    try:
+        assert tail.wait_for("record(s) were successfully updated", 30), tail.text()
+        assert "192.0.2.1" in zone_file.read_text()
+        _set_ip(kubeapi, "web", "192.0.2.2")  # with --interval=1h only the informer event can sync this
+        assert tail.wait_for("record(s) were successfully updated", 15, occurrences=2), tail.text()
+        assert "192.0.2.2" in zone_file.read_text()
+        kubeapi.delete("v1", "Service", "default", "web")
+        assert tail.wait_for("record(s) were successfully updated", 15, occurrences=3), tail.text()
+        assert "192.0.2.2" not in zone_file.read_text()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0, tail.text()
+    finally:
+        finish(proc, tail)
+    assert "Informer caches synced" in tail.text()
