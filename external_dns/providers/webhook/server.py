@@ -6,11 +6,14 @@ Routes (reference 6.6): `/` negotiation (any method) answers the provider's doma
 413 over the body cap, 415 wrong content type, 500 on provider error); `POST /adjustendpoints` -> 200 +
 endpoints; other methods on these paths -> 400, as external-dns. `/healthz` and `/metrics` (Prometheus) are
 served too, optionally also on a separate health listener. One thread per request (ThreadingHTTPServer);
-`stop()` shuts the listeners down and joins their threads.
+`stop()` stops accepting, lets requests in progress finish, closes idle keep-alive connections and joins
+every thread.
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
 from http import HTTPStatus
@@ -66,6 +69,16 @@ class _Handler(BaseHTTPRequestHandler):
     health_only = False
 
     # -- plumbing -------------------------------------------------------------------------------------------
+    def setup(self) -> None:
+        super().setup()
+        self.app._track(self.connection, busy=False)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.app._untrack(self.connection)
+
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("webhook request", client=self.client_address[0], line=format % args)
 
@@ -108,6 +121,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self) -> None:
         start = time.perf_counter()
         route = self._route()
+        self.app._track(self.connection, busy=True)
         try:
             if route == PATH_HEALTHZ:
                 self._send(HTTPStatus.OK, b"ok\n")
@@ -129,6 +143,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         finally:
             LATENCY.labels(route).observe(time.perf_counter() - start)
+            if self.app.stopping.is_set():
+                self.close_connection = True  # shutting down: no further requests on this connection
+            self.app._track(self.connection, busy=False)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _dispatch
 
@@ -200,7 +217,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+    # Request threads are joined on close; `WebhookServer.stop` first shuts down idle keep-alive
+    # connections so that no thread waits out its read timeout.
+    daemon_threads = False
     block_on_close = True
 
 
@@ -214,6 +233,9 @@ class WebhookServer:
         self.max_body_size = max_body_size
         self._servers: list[_Server] = []
         self._threads: list[threading.Thread] = []
+        self._conn_lock = threading.Lock()
+        self._connections: dict[socket.socket, bool] = {}  # open connection -> serving a request now
+        self.stopping = threading.Event()
         self._addresses = [(address, False)] + ([(health_address, True)] if health_address else [])
 
     def start(self) -> WebhookServer:
@@ -251,10 +273,26 @@ class WebhookServer:
         host = "127.0.0.1" if host in ("0.0.0.0", "") else host
         return f"http://{host}:{self.port}"
 
+    def _track(self, conn: socket.socket, busy: bool) -> None:
+        with self._conn_lock:
+            self._connections[conn] = busy
+
+    def _untrack(self, conn: socket.socket) -> None:
+        with self._conn_lock:
+            self._connections.pop(conn, None)
+
     def stop(self) -> None:
+        """Stop accepting, let requests in progress finish, close idle keep-alive connections, join."""
+        self.stopping.set()
         for srv in self._servers:
-            srv.shutdown()
-            srv.server_close()
+            srv.shutdown()  # no new connections
+        with self._conn_lock:
+            idle = [conn for conn, busy in self._connections.items() if not busy]
+        for conn in idle:  # wake handlers waiting for a next request on a keep-alive connection
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        for srv in self._servers:
+            srv.server_close()  # joins the request threads
         for t in self._threads:
             t.join(timeout=10)
         self._servers.clear()
