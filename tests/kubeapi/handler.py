@@ -133,6 +133,7 @@ class Handler(BaseHTTPRequestHandler):
     sys_version = ""
     timeout = 120
     server: _HTTPServer
+    _warning = ""
 
     def setup(self) -> None:
         super().setup()
@@ -183,6 +184,8 @@ class Handler(BaseHTTPRequestHandler):
     def _send_json(self, code: int, payload: bytes, extra_headers: dict[str, str] | None = None) -> None:
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
+        if self._warning:
+            self.send_header("Warning", self._warning)
         self.send_header("Cache-Control", "no-cache, private")
         for k, v in (extra_headers or {}).items():
             self.send_header(k, v)
@@ -198,6 +201,7 @@ class Handler(BaseHTTPRequestHandler):
         self._send_json(err.code, json.dumps(err.status(), separators=(",", ":")).encode(), headers)
 
     def _serve(self, method: str) -> None:
+        self._warning = ""
         split = urlsplit(self.path)
         query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
         try:
@@ -216,6 +220,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._send_json(200, json.dumps(target, separators=(",", ":")).encode())
                 return
             verb = self._verb(method, target, query)
+            if target.rt.kind == "Endpoints" and target.rt.group == "":
+                self._warning = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
             if identity is not None:
                 self.api.authorizer.authorize(identity, Attributes(
                     verb, target.rt.group, target.rt.plural, target.subresource, target.namespace, target.name))
@@ -326,10 +332,7 @@ class Handler(BaseHTTPRequestHandler):
             raise E.bad_request("specifying resource version is not allowed when using continue")
         payload = self.api.store.list_json(t.rt, self._filter(t, query), limit=max(limit, 0), cont=cont, rv=rv,
                                       rv_match=rv_match)
-        headers = {}
-        if t.rt.kind == "Endpoints":
-            headers["Warning"] = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
-        self._send_json(200, payload, headers)
+        self._send_json(200, payload)
 
     def _delete(self, t: Route, body: bytes, dry_run: bool) -> None:
         opts = self._decode(t.rt, body) if body.strip() else {}
@@ -389,6 +392,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Cache-Control", "no-cache, private")
+        if self._warning:
+            self.send_header("Warning", self._warning)
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         self.api._watch_opened(w, self.connection)

@@ -32,6 +32,7 @@ from tests.kubeapi.schema import check_transition, validate_and_prune
 from tests.kubeapi.validation import (
     check_no_new_finalizers,
     validate_kind,
+    validate_load_balancer_status,
     validate_metadata,
     validate_micro_times,
     validate_name,
@@ -508,6 +509,8 @@ class Store:
                 new["status"] = copy.deepcopy(obj["status"])
             else:
                 new.pop("status", None)
+            if rt.kind in ("Service", "Ingress"):
+                validate_load_balancer_status(rt, new)
         else:
             new = copy.deepcopy(obj)
             nmeta = new["metadata"]

@@ -715,7 +715,7 @@ def test_list_bad_parameters(raw: RawClient) -> None:
     assert raw.get(f"{SVC}?watch=yes").status == 400
 
 
-def test_endpoints_deprecation_warning(raw: RawClient) -> None:
+def test_endpoints_deprecation_warning_on_list(raw: RawClient) -> None:
     r = raw.get("/api/v1/namespaces/default/endpoints")
     assert r.headers["warning"] == '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
 
@@ -1104,3 +1104,35 @@ def test_dnsrecord_schema_and_immutable_fields(raw: RawClient) -> None:
     assert st["status"]["writeCounter"] == 2 and st["metadata"]["generation"] == 1
     r = raw.request("PATCH", f"{DNSREC}/rec", {"spec": {"endpoints": []}}, "application/merge-patch+json")
     assert r.status == 200 and r.json["metadata"]["generation"] == 2
+
+
+def test_load_balancer_status_and_ingress_host_validation(raw: RawClient) -> None:
+    raw.request("POST", SVC, svc("lb", type="LoadBalancer"))
+    r = raw.request("PATCH", f"{SVC}/lb/status", {"status": {"loadBalancer": {"ingress": [
+        {"ip": "not-an-ip"}, {"hostname": "10.0.0.1"}, {"hostname": "Bad_Host"}]}}}, "application/merge-patch+json")
+    assert r.status == 422
+    assert [c["field"] for c in r.json["details"]["causes"]] == [
+        "status.loadBalancer.ingress[0].ip", "status.loadBalancer.ingress[1].hostname",
+        "status.loadBalancer.ingress[2].hostname"]
+    assert r.json["details"]["causes"][1]["message"] == ('Invalid value: "10.0.0.1": must be a DNS name, not an IP '
+                                                         'address')
+    ok = raw.request("PATCH", f"{SVC}/lb/status", {"status": {"loadBalancer": {"ingress": [
+        {"ip": "2001:db8::1"}, {"hostname": "lb-1.elb.example.com"}]}}}, "application/merge-patch+json")
+    assert ok.status == 200
+    ing = {"metadata": {"name": "ing"}, "spec": {"rules": [{"host": "*.example.org"}, {"host": "1.2.3.4"}],
+                                                 "tls": [{"hosts": ["UPPER.example.org"]}]}}
+    r = raw.request("POST", INGRESSES, ing)
+    assert r.status == 422
+    assert [c["field"] for c in r.json["details"]["causes"]] == ["spec.rules[1].host", "spec.tls[0].hosts[0]"]
+    assert r.json["message"].startswith('Ingress.networking.k8s.io "ing" is invalid: [spec.rules[1].host: ')
+
+
+def test_endpoints_warning_on_every_verb(raw: RawClient) -> None:
+    path = "/api/v1/namespaces/default/endpoints"
+    warning = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
+    r = raw.request("POST", path, {"metadata": {"name": "e"}, "subsets": []})
+    assert r.status == 201 and r.headers["warning"] == warning
+    assert raw.get(f"{path}/e").headers["warning"] == warning
+    with raw.watch(f"{path}?watch=true&timeoutSeconds=1") as w:
+        assert w.headers["warning"] == warning
+    assert "warning" not in raw.get(SVC).headers

@@ -7,6 +7,7 @@ kube-apiserver answers them.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Any
 
@@ -238,6 +239,19 @@ def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> None:
         if etype not in ("Normal", "Warning"):
             causes.append(("type", "FieldValueNotSupported",
                            f'Unsupported value: "{etype or ""}": supported values: "Normal", "Warning"'))
+    elif rt.group == "networking.k8s.io" and rt.kind == "Ingress":
+        for i, rule in enumerate((obj.get("spec") or {}).get("rules") or []):
+            host = rule.get("host") if isinstance(rule, dict) else None
+            if host:
+                problem = _host_problem(str(host), wildcard_ok=True)
+                if problem:
+                    causes.append((f"spec.rules[{i}].host", "FieldValueInvalid", f'Invalid value: "{host}": {problem}'))
+        for i, tls in enumerate((obj.get("spec") or {}).get("tls") or []):
+            for j, host in enumerate((tls or {}).get("hosts") or []):
+                problem = _host_problem(str(host), wildcard_ok=True)
+                if problem:
+                    causes.append((f"spec.tls[{i}].hosts[{j}]", "FieldValueInvalid",
+                                   f'Invalid value: "{host}": {problem}'))
     elif rt.group == "" and rt.kind == "Event":
         involved = obj.get("involvedObject")
         if not isinstance(involved, dict):
@@ -249,3 +263,39 @@ def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> None:
                                f'Invalid value: "{involved["namespace"]}": does not match event.namespace'))
     if causes:
         raise invalid(rt.kind, name, causes, rt.group)
+
+
+def _host_problem(host: str, wildcard_ok: bool = False) -> str | None:
+    if _is_ip(host):
+        return "must be a DNS name, not an IP address"
+    if wildcard_ok and host.startswith("*."):
+        host = host[2:]
+    return name_problem(host, "subdomain")
+
+
+def _is_ip(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return True
+
+
+def validate_load_balancer_status(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """status.loadBalancer.ingress[]: ip must be an IP, hostname a DNS name (Service and Ingress status)."""
+    lb = (obj.get("status") or {}).get("loadBalancer") or {}
+    causes: list[tuple[str, str, str]] = []
+    for i, ing in enumerate(lb.get("ingress") or []):
+        if not isinstance(ing, dict):
+            continue
+        ip, hostname = ing.get("ip"), ing.get("hostname")
+        if ip and not _is_ip(str(ip)):
+            causes.append((f"status.loadBalancer.ingress[{i}].ip", "FieldValueInvalid",
+                           f'Invalid value: "{ip}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'))
+        if hostname:
+            problem = _host_problem(str(hostname))
+            if problem:
+                causes.append((f"status.loadBalancer.ingress[{i}].hostname", "FieldValueInvalid",
+                               f'Invalid value: "{hostname}": {problem}'))
+    if causes:
+        raise invalid(rt.kind, str((obj.get("metadata") or {}).get("name") or ""), causes, rt.group)
