@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import urllib3
@@ -120,14 +120,20 @@ def _request(api_client: Any, path: str, params: Params, timeout: Timeout) -> ur
     return resp  # type: ignore[no-any-return]
 
 
-def list_page(api_client: Any, path: str, params: Params, timeout: Timeout) -> dict[str, Any]:
-    """One LIST request, parsed as a raw JSON dict (`kind`, `metadata`, `items`)."""
+def list_page(api_client: Any, path: str, params: Params, timeout: Timeout,
+              in_flight: Callable[[urllib3.HTTPResponse | None], None] | None = None) -> dict[str, Any]:
+    """One LIST request, parsed as a raw JSON dict (`kind`, `metadata`, `items`). `in_flight` is told the
+    response while its body is being read (so another thread can `shutdown()` it), then None."""
     resp = _request(api_client, path, params, timeout)
+    if in_flight is not None:
+        in_flight(resp)
     try:
         data = resp.data
-    except (urllib3.exceptions.HTTPError, OSError) as exc:
+    except (urllib3.exceptions.HTTPError, OSError, ValueError, AttributeError) as exc:
         raise TransportError(f"{type(exc).__name__}: {exc}") from None
     finally:
+        if in_flight is not None:
+            in_flight(None)
         resp.release_conn()
     try:
         with gc_paused():

@@ -18,6 +18,7 @@ Behaviour (client-go `tools/cache/reflector.go` + `tools/pager`, without watch-l
 from __future__ import annotations
 
 import collections
+import contextlib
 import random
 import threading
 import time
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import structlog
+import urllib3
 
 from external_dns.informers import metrics
 from external_dns.informers.api import (
@@ -60,7 +62,7 @@ class ReflectorOptions:
     page_size: int = 500
     min_watch_timeout: int = 300
     max_watch_timeout: int = 600
-    connect_timeout: float = 10.0
+    connect_timeout: float = 5.0
     watch_read_timeout: float = 90.0
     list_read_timeout: float = 60.0
     very_short_watch: float = 1.0
@@ -89,6 +91,7 @@ class Reflector:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._stream: WatchStream | None = None
+        self._listing: urllib3.HTTPResponse | None = None
         self._log = log.bind(informer=self.name)
 
     # -- control ---------------------------------------------------------------------------------------------
@@ -96,9 +99,12 @@ class Reflector:
         """Ask `run()` to return; closes an open watch so a blocked read ends at once."""
         self._stop.set()
         with self._lock:
-            stream = self._stream
+            stream, listing = self._stream, self._listing
         if stream is not None:
             stream.close()
+        if listing is not None:
+            with contextlib.suppress(Exception):
+                listing.shutdown()
 
     @property
     def stopped(self) -> bool:
@@ -107,16 +113,28 @@ class Reflector:
     def run(self) -> None:
         need_list = True
         while not self._stop.is_set():
-            if need_list:
-                try:
-                    self._list()
-                    need_list = False
-                except (ApiStatusError, TransportError) as exc:
-                    if self._stop.is_set():
-                        break
-                    self._fail("list failed", exc)
-                    continue
-            need_list = self._watch()
+            try:
+                if need_list:
+                    try:
+                        self._list()
+                        need_list = False
+                    except (ApiStatusError, TransportError) as exc:
+                        if self._stop.is_set():
+                            break
+                        self._fail("list failed", exc)
+                        continue
+                need_list = self._watch()
+            except Exception as exc:  # a bug must not end the informer silently: log, back off, relist
+                self._log.error("reflector error", error=repr(exc), exc_info=True)
+                need_list = True
+                self._fail("reflector error", exc)
+
+    def _set_listing(self, resp: urllib3.HTTPResponse | None) -> None:
+        with self._lock:
+            self._listing = resp
+        if resp is not None and self._stop.is_set():
+            with contextlib.suppress(Exception):
+                resp.shutdown()
 
     # -- helpers -----------------------------------------------------------------------------------------------
     def _selectors(self) -> Params:
@@ -201,7 +219,7 @@ class Reflector:
 
     def _get_page(self, params: Params, timeout: tuple[float, float]) -> dict[str, Any]:
         metrics.LISTS.labels(self.name).inc()
-        return list_page(self.api_client, self.path, params, timeout)
+        return list_page(self.api_client, self.path, params, timeout, self._set_listing)
 
     # -- WATCH ---------------------------------------------------------------------------------------------------
     def _watch(self) -> bool:

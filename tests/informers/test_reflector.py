@@ -364,3 +364,27 @@ def test_shutdown_with_open_watch_is_prompt(kubeapi: KubeAPIServer, kube_api_cli
     assert time.monotonic() - t0 < 5.0
     assert not [t for t in threading.enumerate() if t.name.startswith("informer-")]
     assert wait_until(lambda: kubeapi.open_watch_count == 0, 5)
+
+
+def test_metrics_count_lists_watches_relists_and_store_size(kubeapi: KubeAPIServer, make: Make) -> None:
+    from prometheus_client import REGISTRY
+
+    def sample(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, {"informer": "services ns=metrics", **labels}) or 0.0
+
+    kubeapi.ensure_namespace("metrics")
+    kubeapi.create(service("a", "metrics"))
+    before = {n: sample(n) for n in ("external_dns_informer_lists_total", "external_dns_informer_watches_total",
+                                     "external_dns_informer_relists_410_total")}
+    inf = make(namespace="metrics")
+    started(inf)
+    assert wait_until(lambda: kubeapi.open_watch_count == 1, 5)
+    force_410(kubeapi)
+    kubeapi.create(service("b", "metrics"))
+    assert wait_until(lambda: len(inf.get_store()) == 2, 30)
+    assert sample("external_dns_informer_store_size") == 2
+    assert sample("external_dns_informer_lists_total") >= before["external_dns_informer_lists_total"] + 2
+    assert sample("external_dns_informer_watches_total") >= before["external_dns_informer_watches_total"] + 2
+    assert sample("external_dns_informer_relists_410_total") == before["external_dns_informer_relists_410_total"] + 1
+    assert sample("external_dns_informer_watch_restarts_total", reason="expired") >= 1
+    assert sample("external_dns_informer_last_resync_timestamp_seconds") > 0
