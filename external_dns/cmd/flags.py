@@ -132,6 +132,8 @@ class FlagParser:
         target: Any = self._group or self.parser
         dest = flag.lstrip("-").replace("-", "_")
         names = [flag, *aliases]
+        if secret and "%(default)" not in help:
+            help += "%(default).0s"  # renders empty and keeps --help from printing an env-supplied secret
         if type is bool:
             neg = ["--no-" + n.lstrip("-") for n in names]
             target.add_argument(*names, *neg, dest=dest, action=_Bool, nargs="?", default=bool(default),

@@ -71,10 +71,11 @@ def test_help_does_not_show_secret_values() -> None:
     parser = build_parser()
     # A secret from the environment becomes the argparse default: --help must not print it.
     parser.parse(["--source=service"], environ={"EXTERNAL_DNS_RFC2136_TSIG_SECRET": "SUPERSECRETVALUE",
-                                                "EXTERNAL_DNS_RFC2136_KERBEROS_PASSWORD": "KRBPASSWORD"})
+                                                "EXTERNAL_DNS_RFC2136_KERBEROS_PASSWORD": "KRBPASSWORD",
+                                                "EXTERNAL_DNS_TXT_ENCRYPT_AES_KEY": "AESKEYVALUE"})
     text = parser.parser.format_help()
     assert "--rfc2136-tsig-secret" in text and "--rfc2136-axfr" in text and "--rfc2136-tsig-axfr" in text
-    assert "SUPERSECRETVALUE" not in text and "KRBPASSWORD" not in text
+    assert "SUPERSECRETVALUE" not in text and "KRBPASSWORD" not in text and "AESKEYVALUE" not in text
     assert "(default: 50)" in text  # other defaults are still shown
 
 
