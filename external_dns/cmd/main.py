@@ -187,7 +187,11 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     if cfg.once:  # all zones planned, shown and safety-checked before any is applied (cmd/plan_apply.py)
         from external_dns.cmd.plan_apply import run_once_safely
 
-        return run_once_safely(controller, cfg)
+        try:
+            return run_once_safely(controller, cfg)
+        finally:
+            if informer_factory.created:  # in-cluster sources started their informers: stop them
+                informer_factory().shutdown(5.0)
 
     process = ControllerProcess(cfg, controller, stop=stop, kube_client=kube_client,
                                 informer_factory=informer_factory)
