@@ -307,3 +307,13 @@ def test_axfr_disabled_reads_nothing(make_provider: Callable[..., RFC2136Provide
     p = make_provider(axfr=False)
     p.apply_changes(Changes(create=[ep("noaxfr.example.org", "A", "192.0.2.1")]))
     assert p.records() == []
+
+
+def test_each_character_string_of_a_foreign_txt_is_one_target(provider: RFC2136Provider,
+                                                               clean_bind: BindServer) -> None:
+    upd = clean_bind.update("example.org")
+    upd.add("multi.example.org.", 300, "TXT", '"first string" "second one"')
+    upd.add("multi.example.org.", 300, "TXT", '"third"')
+    clean_bind.send(upd)
+    got = by_key(provider.records())[("multi.example.org", "TXT")]
+    assert sorted(got.targets) == ["first string", "second one", "third"]
