@@ -153,3 +153,70 @@ def test_probe_wrong_token_backs_off_without_output(kubeapi: KubeAPIServer, tmp_
         code, err = probe.stop()
     assert code == 0
     assert "401" in err
+
+
+def _self_signed(tmp_path: Path) -> tuple[Path, Path, bytes]:
+    """A self-signed certificate for 127.0.0.1 (IP SAN): (cert file, key file, cert PEM)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kubeapi-test")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    pem = cert.public_bytes(serialization.Encoding.PEM)
+    cert_file, key_file = tmp_path / "tls.crt", tmp_path / "tls.key"
+    cert_file.write_bytes(pem)
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_file, key_file, pem
+
+
+def test_probe_https_with_bearer_token(tmp_path: Path) -> None:
+    import base64
+    import ssl
+
+    import yaml
+
+    cert_file, key_file, pem = _self_signed(tmp_path)
+    server = KubeAPIServer().start()
+    try:
+        httpd = server._httpd  # the test server speaks plain HTTP: put TLS on its listening socket
+        assert httpd is not None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert_file, key_file)
+        httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+        server.ensure_namespace("default")
+        server.add_token("tls-token", RULES)
+        server.create(service("secure"))
+        kubeconfig = tmp_path / "kubeconfig-https"
+        kubeconfig.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "tls",
+            "clusters": [{"name": "tls", "cluster": {
+                "server": f"https://127.0.0.1:{server.port}",
+                "certificate-authority-data": base64.b64encode(pem).decode()}}],
+            "users": [{"name": "tls", "user": {"token": "tls-token"}}],
+            "contexts": [{"name": "tls", "context": {"cluster": "tls", "user": "tls"}}]}))
+        probe = Probe(["--kubeconfig", str(kubeconfig), "--resource", "services"])
+        try:
+            assert probe.next(timeout=15)["key"] == "default/secure"
+            assert probe.next() == {"event": "synced", "count": 1}
+            server.delete("v1", "Service", "default", "secure")
+            assert probe.next()["event"] == "delete"
+        finally:
+            code, err = probe.stop()
+        assert code == 0, err
+        assert all(status == 200 for (_m, _p, _q, status) in server.requests)
+    finally:
+        server.stop()
