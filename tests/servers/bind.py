@@ -65,6 +65,27 @@ class BindServer:
     keys: dict[str, tuple[str, str]] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = None
 
+    # Other spellings of the key fields (flag-style names).
+    @property
+    def tsig_keyname(self) -> str:
+        return self.key_name
+
+    @property
+    def tsig_secret(self) -> str:
+        return self.key_secret
+
+    @property
+    def tsig_algorithm(self) -> str:
+        return self.key_algorithm
+
+    def rfc2136_flags(self) -> list[str]:
+        """CLI flags that point the rfc2136 provider at this server (every zone, AXFR on). The secret is a
+        flag too: for a subprocess prefer EXTERNAL_DNS_RFC2136_TSIG_SECRET in its environment."""
+        return [f"--rfc2136-host={self.host}", f"--rfc2136-port={self.port}",
+                *(f"--rfc2136-zone={z}" for z in self.zones), f"--rfc2136-tsig-keyname={self.key_name}",
+                f"--rfc2136-tsig-secret-alg={self.key_algorithm}", f"--rfc2136-tsig-secret={self.key_secret}",
+                "--rfc2136-axfr"]
+
     # -- helpers for tests ---------------------------------------------------------------------------------
     def keyring(self) -> dict[dns.name.Name, dns.tsig.Key]:
         return dns.tsigkeyring.from_text({self.key_name: (self.key_algorithm, self.key_secret)})
