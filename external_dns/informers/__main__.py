@@ -48,6 +48,14 @@ def _api_client(kubeconfig: str, context: str | None) -> k8s_client.ApiClient:
 
 
 def main(argv: list[str] | None = None) -> int:
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        log.info("signal received; stopping", signal=signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)  # first, so an early signal is a clean stop as well
+    signal.signal(signal.SIGINT, on_signal)
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         configure_logging(args.log_level, "text", sys.stderr)
@@ -59,19 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         print(f"error: cannot load kubeconfig {args.kubeconfig or '(default)'}: {exc}", file=sys.stderr)
         return 2
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        log.info("signal received; stopping", signal=signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
     factory = SharedInformerFactory(api)
     informer = factory.informer_for(BY_NAME[args.resource], namespace=args.namespace or None,
                                     label_selector=args.label_selector or None,
                                     field_selector=args.field_selector or None)
     informer.add_event_handler(JsonLinesHandler(sys.stdout, on_broken_pipe=stop))
+    if stop.is_set():
+        return 0
     factory.start()
     try:
         while not stop.wait(1.0):
