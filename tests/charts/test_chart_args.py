@@ -108,6 +108,11 @@ def test_webhook_values_become_flags_and_sidecar_args_are_accepted() -> None:
     assert server_cfg.webhook_server_health_address == f"0.0.0.0:{port}"
 
 
+def test_service_type_filter_reaches_the_parser() -> None:
+    cfg = parse_main(render_chart({"serviceTypeFilter": ["LoadBalancer", "ExternalName"]}))
+    assert cfg.service_type_filter == ["LoadBalancer", "ExternalName"]
+
+
 def test_extra_args_come_last_and_win() -> None:
     cfg = parse_main(render_chart({"extraArgs": ["--interval=30s", "--workers=4"]}))
     assert cfg.interval == 30.0

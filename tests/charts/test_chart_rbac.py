@@ -117,3 +117,39 @@ def test_a_source_without_rules_is_refused(tmp_path: Path) -> None:
     (chart_dir / "values.schema.json").unlink()
     with helm.Chart.load(chart_dir) as chart, pytest.raises(helm.HelmRenderError, match="has no RBAC rules"):
         chart.render({"sources": ["service", "nosuchsource"]}, name="edns", namespace="dns")
+
+
+SERVICE_TYPE_SETS = [[], ["LoadBalancer"], ["ExternalName", "LoadBalancer"], ["NodePort"], ["ClusterIP"],
+                     ["LoadBalancer", "NodePort"]]
+
+
+@pytest.mark.parametrize("types", SERVICE_TYPE_SETS, ids=lambda t: "+".join(t) or "all")
+def test_service_type_filter_narrows_rbac_as_the_code(types: list[str]) -> None:
+    objects = render_chart({"sources": ["service", "ingress"], "serviceTypeFilter": types})
+    role = find(objects, "ClusterRole")
+    assert permissions(role["rules"]) == permissions(rules_for_sources(["service", "ingress"], service_types=types))
+    args = find(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert [a for a in args if a.startswith("--service-type-filter=")] == \
+        [f"--service-type-filter={t}" for t in types]
+
+
+def test_load_balancer_only_needs_no_pods_or_nodes() -> None:
+    role = find(render_chart({"sources": ["service"], "serviceTypeFilter": ["LoadBalancer"]}), "ClusterRole")
+    resources = {resource for _g, resource, _v in permissions(role["rules"])}
+    assert "services" in resources
+    assert not resources & {"pods", "nodes", "endpointslices"}
+
+
+def test_schema_service_types_are_the_codes() -> None:
+    from external_dns.sources.options import SERVICE_TYPES
+
+    schema = json.loads(rbac_sync.SCHEMA_FILE.read_text())
+    assert schema["properties"]["serviceTypeFilter"]["items"]["enum"] == list(SERVICE_TYPES)
+
+
+def test_every_chart_source_can_be_built_by_the_cli() -> None:
+    from external_dns.cmd.build import SOURCE_BUILDERS
+
+    schema = json.loads(rbac_sync.SCHEMA_FILE.read_text())
+    missing = set(schema["properties"]["sources"]["items"]["enum"]) - set(SOURCE_BUILDERS)
+    assert not missing, f"the chart offers sources the program cannot build: {sorted(missing)}"

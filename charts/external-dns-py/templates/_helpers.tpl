@@ -108,6 +108,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- range .Values.excludeDomains }}
 - --exclude-domains={{ . }}
 {{- end }}
+{{- range .Values.serviceTypeFilter }}
+- --service-type-filter={{ . }}
+{{- end }}
 {{- range .Values.managedRecordTypes }}
 - --managed-record-types={{ . }}
 {{- end }}
@@ -232,13 +235,19 @@ rule lists (cluster: rules on cluster-scoped resources, which a Role cannot gran
 {{- range $all.always }}
 {{- $rules = append $rules . }}
 {{- end }}
+{{- /* The service source watches only Services when --service-type-filter has neither ClusterIP nor
+NodePort (external_dns.sources.rbac.service_informer_resources). */}}
+{{- $typeFilter := .Values.serviceTypeFilter | default list }}
+{{- $servicesOnly := and $typeFilter (not (has "ClusterIP" $typeFilter)) (not (has "NodePort" $typeFilter)) }}
 {{- range .Values.sources }}
-{{- $src := get $all.sources . }}
 {{- if not (hasKey $all.sources .) }}
 {{- fail (printf "sources: %q has no RBAC rules (known: %s)" . (keys $all.sources | sortAlpha | join ", ")) }}
 {{- end }}
-{{- range $src }}
+{{- $name := . }}
+{{- range (get $all.sources .) }}
+{{- if or (ne $name "service") (not $servicesOnly) (has "services" .resources) }}
 {{- $rules = append $rules . }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- range $rules }}
