@@ -75,6 +75,9 @@ RR_CHANGES = Counter(
     ["zone", "action"],
 )
 
+# A failed multi-record UPDATE is retried record by record; when the first ones all fail too, the rest is
+# reported without being sent (a zone-wide refusal would otherwise cost one message per record).
+_PROBE_GROUPS = 3
 # Answer codes that mean our key is not accepted: retrying other records cannot help.
 _AUTH_RCODES = {dns.rcode.NOTAUTH}
 
@@ -123,6 +126,13 @@ class _Group:
 
     def labels(self) -> list[str]:
         return [op.label for op in self.ops]
+
+
+class _ZoneRefused(Exception):
+    def __init__(self, rcode: str, groups: list[_Group]) -> None:
+        super().__init__(rcode)
+        self.rcode = rcode
+        self.groups = groups
 
 
 class _BatchFailed(Exception):
@@ -395,8 +405,18 @@ class RFC2136Provider(Provider):
             snap = None
         sent: list[list[_Group]] = []
         n_errors = len(errors)
-        for batch in self._batches(groups):
-            self._send_batch(sender, zone, batch, errors, sent)
+        batches = self._batches(groups)
+        for i, batch in enumerate(batches):
+            try:
+                self._send_batch(sender, zone, batch, errors, sent)
+            except _ZoneRefused as refused:
+                unsent = [lbl for g in refused.groups for lbl in g.labels()]
+                unsent += [lbl for b in batches[i + 1:] for g in b for lbl in g.labels()]
+                errors.append(f"{_context(zone, unsent)}: not sent: the zone answered {refused.rcode} to every "
+                              f"record tried first")
+                log.error("RFC2136: zone refuses updates, remaining records not sent", zone=zone,
+                          rcode=refused.rcode, unsent=len(unsent))
+                break
         if snap is None or before is None or len(errors) != n_errors or not sent:
             return
         after = sender.soa_serial(zone)
@@ -424,8 +444,14 @@ class RFC2136Provider(Provider):
             if len(batch) > 1 and failed.rcode not in ("SERVFAIL",):
                 log.warning("RFC2136: UPDATE failed, retrying record by record", zone=zone, rcode=failed.rcode,
                             records=sum(len(g.ops) for g in batch))
-                for g in batch:
+                succeeded = 0
+                for i, g in enumerate(batch):
+                    count = len(sent)
                     self._send_batch(sender, zone, [g], errors, sent)
+                    succeeded += len(sent) > count
+                    if i + 1 == _PROBE_GROUPS and not succeeded and i + 1 < len(batch):
+                        # The first records all failed: the zone refuses us, not one record.
+                        raise _ZoneRefused(failed.rcode, batch[i + 1:]) from None
                 return
             where = _context(zone, [lbl for g in batch for lbl in g.labels()])
             errors.append(f"{where}: server answered {failed.rcode}")

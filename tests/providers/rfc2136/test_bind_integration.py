@@ -317,3 +317,15 @@ def test_each_character_string_of_a_foreign_txt_is_one_target(provider: RFC2136P
     clean_bind.send(upd)
     got = by_key(provider.records())[("multi.example.org", "TXT")]
     assert sorted(got.targets) == ["first string", "second one", "third"]
+
+
+def test_zone_wide_refusal_is_probed_not_retried_per_record(make_provider: Callable[..., RFC2136Provider],
+                                                             clean_bind: BindServer) -> None:
+    p = make_provider(insecure=True, tsig_keyname="", tsig_secret="", batch_change_size=5)
+    before = sent_messages()
+    with pytest.raises(SoftError) as info:
+        p.apply_changes(Changes(create=[ep(f"r{i:02d}.example.org", "A", "192.0.2.1") for i in range(40)]))
+    # one refused batch, three single-record probes, then nothing more for the zone
+    assert sent_messages() - before == 4
+    text = str(info.value)
+    assert "REFUSED" in text and "not sent" in text and "r03.example.org" in text and "(+32 more)" in text
