@@ -18,6 +18,7 @@ answers name the zone, records and rcode and are raised after every other batch 
 from __future__ import annotations
 
 import argparse
+import secrets
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -75,8 +76,9 @@ RR_CHANGES = Counter(
     ["zone", "action"],
 )
 
-# A failed multi-record UPDATE is retried record by record; when the first ones all fail too, the rest is
-# reported without being sent (a zone-wide refusal would otherwise cost one message per record).
+# A failed multi-record UPDATE is retried record by record; when the first ones all fail too and the zone
+# refuses even a harmless update, the rest is reported without being sent (a zone-wide refusal would
+# otherwise cost one message per record).
 _PROBE_GROUPS = 3
 # Answer codes that mean our key is not accepted: retrying other records cannot help.
 _AUTH_RCODES = {dns.rcode.NOTAUTH}
@@ -426,6 +428,19 @@ class RFC2136Provider(Provider):
             snap.serial = after
             self._snapshots[zone] = snap
 
+    def _zone_accepts(self, sender: _Sender, zone: str) -> bool:
+        """Whether the zone accepts an UPDATE from us at all: a harmless one that deletes a name that does
+        not exist (changes nothing, so the serial does not move)."""
+        probe = f"_external-dns-probe-{secrets.token_hex(6)}"
+        section = wire.rr(wire.name_wire(f"{probe}.{zone}" if zone != "." else probe, zone), 255,
+                          wire.CLASS_ANY, 0, b"")  # type ANY, class ANY: delete every rrset at the name
+        msg, data = wire.render_update(self._origins[zone], section, 1, self.transport.sign)
+        try:
+            sender.send(zone, msg, data, [f"probe {probe}.{zone}"])
+        except _BatchFailed:
+            return False
+        return True
+
     def _send_batch(self, sender: _Sender, zone: str, batch: list[_Group], errors: list[str],
                     sent: list[list[_Group]]) -> None:
         try:
@@ -449,8 +464,9 @@ class RFC2136Provider(Provider):
                     count = len(sent)
                     self._send_batch(sender, zone, [g], errors, sent)
                     succeeded += len(sent) > count
-                    if i + 1 == _PROBE_GROUPS and not succeeded and i + 1 < len(batch):
-                        # The first records all failed: the zone refuses us, not one record.
+                    if i + 1 == _PROBE_GROUPS and not succeeded and i + 1 < len(batch) and (
+                            not self._zone_accepts(sender, zone)):
+                        # The zone refuses even a harmless update: nothing else will get through.
                         raise _ZoneRefused(failed.rcode, batch[i + 1:]) from None
                 return
             where = _context(zone, [lbl for g in batch for lbl in g.labels()])

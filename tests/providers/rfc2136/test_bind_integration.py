@@ -218,6 +218,18 @@ def test_foreign_record_in_same_rrset_untouched_by_delete(provider: RFC2136Provi
     assert clean_bind.rrset("shared.example.org", "A") == (0, ["203.0.113.99"])
 
 
+def test_refused_records_first_in_a_batch_do_not_block_the_rest(make_provider: Callable[..., RFC2136Provider],
+                                                                  clean_bind: BindServer) -> None:
+    p = make_provider(batch_change_size=10)
+    bad = [ep(f"bad{i}.example.org", "MX", f"10 nohost{i}.example.org") for i in range(4)]
+    good = [ep(f"fine{i}.example.org", "A", f"192.0.2.{i}") for i in range(4)]
+    with pytest.raises(SoftError):
+        p.apply_changes(Changes(create=[*bad, *good]))
+    for g in good:
+        assert clean_bind.rrset(g.dns_name, "A") is not None
+    assert not [n for n, *_ in clean_bind.axfr("example.org") if n.startswith("_external-dns-probe")]
+
+
 def test_refused_record_does_not_block_the_rest(provider: RFC2136Provider, clean_bind: BindServer) -> None:
     # named refuses an MX whose in-zone exchange has no address (integrity check): the whole UPDATE.
     bad = ep("bad.example.org", "MX", "10 nohost.example.org")
@@ -325,7 +337,7 @@ def test_zone_wide_refusal_is_probed_not_retried_per_record(make_provider: Calla
     before = sent_messages()
     with pytest.raises(SoftError) as info:
         p.apply_changes(Changes(create=[ep(f"r{i:02d}.example.org", "A", "192.0.2.1") for i in range(40)]))
-    # one refused batch, three single-record probes, then nothing more for the zone
-    assert sent_messages() - before == 4
+    # one refused batch, three single records, one harmless probe update, then nothing more for the zone
+    assert sent_messages() - before == 5
     text = str(info.value)
     assert "REFUSED" in text and "not sent" in text and "r03.example.org" in text and "(+32 more)" in text
