@@ -542,7 +542,7 @@ class _Sender:
 
 def _soa_serial(conn: Connection, transport: Transport, zone: str) -> int | None:
     """The SOA serial the server answers for the zone (None unless a clean, authoritative answer)."""
-    query = dns.message.make_query(zone + ".", dns.rdatatype.SOA)
+    query = dns.message.make_query(dns.name.from_text(zone), dns.rdatatype.SOA)
     transport.sign(query)
     response = conn.exchange(query)
     if response.rcode() != dns.rcode.NOERROR:
