@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import copy
 import datetime
 import json
 import random
@@ -393,6 +392,11 @@ class Store:
         if not isinstance(body, dict):
             raise E.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
                                 f"the body is not a JSON object")
+        try:  # a private deep copy; also rejects what JSON (and so HTTP) could not carry
+            body = json.loads(_DUMPS(body))
+        except (TypeError, ValueError) as exc:
+            raise E.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
+                                f"not JSON-serialisable: {exc}") from None
         kind, api_version = body.get("kind"), body.get("apiVersion")
         if (kind not in (None, "", rt.kind)) or (api_version not in (None, "", rt.api_version)):
             raise E.bad_request(f"the API version in the data ({api_version}) does not match the expected API "
@@ -464,7 +468,6 @@ class Store:
             meta["generation"] = 1
             if rt.status_subresource:
                 obj.pop("status", None)
-            obj = copy.deepcopy(obj)
             apply_create_defaults(rt, obj, self.alloc)
             if dry_run:
                 obj["metadata"]["resourceVersion"] = ""
@@ -504,15 +507,15 @@ class Store:
                                              "Invalid value: 0x0: must be specified for an update")], rt.group)
         old_obj = old.obj
         if subresource == "status":
-            new = copy.deepcopy(old_obj)
+            new = old.copy()
             if "status" in obj:
-                new["status"] = copy.deepcopy(obj["status"])
+                new["status"] = obj["status"]
             else:
                 new.pop("status", None)
             if rt.kind in ("Service", "Ingress"):
                 validate_load_balancer_status(rt, new)
         else:
-            new = copy.deepcopy(obj)
+            new = obj
             nmeta = new["metadata"]
             ometa = old_obj["metadata"]
             nmeta["name"] = name
@@ -524,7 +527,7 @@ class Store:
                     nmeta.pop(f, None)
             if rt.status_subresource:
                 if "status" in old_obj:
-                    new["status"] = copy.deepcopy(old_obj["status"])
+                    new["status"] = old.copy()["status"]
                 else:
                     new.pop("status", None)
             validate_metadata(rt, new)

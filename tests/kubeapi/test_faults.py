@@ -269,6 +269,8 @@ def test_direct_api_semantics(kubeapi: KubeAPIServer) -> None:
     with pytest.raises(ApiError) as exc:
         kubeapi.create({**svc("b"), "metadata": {"name": "b", "namespace": "ghost"}})
     assert exc.value.code == 404 and "ghost" in exc.value.message
+    with pytest.raises(ApiError, match="not JSON-serialisable"):
+        kubeapi.create({**svc("c"), "metadata": {"name": "c", "annotations": {"when": time}}})
     with pytest.raises(ValueError, match="no resource for apiVersion='v9' kind='Service'"):
         kubeapi.get("v9", "Service", "default", "a")
     # returned dicts are copies: mutating them does not change the store
