@@ -46,7 +46,8 @@ optional `resourceNames`, and our extension `namespaces` to model a namespaced R
 everything allowed; otherwise missing/unknown token -> 401, disallowed -> 403 Forbidden naming verb, resource
 and group; discovery (/version, /api, /apis...) is open to any valid token.
 
-Assertions: `requests` -> list of (method, path, query dict, status); `clear_requests()`; `open_watch_count`;
+Assertions: `requests` -> list of (method, path, query dict, status); `clear_requests()`;
+`request_count(method=None, path_contains=None, status=None, **query) -> int`; `open_watch_count`;
 `wait_for_watches(count, timeout=5.0, path_contains=None) -> bool` (Condition-based; use it before
 `cut_watches()`/`silence_watches()` so the fault hits the watch you mean); `connection_count`,
 `wait_for_connections(count, timeout=5.0) -> bool` (at most `count` client connections left open).

@@ -369,6 +369,23 @@ class KubeAPIServer:
         with self._log_lock:
             return list(self._requests)
 
+    def request_count(self, method: str | None = None, path_contains: str | None = None,
+                      status: int | None = None, **query: str) -> int:
+        """How many logged requests match: method, a path substring, status and exact query values
+        (e.g. `request_count("GET", "/services", watch="True")`; booleans are as the client spelled them)."""
+        n = 0
+        for m, p, q, st in self.requests:
+            if method is not None and m != method:
+                continue
+            if path_contains is not None and path_contains not in p:
+                continue
+            if status is not None and st != status:
+                continue
+            if any(q.get(k) != v for k, v in query.items()):
+                continue
+            n += 1
+        return n
+
     def clear_requests(self) -> None:
         with self._log_lock:
             self._requests.clear()

@@ -914,6 +914,9 @@ def test_requests_log(raw: RawClient, kubeapi: KubeAPIServer) -> None:
     raw.get(f"{SVC}/nope")
     assert kubeapi.requests == [("GET", SVC, {"limit": "5", "labelSelector": "a=b"}, 200),
                                 ("GET", f"{SVC}/nope", {}, 404)]
+    assert kubeapi.request_count("GET") == 2 and kubeapi.request_count(status=404) == 1
+    assert kubeapi.request_count(path_contains="/services", limit="5") == 1
+    assert kubeapi.request_count("POST") == 0
     kubeapi.clear_requests()
     assert kubeapi.requests == []
 
