@@ -14,6 +14,7 @@ import yaml
 from tests.charts.render import (
     CHART_DIR,
     VALUE_FILES,
+    VALUES_DIR,
     containers,
     crd_objects,
     find,
@@ -246,3 +247,30 @@ def test_rendered_yaml_passes_yamllint(values_file: str | None) -> None:
         problems = [p for p in linter.run(text, conf) if p.level == "error"]
         assert not problems, f"{path}: {[str(p) for p in problems]}"
     assert yaml.safe_load((CHART_DIR / "values.yaml").read_text())
+
+
+def test_values_and_chart_files_pass_yamllint() -> None:
+    from yamllint import linter
+    from yamllint.config import YamlLintConfig
+
+    conf = YamlLintConfig("extends: default\nrules: {line-length: {max: 110}, document-start: disable, "
+                          "truthy: {check-keys: false}, indentation: {indent-sequences: consistent}}")
+    files = [CHART_DIR / "Chart.yaml", CHART_DIR / "values.yaml", CHART_DIR / "files" / "rbac-rules.yaml",
+             *sorted(VALUES_DIR.glob("*.yaml"))]
+    for path in files:
+        problems = list(linter.run(path.read_text(), conf, str(path)))
+        assert not problems, f"{path}: {[str(p) for p in problems]}"
+
+
+def test_leader_election_with_one_replica_has_no_pdb() -> None:
+    """A PodDisruptionBudget of minAvailable 1 over a single pod would block every node drain."""
+    objects = render_chart({"leaderElection": {"enabled": True}})
+    assert not find_all(objects, "PodDisruptionBudget")
+    assert "--leader-elect" in containers(objects)["external-dns"]["args"]
+
+
+def test_pdb_max_unavailable() -> None:
+    objects = render_chart({"replicaCount": 3, "leaderElection": {"enabled": True},
+                            "podDisruptionBudget": {"maxUnavailable": 1}})
+    assert find(objects, "PodDisruptionBudget")["spec"] == {
+        "maxUnavailable": 1, "selector": find(objects, "Deployment")["spec"]["selector"]}

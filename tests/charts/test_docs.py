@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import importlib
 import re
+import shlex
 from pathlib import Path
 
 import pytest
 import yaml
 from markdown_it import MarkdownIt
 
-from external_dns.cmd.config import build_parser
+from external_dns.cmd.config import build_parser, load_config
 from tests.charts.error_messages import Message, config_error_messages
 from tests.charts.render import ROOT, render_chart
 
@@ -164,6 +165,40 @@ def test_chart_values_in_the_flag_table_exist() -> None:
         for part in key.split("."):
             assert isinstance(node, dict) and part in node, f"troubleshooting.md names value {key}, not in values.yaml"
             node = node[part]
+
+
+def _commands() -> list[tuple[str, list[str]]]:
+    """Every `external-dns ...` command line in the guides' shell (and CI YAML) blocks, as argv."""
+    out: list[tuple[str, list[str]]] = []
+    for name in GUIDES:
+        for info, content in _fences(name):
+            if info not in ("sh", "bash", "yaml"):
+                continue
+            for line in re.sub(r"\\\n\s*", " ", content).splitlines():
+                line = line.strip().removeprefix("run: ").strip()
+                if line.startswith("external-dns "):
+                    out.append((name, shlex.split(line.split(" #", 1)[0])[1:]))
+    return out
+
+
+def test_commands_are_found() -> None:
+    kinds = {argv[0] if not argv[0].startswith("-") else "run" for _name, argv in _commands()}
+    assert {"run", "plan", "apply"} <= kinds
+
+
+@pytest.mark.parametrize(("guide", "argv"), _commands(), ids=lambda v: str(v)[:40])
+def test_documented_commands_are_accepted(guide: str, argv: list[str]) -> None:
+    """Each command of the guides parses and validates with the program's own parser."""
+    from external_dns.cmd.plan_apply import _load_apply_config
+
+    if argv[0] == "plan":
+        load_config(["--once", *argv[1:], "--dry-run"], {})
+    elif argv[0] == "apply":
+        assert not argv[1].startswith("-"), f"docs/{guide}: apply takes the plan file first"
+        _load_apply_config(argv[2:], {})
+    else:
+        assert argv[0].startswith("-"), f"docs/{guide}: unknown sub-command {argv[0]}"
+        load_config(argv, {})
 
 
 def test_docs_path_is_a_directory() -> None:
