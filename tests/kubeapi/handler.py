@@ -434,8 +434,9 @@ class Handler(BaseHTTPRequestHandler):
         """True when the peer closed its end (the only thing it can send while we stream)."""
         sock = self.connection
         try:
-            readable, _, _ = select.select([sock], [], [], 0)
-            if not readable:
+            poller = select.poll()  # not select(): no FD_SETSIZE limit in long sessions with many sockets
+            poller.register(sock, select.POLLIN | select.POLLHUP | select.POLLERR)
+            if not poller.poll(0):
                 return False
             data: bytes = sock.recv(1, socket.MSG_PEEK)
             return data == b""
