@@ -274,3 +274,24 @@ def test_pdb_max_unavailable() -> None:
                             "podDisruptionBudget": {"maxUnavailable": 1}})
     assert find(objects, "PodDisruptionBudget")["spec"] == {
         "maxUnavailable": 1, "selector": find(objects, "Deployment")["spec"]["selector"]}
+
+
+# Values the external-dns chart also has: same names, so its users' value files carry over.
+EXTERNAL_DNS_CHART_NAMES = ("provider", "sources", "policy", "registry", "txtOwnerId", "txtPrefix", "txtSuffix",
+                            "domainFilters", "excludeDomains", "interval", "triggerLoopOnEvent", "logLevel",
+                            "logFormat", "extraArgs", "env", "resources", "nodeSelector", "tolerations", "affinity",
+                            "serviceMonitor", "namespaced", "serviceAccount", "rbac", "podSecurityContext",
+                            "securityContext", "livenessProbe", "readinessProbe", "service", "image",
+                            "labelFilter", "annotationFilter", "managedRecordTypes", "podAnnotations", "podLabels")
+
+
+def test_values_follow_the_external_dns_chart_names() -> None:
+    import json
+
+    values = yaml.safe_load((CHART_DIR / "values.yaml").read_text())
+    schema = json.loads((CHART_DIR / "values.schema.json").read_text())
+    for name in EXTERNAL_DNS_CHART_NAMES:
+        assert name in values, name
+        assert name in schema["properties"], name
+    # Every default value is described by the schema (additionalProperties: false everywhere).
+    assert set(values) <= set(schema["properties"])
