@@ -223,8 +223,10 @@ class Handler(BaseHTTPRequestHandler):
             if target.rt.kind == "Endpoints" and target.rt.group == "":
                 self._warning = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
             if identity is not None:
+                name = target.name or (_exact_name(query.get("fieldSelector", "")) if verb in ("list", "watch")
+                                       else "")
                 self.api.authorizer.authorize(identity, Attributes(
-                    verb, target.rt.group, target.rt.plural, target.subresource, target.namespace, target.name))
+                    verb, target.rt.group, target.rt.plural, target.subresource, target.namespace, name))
             self._dispatch(verb, target, query, body)
         except E.ApiError as err:
             self._send_error(err)
@@ -511,6 +513,15 @@ class Handler(BaseHTTPRequestHandler):
         if self.api.faults.take_malformed():
             return line[: max(1, len(line) // 2)] + b"\n"
         return line
+
+
+def _exact_name(field_selector: str) -> str:
+    """The name a `metadata.name=<x>` fieldSelector pins a list/watch to (RBAC resourceNames apply), else ""."""
+    for term in field_selector.split(","):
+        key, sep, value = term.partition("==") if "==" in term else term.partition("=")
+        if sep and not key.endswith("!") and key.strip() == "metadata.name":
+            return value.strip()
+    return ""
 
 
 def _success_status(rt: R.ResourceType, so: StoredObject) -> bytes:

@@ -122,3 +122,16 @@ def test_namespace_limited_rule_models_a_role(kubeapi: KubeAPIServer) -> None:
                                      'group "" in the namespace "default"')
         r = raw.get("/api/v1/services")
         assert r.status == 403 and r.json["message"].endswith("at the cluster scope")
+
+
+def test_resource_names_apply_to_watch_by_name_field_selector(kubeapi: KubeAPIServer) -> None:
+    kubeapi.add_token("le", [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                              "verbs": ["get", "list", "watch"], "resourceNames": ["leader"]}], user="le")
+    leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+    with RawClient(kubeapi.url, token="le") as raw:
+        assert raw.get(f"{leases}?fieldSelector=metadata.name%3Dleader").status == 200
+        assert raw.get(f"{leases}?watch=true&fieldSelector=metadata.name%3D%3Dleader&timeoutSeconds=1").status == 200
+        assert raw.get(leases).status == 403
+        r = raw.get(f"{leases}?fieldSelector=metadata.name%3Dother")
+        assert r.status == 403 and r.json["message"].startswith('leases.coordination.k8s.io "other" is forbidden')
+        assert raw.get(f"{leases}?fieldSelector=metadata.name!%3Dleader").status == 403
