@@ -34,6 +34,7 @@ SOURCE_BUILDERS: dict[str, str] = {
     "service": "external_dns.sources.informer.build:build_service",
     "ingress": "external_dns.sources.informer.build:build_ingress",
     "crd": "external_dns.sources.informer.build:build_crd",
+    "dnsrecord": "external_dns.controller.dnsrecord.controller:build_source",
 }
 
 

@@ -47,7 +47,8 @@ log = structlog.get_logger(__name__)
 
 # "module:function(cfg, process) -> None", called before the informers start.
 PROCESS_HOOKS: list[str] = ["external_dns.cmd.plan_apply:attach_event_recorder",
-                           "external_dns.sources.informer.hooks:install"]
+                           "external_dns.sources.informer.hooks:install",
+                           "external_dns.controller.dnsrecord.controller:install"]
 
 DEFAULT_SHUTDOWN_TIMEOUT = 10.0
 DEFAULT_CACHE_SYNC_TIMEOUT = 60.0

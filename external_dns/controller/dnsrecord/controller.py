@@ -1,0 +1,259 @@
+"""The per-record DNSRecord controller: a shared informer on kuadrant.io/v1alpha1 DNSRecords, its own
+rate-limited workqueue keyed by `namespace/name` (sample-controller pattern) and worker threads running
+`Reconciler.reconcile(key)`.
+
+* Informer events (add, update, delete) queue the key; `start()` also queues every cached key (workers may
+  start long after the informer synced, e.g. on winning leader election). A resync with an unchanged
+  resourceVersion is ignored.
+* After a reconcile: `Result.error` -> `add_rate_limited` (per-key exponential back-off, 5 ms .. 1000 s);
+  otherwise `forget` and, with `requeue_after`, `add_after` (the queue keeps the earliest of several).
+* `start()` / `stop(timeout)` may repeat (leader election): each start runs a fresh queue and threads; stop
+  lets in-flight reconciles finish within the timeout and joins every thread.
+
+Process wiring: `install(cfg, process)` is a `controller.process.PROCESS_HOOKS` entry; with
+`--source=dnsrecord` it builds the controller on the process's informer factory, Kubernetes client and
+provider (`build_dnsrecord_controller`) and runs it as a leader task beside the zone controller.
+`build_source` is the `--source=dnsrecord` source builder: DNSRecords publish through this controller,
+so they contribute no endpoints to the zone-wide controller.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from external_dns.controller.dnsrecord.clock import SYSTEM_CLOCK, WallClock
+from external_dns.controller.dnsrecord.reconcile import Options, Reconciler, Result
+from external_dns.controller.dnsrecord.status import RecordAPI
+from external_dns.controller.dnsrecord.types import RESOURCE
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.informers import (
+    DeletedFinalStateUnknown,
+    ResourceEventHandlerFuncs,
+    SharedIndexInformer,
+    deletion_handling_key,
+)
+from external_dns.providers.provider import CachedProvider, Provider
+from external_dns.sources.source import Source
+from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
+
+log = structlog.get_logger(__name__)
+
+SOURCE_NAME = "dnsrecord"
+QUEUE_NAME = "dnsrecords"
+GET_HEARTBEAT = 5.0
+HISTORY = 10_000
+
+
+@dataclass(frozen=True)
+class RecordOutcome:
+    """One finished reconcile."""
+
+    key: str
+    result: Result
+    finished: float  # monotonic
+
+
+class _Term:
+    def __init__(self, queue: RateLimitingQueue[str]) -> None:
+        self.queue = queue
+        self.stopping = threading.Event()
+        self.threads: list[threading.Thread] = []
+
+
+class DNSRecordController:
+    """Key-per-record workers over a `Reconciler` (see the module docstring)."""
+
+    def __init__(self, reconciler: Reconciler, informer: SharedIndexInformer, *, workers: int = 2,
+                 rate_limiter_factory: Callable[[], RateLimiter] | None = None,
+                 queue_name: str = QUEUE_NAME) -> None:
+        if workers < 1:
+            raise ValueError(f"DNSRecord workers must be at least 1, got {workers}")
+        self.reconciler = reconciler
+        self.informer = informer
+        self.workers = workers
+        self.rate_limiter_factory = rate_limiter_factory or default_controller_rate_limiter
+        self.queue_name = queue_name
+        self._lock = threading.Lock()
+        self._term: _Term | None = None
+        self._outcomes_cond = threading.Condition()
+        self._outcomes: deque[RecordOutcome] = deque(maxlen=HISTORY)
+        self.registration = informer.add_event_handler(ResourceEventHandlerFuncs(
+            on_add=self._on_add, on_update=self._on_update, on_delete=self._on_delete))
+
+    # -- events ---------------------------------------------------------------------------------------------
+    def enqueue(self, key: str) -> None:
+        term = self._term
+        if term is not None and not term.stopping.is_set():
+            term.queue.add(key)
+
+    def _on_add(self, obj: dict[str, Any]) -> None:
+        self.enqueue(deletion_handling_key(obj))
+
+    def _on_update(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        old_rv = (old.get("metadata") or {}).get("resourceVersion")
+        if old_rv and old_rv == (new.get("metadata") or {}).get("resourceVersion"):
+            return  # a resync: nothing changed
+        self.enqueue(deletion_handling_key(new))
+
+    def _on_delete(self, obj: dict[str, Any] | DeletedFinalStateUnknown) -> None:
+        self.enqueue(deletion_handling_key(obj))
+
+    # -- lifecycle ------------------------------------------------------------------------------------------
+    def running(self) -> bool:
+        term = self._term
+        return term is not None and not term.stopping.is_set()
+
+    def start(self) -> None:
+        """Start the workers (no-op when running) and queue every cached record."""
+        with self._lock:
+            if self.running():
+                return
+            queue: RateLimitingQueue[str] = RateLimitingQueue(self.rate_limiter_factory(), name=self.queue_name)
+            term = _Term(queue)
+            for i in range(self.workers):
+                term.threads.append(threading.Thread(target=self._worker, args=(term,),
+                                                     name=f"dnsrecord-worker-{i}", daemon=True))
+            self._term = term
+            for thread in term.threads:
+                thread.start()
+        for key in self.informer.get_store().list_keys():
+            term.queue.add(key)
+        log.info("DNSRecord controller started", workers=self.workers)
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Stop taking work, let in-flight reconciles finish within `timeout`, join the threads."""
+        with self._lock:
+            term = self._term
+            if term is None:
+                return True
+            term.stopping.set()
+        deadline = time.monotonic() + timeout
+        term.queue.shut_down()
+        ok = True
+        for thread in term.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                log.warning("DNSRecord worker did not stop in time", thread=thread.name, timeout=timeout)
+                ok = False
+        with self._lock:
+            if self._term is term:
+                self._term = None
+        log.info("DNSRecord controller stopped", clean=ok)
+        return ok
+
+    def close(self, timeout: float = 10.0) -> bool:
+        """`stop` and unregister from the informer."""
+        ok = self.stop(timeout)
+        self.informer.remove_event_handler(self.registration)
+        return ok
+
+    # -- workers --------------------------------------------------------------------------------------------
+    def _worker(self, term: _Term) -> None:
+        while True:
+            key, shutdown = term.queue.get(timeout=GET_HEARTBEAT)
+            if shutdown:
+                return
+            if key is None:
+                if term.stopping.is_set():
+                    return
+                continue
+            try:
+                if not term.stopping.is_set():
+                    self._process(term.queue, key)
+            finally:
+                term.queue.done(key)
+
+    def _process(self, queue: RateLimitingQueue[str], key: str) -> None:
+        try:
+            result = self.reconciler.reconcile(key)
+        except Exception as exc:  # a bug or an API failure: never kills the worker
+            log.exception("DNSRecord reconcile failed", record=key)
+            result = Result("error", error=str(exc))
+        if result.error:
+            queue.add_rate_limited(key)
+        else:
+            queue.forget(key)
+            if result.requeue_after is not None:
+                queue.add_after(key, max(0.0, result.requeue_after))
+        with self._outcomes_cond:
+            self._outcomes.append(RecordOutcome(key, result, time.monotonic()))
+            self._outcomes_cond.notify_all()
+
+    # -- observation ----------------------------------------------------------------------------------------
+    def outcomes(self, key: str | None = None) -> list[RecordOutcome]:
+        with self._outcomes_cond:
+            return [o for o in self._outcomes if key is None or o.key == key]
+
+    def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Block until `predicate()` holds, re-checked after every finished reconcile (or `timeout`)."""
+        deadline = time.monotonic() + timeout
+        with self._outcomes_cond:
+            while not predicate():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._outcomes_cond.wait(min(remaining, 0.5))
+            return True
+
+
+def options_from_config(cfg: argparse.Namespace) -> Options:
+    return Options(min_requeue_time=float(getattr(cfg, "min_requeue_time", Options.min_requeue_time)),
+                   requeue_time=float(getattr(cfg, "requeue_time", Options.requeue_time)),
+                   valid_for=float(getattr(cfg, "valid_for", Options.valid_for)),
+                   write_counter_limit=int(getattr(cfg, "write_counter_limit", Options.write_counter_limit)))
+
+
+def unwrap_provider(provider: Provider) -> Provider:
+    """The provider under `--provider-cache-time`'s cache: validation passes must see the provider itself."""
+    while isinstance(provider, CachedProvider):
+        provider = provider.provider
+    return provider
+
+
+def build_dnsrecord_controller(cfg: argparse.Namespace, factory: Any, provider: Provider, api_client: Any, *,
+                               workers: int | None = None, clock: WallClock = SYSTEM_CLOCK,
+                               rng: random.Random | None = None,
+                               rate_limiter_factory: Callable[[], RateLimiter] | None = None) -> DNSRecordController:
+    """The controller on `factory`'s DNSRecord informer (namespace `--namespace`, all when empty)."""
+    informer = factory.informer_for(RESOURCE, namespace=getattr(cfg, "namespace", "") or None)
+    store = informer.get_store()
+    reconciler = Reconciler(unwrap_provider(provider), RecordAPI(api_client), store.get_by_key,
+                            options_from_config(cfg), clock=clock, rng=rng)
+    count = workers if workers is not None else int(getattr(cfg, "dnsrecord_workers", 2) or 2)
+    return DNSRecordController(reconciler, informer, workers=count, rate_limiter_factory=rate_limiter_factory)
+
+
+def install(cfg: argparse.Namespace, process: Any) -> None:
+    """PROCESS_HOOKS entry: with `--source=dnsrecord`, run the DNSRecord controller as a leader task."""
+    if SOURCE_NAME not in (getattr(cfg, "source", None) or []):
+        return
+    if process.kube_client is None or process.informer_factory is None:
+        from external_dns.cmd.flags import ConfigError
+
+        raise ConfigError("--source=dnsrecord needs a Kubernetes API connection (--kubeconfig / --server)")
+    provider = process.controller.registry.provider
+    ctl = build_dnsrecord_controller(cfg, process.informer_factory(), provider, process.kube_client())
+    process.dnsrecord_controller = ctl
+    process.add_leader_task(ctl.start, ctl.stop, name="dnsrecord-controller")
+
+
+class _NoEndpoints(Source):
+    """`--source=dnsrecord` in the zone-wide pipeline: DNSRecords are published by their own controller."""
+
+    def endpoints(self) -> list[Endpoint]:
+        return []
+
+
+def build_source(cfg: argparse.Namespace, context: Any = None) -> Source:
+    """SOURCE_BUILDERS["dnsrecord"]."""
+    del cfg, context
+    return _NoEndpoints()

@@ -1,0 +1,357 @@
+"""One reconcile of one DNSRecord (`Reconciler.reconcile(key) -> Result`), dns-operator's per-record lifecycle
+(the v0.2-v0.3 generation the lifecycle RFC describes: queuedAt/validFor, write counter with a limit).
+
+In order:
+1. gone from the cache: its metrics are removed; done.
+2. deleting (deletionTimestamp): without our finalizer nothing to do. Otherwise plan with no desired
+   endpoints through the record's registry (only names under `rootHost`): changes are applied, Ready False /
+   ProviderEndpointsDeletion, requeue after the validation time (a pass before it is due does nothing); a
+   pass that finds nothing left writes
+   Ready False / ProviderEndpointsRemoved and removes the finalizer (then the metrics go).
+3. the finalizer `kuadrant.io/dns-record` is added on first sight (merge patch with the resourceVersion).
+4. validation (`types.validate`): a bad spec is Ready False / ValidationError with the message, nothing is
+   sent to the provider, no requeue (a spec change brings it back).
+5. given up (same generation, the write limit reached): nothing until the generation changes.
+6. premature (same generation, Ready True or AwaitingValidation, `now < queuedAt + validFor`): no provider
+   call, requeue after the remaining validity. `validFor` that does not parse counts as 0 (the seed); a
+   `queuedAt` that does not parse or lies in the future is ignored (a full reconcile rewrites both).
+7. plan this record's endpoints against the provider through its TXT registry (registry.py), `sync` policy,
+   limited to `rootHost`:
+   * changes: same generation -> `writeCounter + 1`, or give up at `write_counter_limit` (Ready False /
+     ProviderError "... reached write limit ...", error log, no requeue); else apply, Ready False /
+     AwaitingValidation, `validFor` = the validation time (`min_requeue_time` +/- 50 %), requeue after it;
+   * no changes: `writeCounter = 0`, Ready True / ProviderSuccess, `validFor = valid_for`, requeue after
+     `requeue_time`.
+   Both write `queuedAt` = the reconcile's start, `observedGeneration`, `endpoints` (last published),
+   `ownerID`, `zoneID` / `zoneDomainName` (the provider zone holding rootHost).
+8. errors (provider, registry, no zone for rootHost): Ready False / ProviderError with the error (and an
+   error log); the other status fields are kept; `Result.error` is set and the controller requeues with its
+   rate limiter. This follows dns-operator's code, not its RFC text ("no requeue"): provider errors are
+   mostly transient (throttling, timeouts), and the rate limiter's back-off (up to 1000 s) keeps a
+   permanent one cheap.
+
+Records not owned by the record's owner ID are never updated or deleted (the plan's owner filter), so other
+DNSRecords and the zone-wide controller are safe. Time and randomness are injected (`clock`, `rng`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from external_dns.controller.dnsrecord import metrics
+from external_dns.controller.dnsrecord.clock import (
+    SYSTEM_CLOCK,
+    WallClock,
+    format_duration,
+    format_time,
+    parse_time,
+    parse_valid_for,
+    randomize,
+)
+from external_dns.controller.dnsrecord.registry import MANAGED_RECORD_TYPES, record_registry
+from external_dns.controller.dnsrecord.status import (
+    ConflictError,
+    Obj,
+    RecordAPI,
+    StatusWriter,
+    get_condition,
+    remove_condition,
+    set_condition,
+)
+from external_dns.controller.dnsrecord.types import (
+    CONDITION_READY,
+    CONDITION_UNSUPPORTED,
+    FINALIZER,
+    GIVE_UP_LOG,
+    MESSAGE_AWAITING_VALIDATION,
+    MESSAGE_ENDPOINTS_DELETION,
+    MESSAGE_ENDPOINTS_REMOVED,
+    MESSAGE_PROVIDER_ERROR,
+    MESSAGE_PROVIDER_SUCCESS,
+    MESSAGE_VALIDATION_ERROR,
+    REASON_AWAITING_VALIDATION,
+    REASON_ENDPOINTS_DELETION,
+    REASON_ENDPOINTS_REMOVED,
+    REASON_PROVIDER_ERROR,
+    REASON_PROVIDER_SUCCESS,
+    REASON_UNSUPPORTED_FIELDS,
+    REASON_VALIDATION_ERROR,
+    WRITE_LIMIT_ERROR,
+    DNSRecordSpec,
+    ValidationError,
+    generation_of,
+    owner_id_of,
+    root_host_of,
+    validate,
+)
+from external_dns.endpoint.domain_filter import DomainFilter, MatchAllDomainFilters
+from external_dns.endpoint.endpoint import Endpoint, endpoints_to_json
+from external_dns.plan.changes import Changes
+from external_dns.plan.plan import Plan
+from external_dns.providers.provider import Provider, zone_for_name
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_MIN_REQUEUE_TIME = 5.0
+DEFAULT_REQUEUE_TIME = 900.0
+DEFAULT_VALID_FOR = 840.0
+DEFAULT_WRITE_COUNTER_LIMIT = 20
+VALIDATION_VARIANCE = 0.5
+CLOCK_SKEW = 60.0  # a queuedAt further in the future than this is not believed
+
+
+@dataclass(frozen=True)
+class Options:
+    """The lifecycle timing (flags `--min-requeue-time`, `--requeue-time`, `--valid-for`,
+    `--write-counter-limit`)."""
+
+    min_requeue_time: float = DEFAULT_MIN_REQUEUE_TIME
+    requeue_time: float = DEFAULT_REQUEUE_TIME
+    valid_for: float = DEFAULT_VALID_FOR
+    write_counter_limit: int = DEFAULT_WRITE_COUNTER_LIMIT
+    variance: float = VALIDATION_VARIANCE
+
+
+@dataclass(frozen=True)
+class Result:
+    """What the controller does next with the key: `requeue_after` seconds (None: not requeued), or with
+    `error` set, a rate-limited requeue. `action` says what the pass did (for logs and tests)."""
+
+    action: str
+    requeue_after: float | None = None
+    error: str = ""
+
+
+class Reconciler:
+    """Reconciles DNSRecords by key (`namespace/name`) against one provider (see the module docstring)."""
+
+    def __init__(self, provider: Provider, api: RecordAPI, get_cached: Callable[[str], Obj | None],
+                 options: Options | None = None, *, clock: WallClock = SYSTEM_CLOCK,
+                 rng: random.Random | None = None,
+                 registry_factory: Callable[[Provider, str], Any] = record_registry) -> None:
+        self.provider = provider
+        self.api = api
+        self.status_writer = StatusWriter(api)
+        self.get_cached = get_cached
+        self.options = options or Options()
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.registry_factory = registry_factory
+
+    # -- entry ------------------------------------------------------------------------------------------
+    def validation_requeue_time(self) -> float:
+        return randomize(self.options.min_requeue_time, self.options.variance, self.rng)
+
+    def reconcile(self, key: str) -> Result:
+        namespace, _, name = key.rpartition("/")
+        obj = self.get_cached(key)
+        if obj is None:
+            metrics.forget(namespace, name)
+            return Result("gone")
+        start = self.clock.now()
+        meta = obj.get("metadata") or {}
+        finalizers = [f for f in (meta.get("finalizers") or []) if isinstance(f, str)]
+        if meta.get("deletionTimestamp"):
+            if FINALIZER not in finalizers:
+                return Result("gone")
+            return self._delete(obj, start)
+        if FINALIZER not in finalizers:
+            try:
+                obj = self.api.set_finalizers(obj, [*finalizers, FINALIZER])
+            except ConflictError:
+                return Result("conflict", requeue_after=1.0)
+            log.debug("added finalizer", record=key)
+        return self._reconcile_live(key, obj, start)
+
+    # -- live records -------------------------------------------------------------------------------------
+    def _reconcile_live(self, key: str, obj: Obj, start: float) -> Result:
+        status: Mapping[str, Any] = obj.get("status") or {}
+        gen = generation_of(obj)
+        same_gen = status.get("observedGeneration") == gen
+        ready = get_condition(status, CONDITION_READY) or {}
+        counter = _int(status.get("writeCounter")) if same_gen else 0
+        try:
+            spec = validate(obj)
+        except ValidationError as exc:
+            message = MESSAGE_VALIDATION_ERROR.format(exc)
+            log.error(message, record=key)
+            new = self._status(obj, ready=False, reason=REASON_VALIDATION_ERROR, message=message, start=start)
+            new["writeCounter"] = counter
+            self._write(obj, new, counter, ready=False)
+            return Result("invalid")
+
+        if (same_gen and ready.get("reason") == REASON_PROVIDER_ERROR
+                and WRITE_LIMIT_ERROR in str(ready.get("message", ""))):
+            return Result("gave-up")
+
+        if same_gen and ready.get("reason") in (REASON_PROVIDER_SUCCESS, REASON_AWAITING_VALIDATION):
+            remaining = self._remaining_validity(key, status, start)
+            if remaining > 0:
+                return Result("premature", requeue_after=remaining)
+
+        try:
+            zone = self._zone(spec.root_host)
+            registry = self.registry_factory(self.provider, spec.owner_id)
+            desired = registry.adjust_endpoints([ep.copy() for ep in spec.endpoints])
+            changes = self._plan(registry, desired, spec.root_host, spec.owner_id)
+            if changes.has_changes():
+                if same_gen:
+                    if counter >= self.options.write_counter_limit:
+                        return self._give_up(key, obj, spec, counter, start)
+                    counter += 1
+                registry.apply_changes(changes)
+                validation = self.validation_requeue_time()
+                new = self._status(obj, ready=False, reason=REASON_AWAITING_VALIDATION,
+                                   message=MESSAGE_AWAITING_VALIDATION, start=start, spec=spec)
+                new.update(queuedAt=format_time(start), validFor=format_duration(validation), writeCounter=counter,
+                           endpoints=endpoints_to_json(desired), zoneID=zone, zoneDomainName=zone)
+                log.info("DNSRecord changes applied, awaiting validation", record=key, writeCounter=counter,
+                         creates=len(changes.create), updates=len(changes.update_new), deletes=len(changes.delete),
+                         requeue_after=validation)
+                requeue = validation if self._write(obj, new, counter, ready=False) else 0.0
+                return Result("applied", requeue_after=requeue)
+            new = self._status(obj, ready=True, reason=REASON_PROVIDER_SUCCESS, message=MESSAGE_PROVIDER_SUCCESS,
+                               start=start, spec=spec)
+            new.update(queuedAt=format_time(start), validFor=format_duration(self.options.valid_for),
+                       writeCounter=0, endpoints=endpoints_to_json(desired), zoneID=zone, zoneDomainName=zone)
+            requeue = self.options.requeue_time if self._write(obj, new, 0, ready=True) else 0.0
+            return Result("ready", requeue_after=requeue)
+        except Exception as exc:
+            return self._provider_error(key, obj, spec, counter, start, exc)
+
+    def _remaining_validity(self, key: str, status: Mapping[str, Any], start: float) -> float:
+        queued = parse_time(status.get("queuedAt"))
+        if queued is None:
+            if status.get("queuedAt"):
+                log.warning("status.queuedAt does not parse, ignoring it", record=key, queuedAt=status.get("queuedAt"))
+            return 0.0
+        if queued > start + CLOCK_SKEW:
+            log.warning("status.queuedAt is in the future, ignoring it", record=key, queuedAt=status.get("queuedAt"))
+            return 0.0
+        raw = status.get("validFor")
+        valid_for = parse_valid_for(raw) if raw else self.options.valid_for
+        return queued + valid_for - start
+
+    def _give_up(self, key: str, obj: Obj, spec: DNSRecordSpec, counter: int, start: float) -> Result:
+        log.error(GIVE_UP_LOG, record=key, writeCounter=counter, limit=self.options.write_counter_limit)
+        message = MESSAGE_PROVIDER_ERROR.format(WRITE_LIMIT_ERROR)
+        new = self._status(obj, ready=False, reason=REASON_PROVIDER_ERROR, message=message, start=start, spec=spec)
+        new["writeCounter"] = counter
+        self._write(obj, new, counter, ready=False)
+        return Result("gave-up")
+
+    def _provider_error(self, key: str, obj: Obj, spec: DNSRecordSpec | None, counter: int, start: float,
+                        exc: Exception) -> Result:
+        message = MESSAGE_PROVIDER_ERROR.format(exc)
+        log.error(message, record=key, error_type=type(exc).__name__)
+        new = self._status(obj, ready=False, reason=REASON_PROVIDER_ERROR, message=message, start=start, spec=spec)
+        new["writeCounter"] = counter
+        try:
+            self._write(obj, new, counter, ready=False)
+        except Exception as write_exc:
+            log.error("cannot write the DNSRecord status", record=key, error=str(write_exc))
+        return Result("error", error=str(exc))
+
+    # -- deletion -------------------------------------------------------------------------------------------
+    def _delete(self, obj: Obj, start: float) -> Result:
+        meta = obj.get("metadata") or {}
+        key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+        owner, root = owner_id_of(obj), root_host_of(obj)
+        status = obj.get("status") or {}
+        counter = _int(status.get("writeCounter"))
+        ready = get_condition(status, CONDITION_READY) or {}
+        if ready.get("reason") == REASON_ENDPOINTS_DELETION:  # validate the deletion only once it is due
+            remaining = self._remaining_validity(key, status, start)
+            if remaining > 0:
+                return Result("premature", requeue_after=remaining)
+        try:
+            changes = Changes()
+            registry = None
+            if root:
+                registry = self.registry_factory(self.provider, owner)
+                changes = self._plan(registry, [], root, owner)
+            if registry is not None and changes.has_changes():
+                registry.apply_changes(changes)
+                validation = self.validation_requeue_time()
+                new = self._status(obj, ready=False, reason=REASON_ENDPOINTS_DELETION,
+                                   message=MESSAGE_ENDPOINTS_DELETION, start=start)
+                new.update(queuedAt=format_time(start), validFor=format_duration(validation))
+                log.info("DNSRecord deleting its records, awaiting validation", record=key,
+                         deletes=len(changes.delete), requeue_after=validation)
+                self._write(obj, new, counter, ready=False)
+                return Result("deleting", requeue_after=validation)
+        except Exception as exc:
+            return self._provider_error(key, obj, None, counter, start, exc)
+        new = self._status(obj, ready=False, reason=REASON_ENDPOINTS_REMOVED, message=MESSAGE_ENDPOINTS_REMOVED,
+                           start=start)
+        for gone in ("zoneID", "zoneDomainName", "endpoints"):
+            new.pop(gone, None)
+        written = self.status_writer.write(obj, new)
+        base = written if written is not None else self.api.get(str(meta.get("namespace", "")),
+                                                                 str(meta.get("name", "")))
+        if base is None:
+            metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
+            return Result("finalizer-removed")
+        finalizers = [f for f in ((base.get("metadata") or {}).get("finalizers") or []) if f != FINALIZER]
+        try:
+            self.api.set_finalizers(base, finalizers)
+        except ConflictError:
+            return Result("conflict", requeue_after=1.0)
+        metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
+        log.info("DNSRecord records removed from the provider, finalizer removed", record=key)
+        return Result("finalizer-removed")
+
+    # -- helpers --------------------------------------------------------------------------------------------
+    def _zone(self, root_host: str) -> str:
+        zones = list(self.provider.zones())
+        if not zones:
+            return ""
+        zone = zone_for_name(root_host, zones)
+        if zone is None:
+            raise LookupError(f"Unable to find suitable zone in provider: no zone of the provider holds rootHost "
+                              f"{root_host} (zones: {', '.join(sorted(zones))})")
+        return zone.rstrip(".")
+
+    def _plan(self, registry: Any, desired: list[Endpoint], root_host: str, owner_id: str) -> Changes:
+        current = registry.records()
+        plan = Plan(current, desired, policies=["sync"],
+                    domain_filter=MatchAllDomainFilters([DomainFilter([root_host]), registry.get_domain_filter()]),
+                    managed_records=MANAGED_RECORD_TYPES, owner_id=owner_id).calculate()
+        return plan.changes
+
+    def _status(self, obj: Obj, *, ready: bool, reason: str, message: str, start: float,
+                spec: DNSRecordSpec | None = None) -> Obj:
+        """The record's status with Ready set (the other fields as they are)."""
+        status: Obj = dict(obj.get("status") or {})
+        gen = generation_of(obj)
+        conditions = [dict(c) for c in status.get("conditions") or [] if isinstance(c, Mapping)]
+        conditions = set_condition(conditions, CONDITION_READY, ready, reason, message, gen, start)
+        if spec is not None and spec.unsupported:
+            fields = ", ".join(f"spec.{f}" for f in spec.unsupported)
+            conditions = set_condition(
+                conditions, CONDITION_UNSUPPORTED, True, REASON_UNSUPPORTED_FIELDS,
+                f"{fields} not served by external-dns-py: the records are published to this process's provider"
+                " without health checks", gen, start)
+        elif spec is not None:
+            conditions = remove_condition(conditions, CONDITION_UNSUPPORTED)
+        status["conditions"] = conditions
+        status["observedGeneration"] = gen
+        status["ownerID"] = owner_id_of(obj)
+        return status
+
+    def _write(self, obj: Obj, status: Obj, counter: int, *, ready: bool) -> bool:
+        """Write the status and the metrics; False when a newer status was found (the caller requeues now)."""
+        meta = obj.get("metadata") or {}
+        namespace, name = str(meta.get("namespace", "")), str(meta.get("name", ""))
+        metrics.set_write_counter(namespace, name, counter)
+        metrics.set_ready(namespace, name, root_host_of(obj), ready)
+        return self.status_writer.write(obj, status) is not None
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
