@@ -67,9 +67,11 @@ class AccessCheck:
     namespace: str | None = None
     subresource: str = ""
 
-    def rule(self) -> str:
+    def rule(self, verbs: Sequence[str] = ()) -> str:
+        """The ClusterRole rule granting `verbs` (default: this check's verb), in YAML flow style."""
         resource = self.resource.plural + (f"/{self.subresource}" if self.subresource else "")
-        return f'{{apiGroups: ["{self.resource.group}"], resources: ["{resource}"], verbs: ["{self.verb}"]}}'
+        verbs_text = ", ".join(f'"{v}"' for v in (verbs or [self.verb]))
+        return f'{{apiGroups: ["{self.resource.group}"], resources: ["{resource}"], verbs: [{verbs_text}]}}'
 
     def describe(self) -> str:
         resource = self.resource.plural + (f"/{self.subresource}" if self.subresource else "")
@@ -85,30 +87,17 @@ def _probe(api_client: Any, check: AccessCheck) -> ApiStatusError | None:
         if check.verb == "list":
             list_page(api_client, path, [("limit", "1")], _PROBE_TIMEOUT)
         elif check.verb == "watch":
-            rv = str((list_page(api_client, path, [("limit", "1")], _PROBE_TIMEOUT).get("metadata") or {})
-                     .get("resourceVersion") or "0")
+            try:
+                page = list_page(api_client, path, [("limit", "1")], _PROBE_TIMEOUT)
+                rv = str((page.get("metadata") or {}).get("resourceVersion") or "0")
+            except ApiStatusError:
+                rv = "0"  # list refused (reported by its own check): still find out about watch
             stream = WatchStream(api_client, path, [("watch", "true"), ("resourceVersion", rv),
                                                     ("timeoutSeconds", "1")], _PROBE_TIMEOUT)
             stream.close()
             stream.release()
         elif check.verb == "update":
-            from kubernetes.client.exceptions import ApiException
-
-            ns_path = check.resource.path(check.namespace or "default")
-            name = f"external-dns-access-probe-{uuid.uuid4().hex[:12]}"
-            sub = f"/{check.subresource}" if check.subresource else ""
-            body = {"apiVersion": check.resource.api_version, "kind": check.resource.kind,
-                    "metadata": {"name": name, "namespace": check.namespace or "default"}}
-            try:
-                resp = api_client.call_api(f"{ns_path}/{name}{sub}", "PUT",
-                                           header_params={"Accept": "application/json",
-                                                          "Content-Type": "application/json"},
-                                           body=body, auth_settings=["BearerToken"], _preload_content=False,
-                                           _request_timeout=_PROBE_TIMEOUT)
-                resp.release_conn()
-            except ApiException as exc:
-                if exc.status in (401, 403):
-                    return ApiStatusError(int(exc.status), str(exc.reason or ""), str(exc.body or "")[:300])
+            return _probe_update(api_client, check)
         else:
             raise ValueError(f"check_access: unsupported verb {check.verb!r}")
     except ApiStatusError as exc:
@@ -118,22 +107,54 @@ def _probe(api_client: Any, check: AccessCheck) -> ApiStatusError | None:
     return None
 
 
+def _probe_update(api_client: Any, check: AccessCheck) -> ApiStatusError | None:
+    """PUT on an object that does not exist: authorization comes first, so 403 means not allowed."""
+    from kubernetes.client.exceptions import ApiException
+
+    namespace = check.namespace or "default"
+    name = f"external-dns-access-probe-{uuid.uuid4().hex[:12]}"
+    sub = f"/{check.subresource}" if check.subresource else ""
+    body = {"apiVersion": check.resource.api_version, "kind": check.resource.kind,
+            "metadata": {"name": name, "namespace": namespace}}
+    try:
+        resp = api_client.call_api(f"{check.resource.path(namespace)}/{name}{sub}", "PUT",
+                                   header_params={"Accept": "application/json", "Content-Type": "application/json"},
+                                   body=body, auth_settings=["BearerToken"], _preload_content=False,
+                                   _request_timeout=_PROBE_TIMEOUT)
+        resp.release_conn()
+    except ApiException as exc:
+        if exc.status in (401, 403):
+            return ApiStatusError.from_response(int(exc.status), str(exc.reason or ""),
+                                                (exc.body or b"") if isinstance(exc.body, bytes)
+                                                else str(exc.body or "").encode(), None)
+    except Exception:
+        return None
+    return None
+
+
 def check_access(api_client: Any, checks: Iterable[AccessCheck], source: str) -> None:
-    """Raise `MissingPermissionError` naming every refused verb and the ClusterRole rule it needs."""
-    missing: list[str] = []
+    """Raise `MissingPermissionError` naming every refused verb and the ClusterRole rule it needs (verbs of
+    one resource are grouped into one rule)."""
+    refused: dict[tuple[Resource, str, str | None], list[tuple[str, ApiStatusError]]] = {}
     for check in checks:
-        refused = _probe(api_client, check)
-        if refused is None:
+        answer = _probe(api_client, check)
+        if answer is None:
             continue
-        if refused.status == 401:
+        if answer.status == 401:
             raise MissingPermissionError(f"--source={source}: the Kubernetes API server refused the credentials "
-                                         f"(401 Unauthorized): {refused.message}")
-        missing.append(f"{check.describe()}: the ClusterRole needs the rule {check.rule()} "
-                       f"(API server: {refused.message})")
-    if missing:
-        raise MissingPermissionError(
-            f"--source={source}: missing RBAC permission(s): " + "; ".join(missing)
-            + f". `python -m external_dns.sources.rbac {source}` prints every rule this source needs")
+                                         f"(401 Unauthorized): {answer.message}")
+        refused.setdefault((check.resource, check.subresource, check.namespace), []).append((check.verb, answer))
+    if not refused:
+        return
+    missing: list[str] = []
+    for (resource, subresource, namespace), answers in refused.items():
+        verbs = [verb for verb, _ in answers]
+        group = AccessCheck(resource, ", ".join(verbs), namespace, subresource)
+        missing.append(f"{group.describe()}: the ClusterRole needs the rule {group.rule(verbs)} "
+                       f"(API server: {answers[0][1].message})")
+    raise MissingPermissionError(
+        f"--source={source}: missing RBAC permission(s): " + "; ".join(missing)
+        + f". `python -m external_dns.sources.rbac {source}` prints every rule this source needs")
 
 
 class InformerSource(Source):

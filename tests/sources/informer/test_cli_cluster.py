@@ -1,0 +1,239 @@
+"""The real CLI (`python -m external_dns`) against the test API server: Service, Ingress and DNSEndpoint
+sources at once, RBAC from the declared rules (bearer token bound to the ClusterRole), a role missing one
+rule, the long-running event path (an event reaches the zone within --min-event-sync-interval + 1 s),
+conflict and bad-input Events, and one end-to-end run against BIND."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import dns.message
+import dns.query
+import dns.rdatatype
+import dns.zone
+import pytest
+
+from external_dns.sources.rbac import cluster_role, rules_for_sources
+from tests.kubeapi.authz import bind_cluster_role, forbidden_requests
+from tests.kubeapi.server import KubeAPIServer
+from tests.servers.bind import BindServer
+from tests.sources.informer.conftest import PREFIX, dnsendpoint, ingress, service, set_lb_status
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[3]
+TOKEN = "external-dns-token"
+SOURCES = ("service", "ingress", "crd")
+
+
+def clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_") and k != "KUBECONFIG"}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def zone_records(zone_file: Path) -> dict[tuple[str, str], list[str]]:
+    if not zone_file.exists():
+        return {}
+    z = dns.zone.from_file(str(zone_file), origin=None, relativize=False, check_origin=False)
+    out: dict[tuple[str, str], list[str]] = {}
+    for name, node in z.nodes.items():
+        for rds in node.rdatasets:
+            if rds.rdtype != dns.rdatatype.SOA:
+                out[(name.to_text(omit_final_dot=True), dns.rdatatype.to_text(rds.rdtype))] = sorted(
+                    r.to_text() for r in rds)
+    return out
+
+
+def populate(server: KubeAPIServer) -> None:
+    server.create(service("web", hostname="web.example.org"))
+    set_lb_status(server, "web", {"ip": "192.0.2.10"})
+    created = server.create(ingress("shop", hosts=["shop.example.org"]))
+    created["status"] = {"loadBalancer": {"ingress": [{"ip": "192.0.2.20"}]}}
+    server.update_status(created)
+    server.create(dnsendpoint("rec", {"dnsName": "rec.example.org", "recordType": "A", "targets": ["192.0.2.30"]}))
+
+
+@pytest.fixture
+def cluster(kubeapi: KubeAPIServer, tmp_path: Path) -> Iterator[tuple[KubeAPIServer, str, Path]]:
+    """The API server with a token bound to the ClusterRole the chart renders from the declared rules."""
+    role = cluster_role("external-dns-py", rules_for_sources(SOURCES, leader_election=True))
+    bind_cluster_role(kubeapi, TOKEN, role, user="system:serviceaccount:default:external-dns-py")
+    yield kubeapi, kubeapi.write_kubeconfig(tmp_path / "kubeconfig", token=TOKEN), tmp_path / "zones"
+
+
+def base_args(kubeconfig: str, zones: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "external_dns", *(f"--source={s}" for s in SOURCES), "--provider=zonefile",
+            f"--zonefile-dir={zones}", "--zonefile-create-zone=example.org", "--policy=sync",
+            "--txt-owner-id=cluster-test", f"--kubeconfig={kubeconfig}", "--log-level=info", *extra]
+
+
+def run_once(args: list[str], expect: int = 0) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([*args, "--once"], capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=90,
+                          check=False)
+    assert proc.returncode == expect, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc
+
+
+def test_once_with_chart_cluster_role_syncs_without_403(cluster: tuple[KubeAPIServer, str, Path]) -> None:
+    server, kubeconfig, zones = cluster
+    populate(server)
+    run_once(base_args(kubeconfig, zones))
+    recs = zone_records(zones / "example.org.zone")
+    assert recs[("web.example.org", "A")] == ["192.0.2.10"]
+    assert recs[("shop.example.org", "A")] == ["192.0.2.20"]
+    assert recs[("rec.example.org", "A")] == ["192.0.2.30"]
+    assert "external-dns/resource=service/default/web" in recs[("a-web.example.org", "TXT")][0]
+    assert "external-dns/resource=ingress/default/shop" in recs[("a-shop.example.org", "TXT")][0]
+    assert "external-dns/resource=crd/default/rec" in recs[("a-rec.example.org", "TXT")][0]
+    rec = server.get("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "default", "rec")
+    assert rec is not None and rec["status"]["observedGeneration"] == rec["metadata"]["generation"]
+    assert forbidden_requests(server) == []
+
+
+@pytest.mark.parametrize(("drop", "named"), [
+    (("", "pods", "list"), 'list pods (API group "") cluster-wide: the ClusterRole needs the rule '
+                           '{apiGroups: [""], resources: ["pods"], verbs: ["list"]}'),
+    (("externaldns.k8s.io", "dnsendpoints/status", "update"),
+     'update dnsendpoints/status (API group "externaldns.k8s.io") in namespace "default"'),
+])
+def test_role_missing_one_rule_fails_naming_it(kubeapi: KubeAPIServer, tmp_path: Path,
+                                               drop: tuple[str, str, str], named: str) -> None:
+    group, resource, verb = drop
+    rules: list[dict[str, Any]] = []
+    for rule in rules_for_sources(SOURCES):
+        if group in rule["apiGroups"] and resource in rule["resources"]:
+            rest = [r for r in rule["resources"] if r != resource]
+            if rest:
+                rules.append({**rule, "resources": rest})
+            rules.append({**rule, "resources": [resource], "verbs": [v for v in rule["verbs"] if v != verb]})
+        else:
+            rules.append(rule)
+    bind_cluster_role(kubeapi, TOKEN, cluster_role("incomplete", rules))
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig", token=TOKEN)
+    proc = run_once(base_args(kubeconfig, tmp_path / "zones", "--namespace=default" if "status" in resource else
+                              "--log-level=info"), expect=1)
+    output = (proc.stdout + proc.stderr).replace('\\"', '"')  # log values are logfmt-quoted
+    assert named in output, output
+    assert not (tmp_path / "zones" / "example.org.zone").exists() or ("web.example.org", "A") not in zone_records(
+        tmp_path / "zones" / "example.org.zone")
+
+
+class Controller:
+    """The long-running CLI as a subprocess; `stop()` sends SIGTERM and returns (exit code, output)."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen(args, cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+
+    def stop(self) -> tuple[int, str]:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            out, _ = self.proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, _ = self.proc.communicate(timeout=10)
+        return self.proc.returncode, out
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> float | None:
+        """Seconds until `predicate()` held (checked every 50 ms), or None (also when the process died)."""
+        start = time.monotonic()
+        while time.monotonic() - start < timeout:
+            if predicate():
+                return time.monotonic() - start
+            if self.proc.poll() is not None:
+                return None
+            time.sleep(0.05)  # observing another process's file: there is nothing to wait on
+        return None
+
+
+def test_long_running_events_reach_the_zone(cluster: tuple[KubeAPIServer, str, Path]) -> None:
+    server, kubeconfig, zones = cluster
+    populate(server)
+    zone_file = zones / "example.org.zone"
+    ctl = Controller(base_args(kubeconfig, zones, "--events", "--interval=1h", "--min-event-sync-interval=1s",
+                               "--metrics-address=127.0.0.1:0", "--leader-elect",
+                               "--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1.5s",
+                               "--leader-elect-retry-period=0.5s"))
+    try:
+        assert ctl.wait_for(lambda: ("rec.example.org", "A") in zone_records(zone_file), 30) is not None
+        # an update, a create and a delete, each seen through an informer event (the interval is 1 h)
+        steps: list[tuple[Callable[[], object], Callable[[], bool]]] = [
+            (lambda: set_lb_status(server, "web", {"ip": "192.0.2.11"}),
+             lambda: zone_records(zone_file).get(("web.example.org", "A")) == ["192.0.2.11"]),
+            (lambda: server.create(dnsendpoint("new", {"dnsName": "new.example.org", "recordType": "A",
+                                                       "targets": ["192.0.2.40"]})),
+             lambda: ("new.example.org", "A") in zone_records(zone_file)),
+            (lambda: server.delete("networking.k8s.io/v1", "Ingress", "default", "shop"),
+             lambda: ("shop.example.org", "A") not in zone_records(zone_file)),
+        ]
+        for change, check in steps:
+            change()
+            took = ctl.wait_for(check, 10)
+            assert took is not None and took <= 1.0 + 1.0 + 1.0, took  # min-event-sync-interval + 1 s (+1 s slack)
+        # bad input on a new object: a warning Event naming the annotation
+        server.create(service("dup", hostname="dup.example.org", annotations={PREFIX + "ttl": "abc"}))
+        set_lb_status(server, "dup", {"ip": "192.0.2.60"})
+        # the same new name claimed by two objects in one burst: one RecordConflict Event on the loser
+        created = server.create(ingress("c-ing", hosts=["conflict.example.org"]))
+        created["status"] = {"loadBalancer": {"ingress": [{"ip": "192.0.2.50"}]}}
+        server.update_status(created)
+        server.create(dnsendpoint("c-crd", {"dnsName": "conflict.example.org", "recordType": "A",
+                                            "targets": ["192.0.2.51"]}))
+
+        def reasons(name: str) -> list[str]:
+            return [e["reason"] for e in server.list("events.k8s.io/v1", "Event", "default")
+                    if e.get("regarding", {}).get("name") == name]
+
+        assert ctl.wait_for(lambda: "RecordError" in reasons("dup") and "RecordConflict" in reasons("c-crd"),
+                            10) is not None, (reasons("dup"), reasons("c-crd"))
+        # the Event is sent just before the write: wait for the write itself
+        assert ctl.wait_for(lambda: zone_records(zone_file).get(("conflict.example.org", "A")) == ["192.0.2.50"],
+                            10) is not None
+        assert "RecordConflict" not in reasons("c-ing")
+    finally:
+        code, out = ctl.stop()
+    assert code == 0, out
+    assert forbidden_requests(server) == [], out
+    events = server.list("events.k8s.io/v1", "Event", "default")
+    notes = [e["note"] for e in events if e.get("regarding", {}).get("name") == "dup"]
+    assert any("external-dns.kubernetes.io/ttl='abc'" in n for n in notes), notes
+    conflicts = [e for e in events if e["reason"] == "RecordConflict"]
+    assert len(conflicts) == 1 and conflicts[0]["regarding"]["kind"] == "DNSEndpoint"
+    assert "ingress/default/c-ing" in conflicts[0]["note"], conflicts[0]["note"]
+
+
+def test_end_to_end_against_bind(kubeapi: KubeAPIServer, bind_server: BindServer, tmp_path: Path) -> None:
+    bind_server.reset()
+    populate(kubeapi)
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
+    env = {**clean_env(), "EXTERNAL_DNS_RFC2136_TSIG_SECRET": bind_server.key_secret}
+    args = [sys.executable, "-m", "external_dns", *(f"--source={s}" for s in SOURCES), "--provider=rfc2136",
+            f"--rfc2136-host={bind_server.host}", f"--rfc2136-port={bind_server.port}",
+            *(f"--rfc2136-zone={z}" for z in bind_server.zones), f"--rfc2136-tsig-keyname={bind_server.key_name}",
+            "--rfc2136-axfr", "--policy=sync", "--txt-owner-id=bind-test", f"--kubeconfig={kubeconfig}", "--once"]
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=90, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    def query(name: str, rdtype: str) -> list[str]:
+        answer = dns.query.udp(dns.message.make_query(name, rdtype), bind_server.host, port=bind_server.port,
+                               timeout=5)
+        return sorted(r.to_text() for rrset in answer.answer for r in rrset)
+
+    assert query("web.example.org", "A") == ["192.0.2.10"]
+    assert query("shop.example.org", "A") == ["192.0.2.20"]
+    assert query("rec.example.org", "A") == ["192.0.2.30"]
+    assert any("external-dns/resource=crd/default/rec" in t for t in query("a-rec.example.org", "TXT"))
+    kubeapi.delete("v1", "Service", "default", "web")
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=90, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert query("web.example.org", "A") == []
+    assert query("rec.example.org", "A") == ["192.0.2.30"]
