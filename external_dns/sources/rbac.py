@@ -59,6 +59,12 @@ SOURCE_RULES: dict[str, list[Rule]] = {
         {"apiGroups": ["externaldns.k8s.io"], "resources": ["dnsendpoints/status"], "verbs": ["update"]},
     ],
     "manifest": [],
+    # The DNSRecord controller (controller/dnsrecord): informer reads, its finalizer through a merge PATCH,
+    # status through PUT .../status.
+    "dnsrecord": [
+        {"apiGroups": ["kuadrant.io"], "resources": ["dnsrecords"], "verbs": [*READ, "patch"]},
+        {"apiGroups": ["kuadrant.io"], "resources": ["dnsrecords/status"], "verbs": ["update"]},
+    ],
 }
 
 

@@ -113,6 +113,19 @@ def test_service_type_filter_reaches_the_parser() -> None:
     assert cfg.service_type_filter == ["LoadBalancer", "ExternalName"]
 
 
+def test_values_with_yaml_special_characters_reach_the_program_unchanged() -> None:
+    values = {"labelFilter": "app in (web, api),!legacy", "annotationFilter": "example.com/team in (web)",
+              "txtPrefix": "edns: #%{record_type}-", "txtOwnerId": "yes", "domainFilters": ["*.example.org", "null"],
+              "extraArgs": ["--fqdn-template={{.Name}}.example.org"]}
+    cfg = parse_main(render_chart(values))
+    assert cfg.label_filter == "app in (web, api),!legacy"
+    assert cfg.annotation_filter == "example.com/team in (web)"
+    assert cfg.txt_prefix == "edns: #%{record_type}-"
+    assert cfg.txt_owner_id == "yes"
+    assert cfg.domain_filter == ["*.example.org", "null"]
+    assert cfg.fqdn_template == "{{.Name}}.example.org"
+
+
 def test_extra_args_come_last_and_win() -> None:
     cfg = parse_main(render_chart({"extraArgs": ["--interval=30s", "--workers=4"]}))
     assert cfg.interval == 30.0

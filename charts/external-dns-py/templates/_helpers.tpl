@@ -73,114 +73,115 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
-{{/* The external-dns container's args: one flag per line, rendered as a YAML list. */}}
+{{/* The external-dns container's args, as a YAML list (toYaml quotes every value that needs it). */}}
 {{- define "external-dns-py.args" -}}
-- --metrics-address=:{{ .Values.service.port }}
-- --log-level={{ .Values.logLevel }}
-- --log-format={{ .Values.logFormat }}
-- --interval={{ .Values.interval }}
+{{- $a := list (printf "--metrics-address=:%v" .Values.service.port) }}
+{{- $a = append $a (printf "--log-level=%s" .Values.logLevel) }}
+{{- $a = append $a (printf "--log-format=%s" .Values.logFormat) }}
+{{- $a = append $a (printf "--interval=%s" .Values.interval) }}
 {{- if .Values.triggerLoopOnEvent }}
-- --events
+{{- $a = append $a "--events" }}
 {{- end }}
 {{- range .Values.sources }}
-- --source={{ . }}
+{{- $a = append $a (printf "--source=%s" .) }}
 {{- end }}
 {{- if .Values.namespaced }}
-- --namespace={{ .Release.Namespace }}
+{{- $a = append $a (printf "--namespace=%s" $.Release.Namespace) }}
 {{- end }}
-- --policy={{ .Values.policy }}
-- --registry={{ .Values.registry }}
-{{- if .Values.txtOwnerId }}
-- --txt-owner-id={{ .Values.txtOwnerId }}
+{{- $a = append $a (printf "--policy=%s" .Values.policy) }}
+{{- $a = append $a (printf "--registry=%s" .Values.registry) }}
+{{- with .Values.txtOwnerId }}
+{{- $a = append $a (printf "--txt-owner-id=%s" .) }}
 {{- end }}
-{{- if .Values.txtPrefix }}
-- --txt-prefix={{ .Values.txtPrefix }}
+{{- with .Values.txtPrefix }}
+{{- $a = append $a (printf "--txt-prefix=%s" .) }}
 {{- end }}
-{{- if .Values.txtSuffix }}
-- --txt-suffix={{ .Values.txtSuffix }}
+{{- with .Values.txtSuffix }}
+{{- $a = append $a (printf "--txt-suffix=%s" .) }}
 {{- end }}
 {{- if .Values.txtEncrypt.enabled }}
-- --txt-encrypt-enabled
+{{- $a = append $a "--txt-encrypt-enabled" }}
 {{- end }}
 {{- range .Values.domainFilters }}
-- --domain-filter={{ . }}
+{{- $a = append $a (printf "--domain-filter=%s" .) }}
 {{- end }}
 {{- range .Values.excludeDomains }}
-- --exclude-domains={{ . }}
+{{- $a = append $a (printf "--exclude-domains=%s" .) }}
 {{- end }}
 {{- range .Values.serviceTypeFilter }}
-- --service-type-filter={{ . }}
+{{- $a = append $a (printf "--service-type-filter=%s" .) }}
 {{- end }}
 {{- range .Values.managedRecordTypes }}
-- --managed-record-types={{ . }}
+{{- $a = append $a (printf "--managed-record-types=%s" .) }}
 {{- end }}
-{{- if .Values.labelFilter }}
-- --label-filter={{ .Values.labelFilter }}
+{{- with .Values.labelFilter }}
+{{- $a = append $a (printf "--label-filter=%s" .) }}
 {{- end }}
-{{- if .Values.annotationFilter }}
-- --annotation-filter={{ .Values.annotationFilter }}
+{{- with .Values.annotationFilter }}
+{{- $a = append $a (printf "--annotation-filter=%s" .) }}
 {{- end }}
-- --provider={{ .Values.provider.name }}
+{{- $a = append $a (printf "--provider=%s" .Values.provider.name) }}
 {{- if eq .Values.provider.name "aws" }}
 {{- with .Values.aws }}
-{{- if .zoneType }}
-- --aws-zone-type={{ .zoneType }}
+{{- with .zoneType }}
+{{- $a = append $a (printf "--aws-zone-type=%s" .) }}
 {{- end }}
 {{- range .zoneTags }}
-- --aws-zone-tags={{ . }}
+{{- $a = append $a (printf "--aws-zone-tags=%s" .) }}
 {{- end }}
 {{- range .zoneIdFilters }}
-- --zone-id-filter={{ . }}
+{{- $a = append $a (printf "--zone-id-filter=%s" .) }}
 {{- end }}
-{{- if .assumeRoleArn }}
-- --aws-assume-role={{ .assumeRoleArn }}
+{{- with .assumeRoleArn }}
+{{- $a = append $a (printf "--aws-assume-role=%s" .) }}
 {{- end }}
 {{- if .preferCNAME }}
-- --aws-prefer-cname
+{{- $a = append $a "--aws-prefer-cname" }}
 {{- end }}
-- --aws-batch-change-size={{ .batchChangeSize }}
+{{- $a = append $a (printf "--aws-batch-change-size=%v" .batchChangeSize) }}
 {{- end }}
 {{- else if eq .Values.provider.name "rfc2136" }}
 {{- with .Values.rfc2136 }}
 {{- range .host }}
-- --rfc2136-host={{ . }}
+{{- $a = append $a (printf "--rfc2136-host=%s" .) }}
 {{- end }}
-- --rfc2136-port={{ .port }}
+{{- $a = append $a (printf "--rfc2136-port=%v" .port) }}
 {{- range .zones }}
-- --rfc2136-zone={{ . }}
+{{- $a = append $a (printf "--rfc2136-zone=%s" .) }}
 {{- end }}
 {{- if .insecure }}
-- --rfc2136-insecure
+{{- $a = append $a "--rfc2136-insecure" }}
 {{- else }}
-- --rfc2136-tsig-keyname={{ .tsigKeyname }}
-- --rfc2136-tsig-secret-alg={{ .tsigSecretAlg }}
+{{- $a = append $a (printf "--rfc2136-tsig-keyname=%s" .tsigKeyname) }}
+{{- $a = append $a (printf "--rfc2136-tsig-secret-alg=%s" .tsigSecretAlg) }}
 {{- end }}
-- --rfc2136-axfr={{ .axfr }}
+{{- $a = append $a (printf "--rfc2136-axfr=%t" .axfr) }}
 {{- if .useTls }}
-- --rfc2136-use-tls
+{{- $a = append $a "--rfc2136-use-tls" }}
 {{- end }}
 {{- if .skipTlsVerify }}
-- --rfc2136-skip-tls-verify
+{{- $a = append $a "--rfc2136-skip-tls-verify" }}
 {{- end }}
-{{- if .minTTL }}
-- --rfc2136-min-ttl={{ .minTTL }}
+{{- with .minTTL }}
+{{- $a = append $a (printf "--rfc2136-min-ttl=%s" .) }}
 {{- end }}
-- --rfc2136-batch-change-size={{ .batchChangeSize }}
+{{- $a = append $a (printf "--rfc2136-batch-change-size=%v" .batchChangeSize) }}
 {{- end }}
 {{- else if eq .Values.provider.name "webhook" }}
-- --webhook-provider-url=http://localhost:8888
+{{- $a = append $a "--webhook-provider-url=http://localhost:8888" }}
 {{- end }}
 {{- if .Values.leaderElection.enabled }}
-- --leader-elect
-- --leader-elect-namespace={{ .Release.Namespace }}
-- --leader-elect-name={{ include "external-dns-py.leaseName" . }}
-- --leader-elect-lease-duration={{ .Values.leaderElection.leaseDuration }}
-- --leader-elect-renew-deadline={{ .Values.leaderElection.renewDeadline }}
-- --leader-elect-retry-period={{ .Values.leaderElection.retryPeriod }}
+{{- $a = append $a "--leader-elect" }}
+{{- $a = append $a (printf "--leader-elect-namespace=%s" .Release.Namespace) }}
+{{- $a = append $a (printf "--leader-elect-name=%s" (include "external-dns-py.leaseName" .)) }}
+{{- $a = append $a (printf "--leader-elect-lease-duration=%s" .Values.leaderElection.leaseDuration) }}
+{{- $a = append $a (printf "--leader-elect-renew-deadline=%s" .Values.leaderElection.renewDeadline) }}
+{{- $a = append $a (printf "--leader-elect-retry-period=%s" .Values.leaderElection.retryPeriod) }}
 {{- end }}
 {{- range .Values.extraArgs }}
-- {{ . | quote }}
+{{- $a = append $a . }}
 {{- end }}
+{{- toYaml $a }}
 {{- end }}
 
 {{/* The external-dns container's env: credentials from Secrets, then .Values.env. */}}
