@@ -162,6 +162,8 @@ class Controller:
         self._locks_lock = threading.Lock()
         self._run_locks: dict[str | None, threading.Lock] = {}  # one sync at a time per zone key
         self.pre_apply_checks: list[PreApplyCheck] = []
+        # called as fn(zone, endpoints) with the source's endpoints as read (before any adjustment)
+        self.source_observers: list[Callable[[str | None, list[Endpoint]], None]] = []
         self.consecutive_soft_errors = 0
 
     def add_pre_apply_check(self, check: PreApplyCheck) -> None:
@@ -197,6 +199,8 @@ class Controller:
         except Exception as exc:
             metrics.SOURCE_ERRORS.inc()
             raise RunOnceError("source endpoints", exc) from exc
+        for observe in self.source_observers:
+            observe(zone, desired)
         metrics.SOURCE_ENDPOINTS.set(len(desired))
         metrics.set_per_type(metrics.SOURCE_RECORDS, metrics.count_by_type(desired))
         metrics.set_per_type(metrics.VERIFIED_RECORDS, metrics.verified_by_type(desired, current))

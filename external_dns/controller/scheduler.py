@@ -14,7 +14,9 @@
 * The first run is due at once (upstream: `ScheduleRunOnce(now)` at start-up with a zero `nextRunAt`).
 
 `wait_due(timeout)` sleeps on a Condition until the next run is due (woken early by `schedule_run_once`
-and `stop()`); no polling. Times are monotonic seconds (the clock is injectable for tests).
+and `stop()`); no polling. `wait_next(timeout)` does the same and tells why the run is due: `PERIODIC`
+(the first run and every `interval`) or `EVENT` (brought forward by `schedule_run_once`). Times are
+monotonic seconds (the clock is injectable for tests).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import time
 from collections.abc import Callable
 
 EVENT_BATCH_DELAY = 5.0  # upstream's hard-coded delay between an event and the sync it schedules
+PERIODIC = "periodic"
+EVENT = "event"
 
 
 class Scheduler:
@@ -45,7 +49,9 @@ class Scheduler:
         self._clock = clock
         self._cond = threading.Condition()
         self._next_run_at = clock()  # due at once
+        self._periodic_at = self._next_run_at  # when the next run is due without any event
         self._last_run_at = -math.inf
+        self.last_reason = ""
         self._stopped = False
         self.runs = 0
         self.scheduled = 0
@@ -70,7 +76,9 @@ class Scheduler:
     def _take(self, now: float) -> bool:
         if now < self._next_run_at:
             return False
+        self.last_reason = PERIODIC if now >= self._periodic_at else EVENT
         self._next_run_at = now + self.interval
+        self._periodic_at = self._next_run_at
         self._last_run_at = now
         self.runs += 1
         return True
@@ -88,20 +96,24 @@ class Scheduler:
     def wait_due(self, timeout: float | None = None) -> bool:
         """Block until a run is due (then take it and return True), `stop()` was called or `timeout` passed
         (False). Sleeps on a Condition until the due time; `schedule_run_once` and `stop` wake it."""
+        return self.wait_next(timeout) is not None
+
+    def wait_next(self, timeout: float | None = None) -> str | None:
+        """As `wait_due`, returning why the run is due (`PERIODIC` or `EVENT`), or None."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while not self._stopped:
                 now = self._clock()
                 if self._take(now):
-                    return True
+                    return self.last_reason
                 wait = self._next_run_at - now
                 if deadline is not None:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
-                        return False
+                        return None
                     wait = min(wait, remaining)
                 self._cond.wait(wait)
-            return False
+            return None
 
     def stop(self) -> None:
         """Wake and end every `wait_due` (it returns False from now on)."""

@@ -13,6 +13,12 @@
 * Scheduling (controller/scheduler.py): every zone is queued at start, every `interval` seconds, and after
   informer events (`on_event`, registered with `Source.add_event_handler` when `--events` is set) at most
   once per `min_event_sync_interval`.
+* Event-triggered passes with several zones queue only the zones whose desired endpoints changed
+  (`skip_unchanged_zones`, default on): the scheduler thread reads the source once and compares each zone's
+  fingerprint (names, types, targets, TTLs, labels, provider properties) with the one the zone's last
+  successful reconcile used; zones being reconciled right then, zones that failed and zones never synced
+  are always queued. Periodic passes queue every zone (drift on the provider side, external changes). With
+  one zone every event pass reconciles it, as upstream.
 * `start()` / `stop(timeout)` may be repeated (leader election stops the workers when the lease is lost and
   starts them again when it is won): each start runs a fresh queue, scheduler and threads. `stop` stops
   taking work, lets in-flight reconciles finish within `timeout`, and joins every thread it started.
@@ -28,16 +34,24 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from hashlib import blake2b
 
 import structlog
 
 from external_dns.controller import metrics
-from external_dns.controller.controller import Controller, RunOnceError, RunResult, is_soft_error
+from external_dns.controller.controller import (
+    Controller,
+    RunOnceError,
+    RunResult,
+    is_soft_error,
+    split_by_zone,
+)
 from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.record_events import Recorder, emit_applied_events, emit_error_events
-from external_dns.controller.scheduler import Scheduler
+from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
+from external_dns.endpoint.endpoint import Endpoint
 from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
 
 log = structlog.get_logger(__name__)
@@ -45,6 +59,20 @@ log = structlog.get_logger(__name__)
 QUEUE_NAME = "zones"
 GET_HEARTBEAT = 5.0  # workers re-check their stop flag at least this often while the queue is empty
 HISTORY = 10_000
+
+
+def fingerprint(endpoints: Sequence[Endpoint]) -> str:
+    """A digest of what a zone's desired endpoints ask for (order-independent)."""
+    items = sorted((e.dns_name.lower().rstrip("."), e.record_type, e.set_identifier, tuple(e.targets),
+                    e.record_ttl, tuple(sorted(e.labels.items())),
+                    tuple((p.name, p.value) for p in e.provider_specific)) for e in endpoints)
+    return blake2b(repr(items).encode(), digest_size=16).hexdigest()
+
+
+def zone_fingerprints(endpoints: Sequence[Endpoint], keys: Sequence[str]) -> dict[str, str]:
+    """`fingerprint` of each zone's share of `endpoints` (every key present)."""
+    groups = split_by_zone(endpoints, keys)
+    return {key: fingerprint(groups.get(key, [])) for key in keys}
 
 
 @dataclass(frozen=True)
@@ -82,7 +110,7 @@ class ZoneController:
                  min_event_sync_interval: float = 5.0,
                  rate_limiter_factory: Callable[[], RateLimiter] | None = None,
                  watchdog: WorkerWatchdog | None = None, recorder: Recorder | None = None,
-                 queue_name: str = QUEUE_NAME) -> None:
+                 queue_name: str = QUEUE_NAME, skip_unchanged_zones: bool = True) -> None:
         if workers < 1:
             raise ValueError(f"--workers must be at least 1, got {workers}")
         Scheduler(interval, min_event_sync_interval)  # validates the two durations
@@ -94,6 +122,7 @@ class ZoneController:
         self.watchdog = watchdog
         self.queue_name = queue_name
         self.recorder = recorder
+        self.skip_unchanged_zones = skip_unchanged_zones
 
         self._lock = threading.Lock()
         self._term: _Term | None = None
@@ -104,6 +133,13 @@ class ZoneController:
         self._outcomes: deque[ZoneOutcome] = deque(maxlen=HISTORY)
         self.reconciles = 0
         self.passes = 0
+        self.skipped = 0  # zones left out of event-triggered passes because nothing changed for them
+        # zone -> fingerprint of the desired endpoints its last successful reconcile used; zones in flight
+        self._state = threading.Lock()
+        self._applied: dict[str, str] = {}
+        self._in_flight: set[str] = set()
+        self._local = threading.local()
+        controller.source_observers.append(self._observe_source)
 
     # -- scheduling --------------------------------------------------------------------------------------
     def on_event(self) -> None:
@@ -126,16 +162,39 @@ class ZoneController:
         self._update_soft_gauge()
         return keys
 
-    def enqueue_all(self) -> list[str]:
-        """Queue every zone for a reconcile (a full pass); returns the keys queued."""
+    def enqueue_all(self, reason: str = PERIODIC) -> list[str]:
+        """Queue the zones of a pass: every zone, or for an `EVENT` pass the zones that need it (see the
+        module docstring). Returns the keys queued."""
         term = self._term
         if term is None or term.stopping.is_set():
             return []
         keys = self.zone_keys()
-        for key in keys:
+        queued = self._zones_to_sync(keys) if reason == EVENT else keys
+        for key in queued:
             term.queue.add(key)
         self.passes += 1
-        return keys
+        self.skipped += len(keys) - len(queued)
+        return queued
+
+    def _zones_to_sync(self, keys: list[str]) -> list[str]:
+        if not self.skip_unchanged_zones or len(keys) < 2:
+            return keys
+        try:
+            now = zone_fingerprints(self.controller.source.endpoints(), keys)
+        except Exception as exc:  # the reconciles will report it
+            log.debug("cannot read the source for an event-triggered pass", error=str(exc))
+            return keys
+        with self._state:
+            return [k for k in keys if k in self._in_flight or self._applied.get(k) != now[k]]
+
+    def _observe_source(self, zone: str | None, endpoints: list[Endpoint]) -> None:
+        """Controller source observer: remember what this thread's reconcile of `zone` read."""
+        if zone is None or not self.skip_unchanged_zones or getattr(self._local, "zone", None) != zone:
+            return
+        keys = self._known_keys or [zone]
+        if len(keys) < 2:
+            return
+        self._local.fingerprint = zone_fingerprints(endpoints, keys).get(zone)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     def running(self) -> bool:
@@ -189,11 +248,12 @@ class ZoneController:
 
     # -- threads -----------------------------------------------------------------------------------------
     def _schedule_loop(self, term: _Term) -> None:
-        while term.scheduler.wait_due():
-            if term.stopping.is_set():
+        while True:
+            reason = term.scheduler.wait_next()
+            if reason is None or term.stopping.is_set():
                 return
-            keys = self.enqueue_all()
-            log.debug("Queued a sync of every zone", zones=len(keys))
+            keys = self.enqueue_all(reason)
+            log.debug("Queued a sync", reason=reason, zones=len(keys))
 
     def _worker(self, term: _Term, name: str) -> None:
         while self._process_next(term, name):
@@ -226,9 +286,16 @@ class ZoneController:
         """Reconcile one zone now (on the calling thread); True on success. Never raises."""
         started = time.monotonic()
         requeues = self._failures.get(zone, 0)
+        with self._state:
+            self._in_flight.add(zone)
+        self._local.zone = zone
+        self._local.fingerprint = None
         try:
             result = self.controller.run_once(zone=zone)
         except Exception as exc:
+            with self._state:
+                self._applied.pop(zone, None)
+                self._in_flight.discard(zone)
             soft = is_soft_error(exc)
             self._failures[zone] = requeues + 1
             if soft:
@@ -246,6 +313,13 @@ class ZoneController:
             self._record(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
                                      requeues=requeues))
             return False
+        with self._state:
+            fp = self._local.fingerprint
+            if fp is not None:
+                self._applied[zone] = fp
+            else:
+                self._applied.pop(zone, None)
+            self._in_flight.discard(zone)
         if self._soft_failures.pop(zone, 0):
             log.info("Reconciliation succeeded after soft errors", zone=zone)
         self._failures.pop(zone, None)

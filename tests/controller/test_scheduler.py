@@ -119,3 +119,16 @@ def test_burst_of_events_collapses_into_one_run() -> None:
     runs = sum(s.should_run_once(t / 10) for t in range(10, 200))
     assert runs == 1
     assert s.scheduled == 100
+
+
+def test_reason_tells_event_runs_from_periodic_ones() -> None:
+    from external_dns.controller.scheduler import EVENT, PERIODIC
+
+    s = Scheduler(10.0, 1.0, clock=Clock(0.0))
+    assert s.should_run_once(0.0) and s.last_reason == PERIODIC
+    s.schedule_run_once(3.0)
+    assert s.should_run_once(4.0) and s.last_reason == EVENT
+    assert s.should_run_once(14.0) and s.last_reason == PERIODIC
+    s.schedule_run_once(23.9)  # min(24.9, 24) = 24: the periodic run absorbs the event
+    assert s.next_run_at == 24.0
+    assert s.should_run_once(24.0) and s.last_reason == PERIODIC

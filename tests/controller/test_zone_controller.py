@@ -440,3 +440,115 @@ def test_bad_workers_value_is_named() -> None:
     with pytest.raises(ValueError, match="--min-event-sync-interval"):
         ZoneController(ctl, min_event_sync_interval=-1)
 
+
+
+# -- event-triggered passes queue only the zones that changed ----------------------------------------------------
+THREE_ZONES = ["a.test", "b.test", "c.test"]
+
+
+def three_zone_records(a_ip: str = "10.0.0.1") -> list[Endpoint]:
+    return [ep("www.a.test", "A", a_ip), ep("www.b.test", "A", "10.0.0.2"), ep("www.c.test", "A", "10.0.0.3")]
+
+
+def started_zone_controller(**kw: Any) -> tuple[ZoneController, ListSource, HookedProvider]:
+    zc, source, provider = make(THREE_ZONES, three_zone_records(), workers=2, interval=3600,
+                                min_event_sync_interval=0, **kw)
+    zc.start()
+    assert zc.wait_until(lambda: len(zc.outcomes()) >= 3, 10)
+    return zc, source, provider
+
+
+def test_event_pass_reconciles_only_the_zone_that_changed() -> None:
+    zc, source, provider = started_zone_controller()
+    try:
+        source.set(three_zone_records("10.9.9.9"))
+        zc.on_event()
+        assert zc.wait_until(lambda: stored(provider).get(("www.a.test", "A")) == ["10.9.9.9"], 10)
+        zc.on_event()  # nothing changed at all: no zone is reconciled
+        assert not zc.wait_until(lambda: len(zc.outcomes()) > 4, 0.5)
+    finally:
+        assert zc.stop(5)
+    assert [o.zone for o in zc.outcomes()][3:] == ["a.test"]
+    assert zc.skipped == 2 + 3
+
+
+def test_zone_moving_between_zones_reconciles_both() -> None:
+    zc, source, provider = started_zone_controller()
+    try:
+        source.set([ep("www.b.test", "A", "10.0.0.2"), ep("www.c.test", "A", "10.0.0.3"),
+                    ep("new.b.test", "A", "10.0.0.1")])  # www.a.test gone, new.b.test added
+        zc.on_event()
+        assert zc.wait_until(lambda: ("www.a.test", "A") not in stored(provider)
+                             and ("new.b.test", "A") in stored(provider), 10)
+        assert not zc.wait_until(lambda: len(zc.outcomes()) > 5, 0.3)
+    finally:
+        assert zc.stop(5)
+    assert sorted(o.zone for o in zc.outcomes()[3:]) == ["a.test", "b.test"]
+
+
+def test_zone_in_flight_during_an_event_pass_is_reconciled_again() -> None:
+    zc, source, provider = started_zone_controller()
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hook(zone: str, _changes: Changes) -> None:
+        if zone == "a.test" and not release.is_set():
+            entered.set()
+            assert release.wait(5)
+
+    provider.hook = hook
+    try:
+        source.set(three_zone_records("10.7.7.7"))  # Y
+        zc.on_event()
+        assert entered.wait(5)  # a.test is writing Y
+        source.set(three_zone_records("10.0.0.1"))  # back to X, which a.test's last success applied
+        zc.on_event()
+        assert zc.wait_until(lambda: zc.skipped >= 2 + 2, 5)  # the second event pass has run (b, c skipped)
+        release.set()
+        assert zc.wait_until(lambda: len(zc.outcomes("a.test")) >= 3, 10)
+    finally:
+        release.set()
+        assert zc.stop(5)
+    assert stored(provider)[("www.a.test", "A")] == ["10.0.0.1"]  # not left at the intermediate Y
+
+
+def test_failed_zone_is_queued_by_the_next_event_pass() -> None:
+    zc, source, provider = started_zone_controller(rate_limiter_factory=lambda: ItemExponentialFailureRateLimiter(
+        base=30.0, max_delay=60.0))  # retries far away: only the event pass can bring the zone back
+    fails = {"c.test": 1}
+
+    def hook(zone: str, _changes: Changes) -> None:
+        if fails.get(zone, 0) > 0:
+            fails[zone] -= 1
+            raise SoftError("throttled")
+
+    provider.hook = hook
+    try:
+        source.set([*three_zone_records()[:2], ep("www.c.test", "A", "10.3.3.3")])
+        zc.on_event()
+        assert zc.wait_until(lambda: any(not o.ok for o in zc.outcomes("c.test")), 10)
+        zc.on_event()  # c.test's desired state did not change, but its last reconcile failed
+        assert zc.wait_until(lambda: stored(provider).get(("www.c.test", "A")) == ["10.3.3.3"], 10)
+    finally:
+        assert zc.stop(5)
+
+
+def test_single_zone_and_disabled_skipping_reconcile_on_every_event_pass() -> None:
+    zc, _, _ = make(["a.test"], [ep("www.a.test", "A", "1.1.1.1")], interval=3600, min_event_sync_interval=0)
+    zc.start()
+    try:
+        assert zc.wait_until(lambda: len(zc.outcomes()) == 1, 10)
+        zc.on_event()
+        assert zc.wait_until(lambda: len(zc.outcomes()) == 2, 10)  # upstream: every event runs the sync
+    finally:
+        assert zc.stop(5)
+    zc2, _, _ = make(THREE_ZONES, three_zone_records(), interval=3600, min_event_sync_interval=0,
+                     skip_unchanged_zones=False)
+    zc2.start()
+    try:
+        assert zc2.wait_until(lambda: len(zc2.outcomes()) == 3, 10)
+        zc2.on_event()
+        assert zc2.wait_until(lambda: len(zc2.outcomes()) == 6, 10)
+    finally:
+        assert zc2.stop(5)
+    assert zc2.skipped == 0
