@@ -24,7 +24,8 @@ In order:
      `requeue_time`.
    Both write `queuedAt` = the reconcile's start, `observedGeneration`, `endpoints` (last published),
    `ownerID`, `zoneID` / `zoneDomainName` (the provider zone holding rootHost).
-8. errors (provider, registry, no zone for rootHost): Ready False / ProviderError with the error (and an
+8. errors (provider, registry, no zone for rootHost, a desired record held by another owner -- nothing is
+   written then): Ready False / ProviderError with the error (and an
    error log); the other status fields are kept; `Result.error` is set and the controller requeues with its
    rate limiter. This follows dns-operator's code, not its RFC text ("no requeue"): provider errors are
    mostly transient (throttling, timeouts), and the rate limiter's back-off (up to 1000 s) keeps a
@@ -90,7 +91,7 @@ from external_dns.controller.dnsrecord.types import (
     validate,
 )
 from external_dns.endpoint.domain_filter import DomainFilter, MatchAllDomainFilters
-from external_dns.endpoint.endpoint import Endpoint, endpoints_to_json
+from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, Endpoint, endpoints_to_json
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import Plan
 from external_dns.providers.provider import Provider, zone_for_name
@@ -209,7 +210,7 @@ class Reconciler:
                 new = self._status(obj, ready=False, reason=REASON_AWAITING_VALIDATION,
                                    message=MESSAGE_AWAITING_VALIDATION, start=start, spec=spec)
                 new.update(queuedAt=format_time(start), validFor=format_duration(validation), writeCounter=counter,
-                           endpoints=endpoints_to_json(desired), zoneID=zone, zoneDomainName=zone)
+                           endpoints=endpoints_to_json(spec.endpoints), zoneID=zone, zoneDomainName=zone)
                 log.info("DNSRecord changes applied, awaiting validation", record=key, writeCounter=counter,
                          creates=len(changes.create), updates=len(changes.update_new), deletes=len(changes.delete),
                          requeue_after=validation)
@@ -218,7 +219,7 @@ class Reconciler:
             new = self._status(obj, ready=True, reason=REASON_PROVIDER_SUCCESS, message=MESSAGE_PROVIDER_SUCCESS,
                                start=start, spec=spec)
             new.update(queuedAt=format_time(start), validFor=format_duration(self.options.valid_for),
-                       writeCounter=0, endpoints=endpoints_to_json(desired), zoneID=zone, zoneDomainName=zone)
+                       writeCounter=0, endpoints=endpoints_to_json(spec.endpoints), zoneID=zone, zoneDomainName=zone)
             requeue = self.options.requeue_time if self._write(obj, new, 0, ready=True) else 0.0
             return Result("ready", requeue_after=requeue)
         except Exception as exc:
@@ -319,6 +320,7 @@ class Reconciler:
 
     def _plan(self, registry: Any, desired: list[Endpoint], root_host: str, owner_id: str) -> Changes:
         current = registry.records()
+        _check_conflicts(current, desired, owner_id)
         plan = Plan(current, desired, policies=["sync"],
                     domain_filter=MatchAllDomainFilters([DomainFilter([root_host]), registry.get_domain_filter()]),
                     managed_records=MANAGED_RECORD_TYPES, owner_id=owner_id).calculate()
@@ -351,6 +353,23 @@ class Reconciler:
         metrics.set_write_counter(namespace, name, counter)
         metrics.set_ready(namespace, name, root_host_of(obj), ready)
         return self.status_writer.write(obj, status) is not None
+
+
+class OwnershipConflictError(Exception):
+    """A desired record exists at the provider and is not owned by this record's owner ID."""
+
+
+def _check_conflicts(current: list[Endpoint], desired: list[Endpoint], owner_id: str) -> None:
+    """Refuse (nothing is written) when a desired name/type/set identifier is held by somebody else."""
+    held = {(ep.dns_name.rstrip(".").lower(), ep.record_type, ep.set_identifier): ep for ep in current}
+    taken: list[str] = []
+    for ep in desired:
+        cur = held.get((ep.dns_name.rstrip(".").lower(), ep.record_type, ep.set_identifier))
+        if cur is not None and cur.labels.get(OWNER_LABEL_KEY, "") != owner_id:
+            who = cur.labels.get(OWNER_LABEL_KEY, "")
+            taken.append(f"{ep.dns_name} {ep.record_type} is " + (f"owned by {who!r}" if who else "not owned by us"))
+    if taken:
+        raise OwnershipConflictError("records held by another owner, not taken over: " + "; ".join(taken))
 
 
 def _int(value: Any) -> int:
