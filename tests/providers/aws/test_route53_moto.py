@@ -404,3 +404,18 @@ def test_txt_mx_srv_round_trip_without_perpetual_updates(r53: Any, make_provider
     assert sets[("_sip._tcp.example.com", "SRV", "")]["ResourceRecords"] == [{"Value": "10 5 5060 sip.example.com"}]
     assert sets[("ttl.example.com", "A", "")]["TTL"] == 60
     assert not controller(provider, desired, managed=managed).run_once().changes.has_changes()
+
+
+def test_assume_role_and_profiles(r53: Any, make_provider: MakeProvider, tmp_path: Any,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    create_zone(r53, "example.com")
+    provider = make_provider(assume_role="arn:aws:iam::123456789012:role/external-dns",
+                             assume_role_external_id="ext-1")
+    assert provider.zones() == ("example.com",)
+    (tmp_path / "credentials").write_text("[one]\naws_access_key_id = A1\naws_secret_access_key = S1\n"
+                                          "[two]\naws_access_key_id = A2\naws_secret_access_key = S2\n")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "credentials"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    two = make_provider(profiles=["one", "two"])
+    assert sorted(two.clients) == ["one", "two"]
+    assert [z.profile for z in two.hosted_zones()] == ["one", "two"]  # moto: one account behind both
