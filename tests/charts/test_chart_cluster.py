@@ -6,8 +6,10 @@ role of `serviceTypeFilter: [LoadBalancer]`; a role the chart would not render (
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +109,59 @@ def test_a_role_one_rule_short_fails(kubeapi: KubeAPIServer, tmp_path: Path) -> 
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert forbidden_requests(kubeapi)
     assert ("shop.example.org", "A") not in _records(zone_file)
+
+
+def test_rendered_role_runs_the_dnsrecord_controller(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
+    """The long-running process with `sources: [dnsrecord]`: the DNSRecord is published, its finalizer and
+    status written, and on deletion the record removed and the finalizer released, all without a 403."""
+    zones = tmp_path / "zones"
+    values = {"sources": ["dnsrecord"], "provider": {"name": "inmemory"}, "txtOwnerId": "chart-test",
+              "policy": "sync",
+              "extraArgs": ["--provider=zonefile", f"--zonefile-dir={zones}", "--zonefile-create-zone=example.org",
+                            "--metrics-address=127.0.0.1:0", "--min-requeue-time=0.2s"]}
+    objects = render_chart(values)
+    bind_cluster_role(kubeapi, TOKEN, find(objects, "ClusterRole"))
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig", token=TOKEN)
+    kubeapi.create({"apiVersion": "kuadrant.io/v1alpha1", "kind": "DNSRecord",
+                    "metadata": {"name": "app", "namespace": "default"},
+                    "spec": {"rootHost": "app.example.org", "endpoints": [
+                        {"dnsName": "app.example.org", "recordType": "A", "targets": ["192.0.2.70"],
+                         "recordTTL": 60}]}})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_") and k != "KUBECONFIG"}
+    env["PYTHONPATH"] = str(ROOT)
+    args = containers(objects)["external-dns"]["args"]
+    proc = subprocess.Popen([sys.executable, "-m", "external_dns", *args, f"--kubeconfig={kubeconfig}"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    zone_file = zones / "example.org.zone"
+
+    def wait_for(check: Any, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and proc.poll() is None:
+            if check():
+                return True
+            time.sleep(0.05)  # observing another process: nothing to wait on
+        return False
+
+    def ready() -> bool:
+        obj = kubeapi.get("kuadrant.io/v1alpha1", "DNSRecord", "default", "app") or {}
+        return any(c.get("type") == "Ready" and c.get("status") == "True"
+                   for c in (obj.get("status") or {}).get("conditions") or [])
+
+    try:
+        assert wait_for(lambda: _records(zone_file).get(("app.example.org", "A")) == ["192.0.2.70"], 30)
+        assert wait_for(ready, 30)
+        obj = kubeapi.get("kuadrant.io/v1alpha1", "DNSRecord", "default", "app")
+        assert obj is not None and obj["metadata"].get("finalizers")
+        kubeapi.delete("kuadrant.io/v1alpha1", "DNSRecord", "default", "app")
+        assert wait_for(lambda: kubeapi.get("kuadrant.io/v1alpha1", "DNSRecord", "default", "app") is None, 30)
+        assert ("app.example.org", "A") not in _records(zone_file)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            out, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate(timeout=10)
+    assert proc.returncode == 0, out
+    assert forbidden_requests(kubeapi) == [], out
