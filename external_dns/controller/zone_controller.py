@@ -156,10 +156,12 @@ class ZoneController:
             log.error(f"cannot list the provider's zones, keeping the last known ones: {exc}")
             return list(self._known_keys) or [""]
         self._known_keys = keys
-        for gone in [k for k in list(self._failures) if k not in keys]:  # a zone that went away
-            self._failures.pop(gone, None)
-            self._soft_failures.pop(gone, None)
-        self._update_soft_gauge()
+        with self._state:
+            for gone in [k for k in {*self._failures, *self._applied} if k not in keys]:  # zones that went away
+                self._failures.pop(gone, None)
+                self._soft_failures.pop(gone, None)
+                self._applied.pop(gone, None)
+            self._update_soft_gauge()
         return keys
 
     def enqueue_all(self, reason: str = PERIODIC) -> list[str]:
@@ -285,23 +287,23 @@ class ZoneController:
     def reconcile(self, zone: str) -> bool:
         """Reconcile one zone now (on the calling thread); True on success. Never raises."""
         started = time.monotonic()
-        requeues = self._failures.get(zone, 0)
         with self._state:
+            requeues = self._failures.get(zone, 0)
             self._in_flight.add(zone)
         self._local.zone = zone
         self._local.fingerprint = None
         try:
             result = self.controller.run_once(zone=zone)
         except Exception as exc:
+            soft = is_soft_error(exc)
             with self._state:
                 self._applied.pop(zone, None)
                 self._in_flight.discard(zone)
-            soft = is_soft_error(exc)
-            self._failures[zone] = requeues + 1
-            if soft:
-                self._soft_failures[zone] = self._soft_failures.get(zone, 0) + 1
-            self._update_soft_gauge()
-            count = self._soft_failures.get(zone, 0)
+                self._failures[zone] = requeues + 1
+                if soft:
+                    self._soft_failures[zone] = self._soft_failures.get(zone, 0) + 1
+                count = self._soft_failures.get(zone, 0)
+                self._update_soft_gauge()
             if soft:
                 log.error(f"Failed to do run once: {exc} (consecutive soft errors: {count})", zone=zone)
             else:
@@ -320,16 +322,18 @@ class ZoneController:
             else:
                 self._applied.pop(zone, None)
             self._in_flight.discard(zone)
-        if self._soft_failures.pop(zone, 0):
+            recovered = self._soft_failures.pop(zone, 0)
+            self._failures.pop(zone, None)
+            self._update_soft_gauge()
+        if recovered:
             log.info("Reconciliation succeeded after soft errors", zone=zone)
-        self._failures.pop(zone, None)
-        self._update_soft_gauge()
         if self.recorder is not None and result.applied:
             emit_applied_events(self.recorder, result.changes)
         self._record(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues))
         return True
 
     def _update_soft_gauge(self) -> None:
+        """Publish the worst zone's consecutive soft errors (call with `_state` held)."""
         worst = max(self._soft_failures.values(), default=0)
         self.controller.consecutive_soft_errors = worst
         metrics.CONSECUTIVE_SOFT_ERRORS.set(worst)
@@ -359,7 +363,8 @@ class ZoneController:
 
     def failures(self, zone: str) -> int:
         """Failed reconciles of `zone` in a row (0 after a success)."""
-        return self._failures.get(zone, 0)
+        with self._state:
+            return self._failures.get(zone, 0)
 
     def run_pass(self, timeout: float | None = None) -> dict[str, ZoneOutcome]:
         """One reconcile of every zone on `workers` threads (no retries), for one-shot use and benches.
