@@ -138,6 +138,10 @@ class StatusWriter:
             body["status"] = status
             try:
                 written = self.api.put_status(body)
+            except ApiException as exc:
+                if exc.status == 404:
+                    return None
+                raise
             except ConflictError:
                 self.conflicts += 1
                 meta = base.get("metadata") or {}
