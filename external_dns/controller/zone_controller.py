@@ -168,7 +168,10 @@ class ZoneController:
         """Queue the zones of a pass: every zone, or for an `EVENT` pass the zones that need it (see the
         module docstring). Returns the keys queued."""
         term = self._term
-        if term is None or term.stopping.is_set():
+        return self._enqueue(term, reason) if term is not None else []
+
+    def _enqueue(self, term: _Term, reason: str) -> list[str]:
+        if term.stopping.is_set():
             return []
         keys = self.zone_keys()
         queued = self._zones_to_sync(keys) if reason == EVENT else keys
@@ -254,7 +257,7 @@ class ZoneController:
             reason = term.scheduler.wait_next()
             if reason is None or term.stopping.is_set():
                 return
-            keys = self.enqueue_all(reason)
+            keys = self._enqueue(term, reason)
             log.debug("Queued a sync", reason=reason, zones=len(keys))
 
     def _worker(self, term: _Term, name: str) -> None:
