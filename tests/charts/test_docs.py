@@ -27,6 +27,7 @@ METRIC_MODULES = (
     "external_dns.sources.metrics", "external_dns.controller.leader_election", "external_dns.informers.metrics",
     "external_dns.providers.rfc2136.provider", "external_dns.providers.webhook.client",
     "external_dns.providers.webhook.server", "external_dns.providers.provider",
+    "external_dns.controller.dnsrecord.metrics",
 )
 METRIC_SUFFIXES = ("", "_total", "_created", "_bucket", "_sum", "_count")
 
@@ -104,7 +105,7 @@ def test_every_metric_named_exists() -> None:
     exported = {family + suffix for family in families for suffix in METRIC_SUFFIXES}
     workqueue_source = (ROOT / "external_dns" / "workqueue" / "metrics.py").read_text()
     for name in GUIDES:
-        for metric in set(re.findall(r"\b(?:external_dns_[a-z0-9_]+|leader_election_[a-z_]+|workqueue_[a-z_]+)",
+        for metric in set(re.findall(r"\b(?:external_dns_[a-z0-9_]+|leader_election_[a-z_]+|workqueue_[a-z_]+|dns_provider_[a-z_]+)",
                                      _text(name))):
             if metric.startswith("workqueue_"):
                 assert f'"{metric.removesuffix("_total")}"' in workqueue_source, f"docs/{name}: {metric}"
