@@ -16,6 +16,7 @@ BENCHES: tuple[str, ...] = (
     "provider_sync_route53",
     "event_latency",
     "plan_safety_outputs",
+    "informer_memory",
 )
 
 

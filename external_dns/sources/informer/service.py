@@ -63,7 +63,8 @@ class ServiceInformerSource(InformerSource):
         super().__init__(factory, options, sync_timeout=sync_timeout)
         self.admit = admits_service(options)
         keep = annotation_keys_read(options)
-        transformer = generic_transformer(keep) if options.template is not None else service_transformer(keep)
+        transformer = generic_transformer(keep) if options.template is not None else service_transformer(
+            keep, keep_labels=not options.label_selector.empty())
         self.services = self._informer(SERVICES, transformer, {WITH_SELECTORS: selector_index(self.admit)},
                                        events=self.admit)
         watched = service_informer_resources(options.service_type_filter)

@@ -5,10 +5,11 @@ annotations are kept only under the external-dns prefix plus the keys a filter r
 keys, the legacy ingress class annotation). Without an `--fqdn-template` (which may read any field) the
 objects are cut to the fields the object -> endpoints code reads:
 
-- Service: metadata (name, namespace, uid, resourceVersion, generation, labels, annotations,
-  deletionTimestamp); spec (type, clusterIP, externalIPs, externalName, ports[name, port, nodePort,
-  protocol], selector, externalTrafficPolicy, publishNotReadyAddresses); status.loadBalancer.ingress[ip,
-  hostname]. Status conditions are gone.
+- Service: metadata (name, namespace, resourceVersion, labels when a label filter reads them, annotations,
+  deletionTimestamp); spec (type, clusterIP, externalIPs, externalName, publishNotReadyAddresses, and for
+  NodePort Services ports[name, port, nodePort, protocol], selector, externalTrafficPolicy);
+  status.loadBalancer.ingress[ip, hostname] (no status at all while it is empty). Status conditions are
+  gone.
 - Ingress: metadata as above; spec (ingressClassName, rules[host], tls[hosts]); status.loadBalancer.
 - DNSEndpoint: metadata as above; spec whole; status.observedGeneration.
 - Pod (always): metadata (name, namespace, uid, resourceVersion, labels, prefix annotations,
@@ -38,8 +39,10 @@ _META_KEYS = ("name", "namespace", "uid", "resourceVersion", "generation", "labe
 _POD_META_KEYS = ("name", "namespace", "uid", "resourceVersion", "labels", "annotations", "deletionTimestamp")
 _NODE_META_KEYS = ("name", "uid", "resourceVersion")
 _SLICE_META_KEYS = ("name", "namespace", "uid", "resourceVersion", "labels")
+_SERVICE_META_KEYS = ("name", "namespace", "resourceVersion", "labels", "annotations", "deletionTimestamp")
 _SERVICE_SPEC_KEYS = ("type", "clusterIP", "externalIPs", "externalName", "ports", "selector",
                       "externalTrafficPolicy", "publishNotReadyAddresses")
+_SERVICE_SPEC_KEYS_NO_NODEPORT = ("type", "clusterIP", "externalIPs", "externalName", "publishNotReadyAddresses")
 _PORT_KEYS = ("name", "port", "nodePort", "protocol")
 _LB_KEYS = ("ip", "hostname")
 
@@ -142,14 +145,21 @@ def generic_transformer(keep_annotation: Callable[[str], bool] | None) -> Transf
     return transform
 
 
-def service_transformer(keep_annotation: Callable[[str], bool] | None) -> Transformer:
+def service_transformer(keep_annotation: Callable[[str], bool] | None, *, keep_labels: bool = True) -> Transformer:
+    """Services: ports, selector and externalTrafficPolicy only for NodePort Services (SRV records, node
+    selection), labels only with `keep_labels` (a label filter reads them), no uid/generation."""
+
     def transform(obj: dict[str, Any]) -> dict[str, Any]:
         out = _top(obj)
         if "metadata" in obj:
-            out["metadata"] = _slim_meta(obj["metadata"], _META_KEYS, keep_annotation)
+            meta = _slim_meta(obj["metadata"], _SERVICE_META_KEYS, keep_annotation)
+            if not keep_labels and isinstance(meta, dict):
+                meta.pop("labels", None)
+            out["metadata"] = meta
         spec = obj.get("spec")
         if isinstance(spec, dict):
-            slim = _pick(spec, _SERVICE_SPEC_KEYS)
+            node_port = spec.get("type") == "NodePort"
+            slim = _pick(spec, _SERVICE_SPEC_KEYS if node_port else _SERVICE_SPEC_KEYS_NO_NODEPORT)
             if "ports" in slim:
                 slim["ports"] = _pick_list(spec["ports"], _PORT_KEYS)
             if isinstance(slim.get("selector"), dict):
@@ -158,7 +168,9 @@ def service_transformer(keep_annotation: Callable[[str], bool] | None) -> Transf
         elif "spec" in obj:
             out["spec"] = spec
         if "status" in obj:
-            out["status"] = _lb_status(obj["status"])
+            status = _lb_status(obj["status"])
+            if status != {} and status != {"loadBalancer": {}}:
+                out["status"] = status
         return out
 
     return transform
