@@ -391,15 +391,16 @@ class Handler(BaseHTTPRequestHandler):
         flt = self._filter(t, query)
         timeout_s = float(timeout) if timeout > 0 else self.api.min_request_timeout * (1 + random.random())
         w = self.api.store.open_watch(t.rt, flt, rv, initial_events_end=initial, path=urlsplit(self.path).path)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Cache-Control", "no-cache, private")
-        if self._warning:
-            self.send_header("Warning", self._warning)
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        # Registered before the headers go out: once a client has the response, faults and bookmarks reach it.
         self.api._watch_opened(w, self.connection)
         try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Cache-Control", "no-cache, private")
+            if self._warning:
+                self.send_header("Warning", self._warning)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
             clean = self._stream(w, time.monotonic() + timeout_s, bookmarks)
         except OSError:
             clean = False

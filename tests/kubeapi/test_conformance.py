@@ -45,6 +45,23 @@ def dnsep(name: str, ttl: int = 60) -> dict[str, Any]:
                                     "recordTTL": ttl}]}}
 
 
+def watch_until_now(kubeapi: KubeAPIServer, raw: RawClient, path: str) -> list[dict[str, Any]]:
+    """Every event a watch on `path` sends up to now, without waiting for a timeout: a requested BOOKMARK is
+    queued behind all of them (needs allowWatchBookmarks=true, which this adds)."""
+    sep = "&" if "?" in path else "?"
+    with raw.watch(f"{path}{sep}allowWatchBookmarks=true&timeoutSeconds=30") as w:
+        assert w.status == 200
+        kubeapi.send_bookmarks()
+        events: list[dict[str, Any]] = []
+        while True:
+            ev = w.next_event()
+            assert ev is not None, "stream ended before the requested bookmark"
+            if ev["type"] == "BOOKMARK":
+                assert int(ev["object"]["metadata"]["resourceVersion"]) == kubeapi.resource_version
+                return events
+            events.append(ev)
+
+
 def status(code: int, reason: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                            "message": message, "reason": reason}
@@ -474,8 +491,7 @@ def test_finalizers_keep_object_until_removed(raw: RawClient, kubeapi: KubeAPISe
     r = raw.request("PATCH", f"{path}/rec", {"metadata": {"finalizers": None}}, "application/merge-patch+json")
     assert r.status == 200
     assert raw.get(f"{path}/rec").status == 404
-    with raw.watch(f"{path}?watch=true&resourceVersion={start_rv}&timeoutSeconds=1") as w:
-        types = [e["type"] for e in w.events()]
+    types = [e["type"] for e in watch_until_now(kubeapi, raw, f"{path}?watch=true&resourceVersion={start_rv}")]
     assert types == ["MODIFIED", "MODIFIED", "DELETED"]
 
 
@@ -724,17 +740,18 @@ def test_endpoints_deprecation_warning_on_list(raw: RawClient) -> None:
 def test_watch_from_unset_rv_sends_synthetic_added(raw: RawClient, kubeapi: KubeAPIServer) -> None:
     for i in range(3):
         kubeapi.create(svc(f"s{i}"))
-    for flag in ("true", "True", "1"):
-        with raw.watch(f"{SVC}?watch={flag}&timeoutSeconds=1") as w:
-            assert w.status == 200
-            assert w.headers["transfer-encoding"] == "chunked"
-            assert w.headers["content-type"] == "application/json"
-            events = list(w.events())
-        assert sorted(e["object"]["metadata"]["name"] for e in events) == ["s0", "s1", "s2"]
-        assert {e["type"] for e in events} == {"ADDED"}
-        assert all(e["object"]["kind"] == "Service" and e["object"]["apiVersion"] == "v1" for e in events)
-    with raw.watch(f"{SVC}?watch=true&resourceVersion=0&timeoutSeconds=1") as w:
-        assert len(list(w.events())) == 3
+    with raw.watch(f"{SVC}?watch=true&timeoutSeconds=1") as w:
+        assert w.status == 200
+        assert w.headers["transfer-encoding"] == "chunked"
+        assert w.headers["content-type"] == "application/json"
+        events = list(w.events())
+    assert sorted(e["object"]["metadata"]["name"] for e in events) == ["s0", "s1", "s2"]
+    assert {e["type"] for e in events} == {"ADDED"}
+    assert all(e["object"]["kind"] == "Service" and e["object"]["apiVersion"] == "v1" for e in events)
+    for query in ("watch=True", "watch=1", "watch=true&resourceVersion=0"):
+        events = watch_until_now(kubeapi, raw, f"{SVC}?{query}")
+        assert sorted((e["type"], e["object"]["metadata"]["name"]) for e in events) == [
+            ("ADDED", "s0"), ("ADDED", "s1"), ("ADDED", "s2")]
 
 
 def test_watch_replays_history_from_rv(raw: RawClient, kubeapi: KubeAPIServer) -> None:
@@ -743,8 +760,7 @@ def test_watch_replays_history_from_rv(raw: RawClient, kubeapi: KubeAPIServer) -
     kubeapi.create(svc("b"))
     kubeapi.patch("v1", "Service", "default", "a", {"metadata": {"labels": {"x": "1"}}})
     deleted = kubeapi.delete("v1", "Service", "default", "b")
-    with raw.watch(f"{SVC}?watch=true&resourceVersion={start}&timeoutSeconds=1") as w:
-        events = list(w.events())
+    events = watch_until_now(kubeapi, raw, f"{SVC}?watch=true&resourceVersion={start}")
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
         ("ADDED", "b"), ("MODIFIED", "a"), ("DELETED", "b")]
     rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in events]
@@ -789,8 +805,7 @@ def test_watch_too_old_rv_gets_410_error_event(raw: RawClient, kubeapi: KubeAPIS
                                                          f"too old resource version: {old} ({compacted})")}]
     # a watch from the rv of a fresh list works after compaction
     rv = raw.get(SVC).json["metadata"]["resourceVersion"]
-    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&timeoutSeconds=1") as w:
-        assert list(w.events()) == []
+    assert watch_until_now(kubeapi, raw, f"{SVC}?watch=true&resourceVersion={rv}") == []
 
 
 def test_watch_history_window_is_bounded() -> None:
@@ -882,11 +897,11 @@ def test_watch_selector_transitions(raw: RawClient, kubeapi: KubeAPIServer) -> N
     kubeapi.patch("v1", "Service", "default", "a", {"metadata": {"labels": {"team": "x"}}})
     kubeapi.patch("v1", "Service", "default", "a", {"metadata": {"annotations": {"n": "1"}}})
     kubeapi.create(svc("b", labels={"team": "y"}))
-    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&labelSelector=team%3Dx&timeoutSeconds=1") as w:
-        events = [(e["type"], e["object"]["metadata"]["name"]) for e in w.events()]
+    events = [(e["type"], e["object"]["metadata"]["name"])
+              for e in watch_until_now(kubeapi, raw, f"{SVC}?watch=true&resourceVersion={rv}&labelSelector=team%3Dx")]
     assert events == [("DELETED", "a"), ("ADDED", "a"), ("MODIFIED", "a")]
-    with raw.watch("/api/v1/services?watch=true&fieldSelector=metadata.name%3Db&timeoutSeconds=1") as w:
-        assert [e["object"]["metadata"]["name"] for e in w.events()] == ["b"]
+    by_name = watch_until_now(kubeapi, raw, "/api/v1/services?watch=true&fieldSelector=metadata.name%3Db")
+    assert [e["object"]["metadata"]["name"] for e in by_name] == ["b"]
 
 
 def test_watch_namespace_scope(raw: RawClient, kubeapi: KubeAPIServer) -> None:
@@ -894,10 +909,10 @@ def test_watch_namespace_scope(raw: RawClient, kubeapi: KubeAPIServer) -> None:
     rv = kubeapi.resource_version
     kubeapi.create({**svc("a"), "metadata": {"name": "a", "namespace": "other"}})
     kubeapi.create(svc("b"))
-    with raw.watch(f"{SVC}?watch=true&resourceVersion={rv}&timeoutSeconds=1") as w:
-        assert [e["object"]["metadata"]["name"] for e in w.events()] == ["b"]
-    with raw.watch(f"/api/v1/services?watch=true&resourceVersion={rv}&timeoutSeconds=1") as w:
-        assert [e["object"]["metadata"]["name"] for e in w.events()] == ["a", "b"]
+    events = watch_until_now(kubeapi, raw, f"{SVC}?watch=true&resourceVersion={rv}")
+    assert [e["object"]["metadata"]["name"] for e in events] == ["b"]
+    events = watch_until_now(kubeapi, raw, f"/api/v1/services?watch=true&resourceVersion={rv}")
+    assert [e["object"]["metadata"]["name"] for e in events] == ["a", "b"]
 
 
 # ---------------------------------------------------------------------------------------------- errors / misc

@@ -149,8 +149,19 @@ def test_resource_round_trip(case: Case, kubeapi: KubeAPIServer, kube_api_client
     with pytest.raises(ApiException) as exc:
         case.read(c, ns, "obj")
     assert exc.value.status == 404
-    resp = case.list_all(c, watch=True, resource_version=list_rv, timeout_seconds=1, _preload_content=False)
-    events = [json.loads(line) for line in resp.read().splitlines() if line]
+    resp = case.list_all(c, watch=True, resource_version=list_rv, allow_watch_bookmarks=True, timeout_seconds=30,
+                         _preload_content=False, _request_timeout=(5, 10))
+    kubeapi.send_bookmarks()  # queued behind every event so far: read up to it instead of waiting for a timeout
+    events = []
+    try:
+        for line in resp:
+            ev = json.loads(line)
+            if ev["type"] == "BOOKMARK":
+                break
+            events.append(ev)
+    finally:
+        resp.close()
+        resp.release_conn()
     types = [e["type"] for e in events]
     assert types[-1] == "DELETED" and set(types) <= {"MODIFIED", "DELETED"}
     assert all(e["object"]["kind"] == case.body["kind"] for e in events)
