@@ -73,6 +73,12 @@ Semantics worth knowing (as kube-apiserver unless noted):
     * urllib3 (under the kubernetes client) itself retries a 429 that carries Retry-After (sleeping that
       long): use `fail_next(..., status=429)` without `retry_after` to see the 429 in client code.
     * `silence_watches()` affects only watches open at the call; watches opened later stream normally.
+    * A watch is registered before its response headers are sent: once a client holds the response, faults
+      and `send_bookmarks()` reach it. To read "everything up to now" from a watch without waiting for its
+      timeout, open it with allowWatchBookmarks=true, call `send_bookmarks()` and read up to the BOOKMARK
+      (it is queued behind every event already due and carries the current rv).
+    * Open watches wake at least once a second to notice a vanished peer (no busy loop; events are pushed
+      through per-watch Conditions the moment they are written).
 
 Fixtures (`tests.kubeapi.fixtures`, a pytest plugin loaded by tests/conftest.py): `kubeapi_server`
 (session), `kubeapi` (function scope: reset, namespace "default" created), `kube_config`,
