@@ -321,11 +321,14 @@ class Store:
                     continue
                 selected.append(so.item_json())
                 if limit and len(selected) >= limit:
-                    if any(flt.matches(x) for x in items[idx:]) if flt.selective else idx < n:
+                    rest = items[idx:]
+                    if flt.selective:  # the real server cannot count what a selector would keep
+                        has_more = any(flt.matches(x) for x in rest)
+                    else:
+                        remaining = sum(1 for x in rest if flt.matches(x))
+                        has_more = remaining > 0
+                    if has_more:
                         next_start = _key_str(so.key) + "\x00"
-                        if not flt.selective:
-                            remaining = sum(1 for x in items[idx:] if flt.namespace is None
-                                            or x.key[0] == flt.namespace)
                     break
         meta: Json = {"resourceVersion": str(snapshot_rv)}
         if next_start:

@@ -1154,3 +1154,15 @@ def test_endpoints_warning_on_every_verb(raw: RawClient) -> None:
     with raw.watch(f"{path}?watch=true&timeoutSeconds=1") as w:
         assert w.headers["warning"] == warning
     assert "warning" not in raw.get(SVC).headers
+
+
+def test_paging_within_a_namespace_ends_exactly(raw: RawClient, kubeapi: KubeAPIServer) -> None:
+    kubeapi.ensure_namespace("zzz")
+    kubeapi.create(svc("a"))
+    kubeapi.create(svc("b"))
+    kubeapi.create({**svc("c"), "metadata": {"name": "c", "namespace": "zzz"}})
+    page = raw.get(f"{SVC}?limit=2").json
+    assert [i["metadata"]["name"] for i in page["items"]] == ["a", "b"]
+    assert page["metadata"] == {"resourceVersion": str(kubeapi.resource_version)}
+    page = raw.get("/api/v1/services?limit=2").json
+    assert page["metadata"]["remainingItemCount"] == 1 and page["metadata"]["continue"]
