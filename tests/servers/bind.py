@@ -259,7 +259,8 @@ def _write_tls_cert(workdir: Path) -> tuple[Path, Path]:
     return key_path, cert_path
 
 
-def _named_conf(srv: BindServer, rndc_port: int, rndc_secret: str, tls: tuple[Path, Path] | None) -> str:
+def _named_conf(srv: BindServer, rndc_port: int, rndc_secret: str, tls: tuple[Path, Path] | None,
+                ixfr_ratio: str) -> str:
     d = srv.workdir
     keys = "".join(f'key "{name}" {{ algorithm {alg}; secret "{secret}"; }};\n'
                    for alg, (name, secret) in sorted(srv.keys.items()))
@@ -286,6 +287,7 @@ def _named_conf(srv: BindServer, rndc_port: int, rndc_secret: str, tls: tuple[Pa
         + listen_tls
         + "    listen-on-v6 { none; };\n"
         + "    recursion no; dnssec-validation no; notify no; allow-transfer { none; };\n"
+        + f"    max-ixfr-ratio {ixfr_ratio};\n"
         + "};\n"
         + "logging {\n"
         + "    channel to_stderr { stderr; severity info; print-time yes; print-category yes; };\n"
@@ -307,8 +309,10 @@ def _zone_ready(host: str, port: int, zone: str) -> bool:
 
 
 def start_bind(zones: Sequence[str] = DEFAULT_ZONES, key_algorithm: str = "hmac-sha256",
-               with_tls: bool = True) -> BindServer:
-    """Start named with the given zones; returns once every zone answers. Call `stop()` when done."""
+               with_tls: bool = True, ixfr_ratio: str = "unlimited") -> BindServer:
+    """Start named with the given zones; returns once every zone answers. Call `stop()` when done.
+    `ixfr_ratio` is named's max-ixfr-ratio ("unlimited": IXFR always answers with differences; named's
+    own default "100%" answers small zones with the whole zone)."""
     if not os.path.exists(NAMED):
         raise BindStartError(f"named not found at {NAMED}: install Debian's bind9 package")
     workdir = Path(tempfile.mkdtemp(prefix="edns-bind-"))
@@ -324,7 +328,7 @@ def start_bind(zones: Sequence[str] = DEFAULT_ZONES, key_algorithm: str = "hmac-
         for z in srv.zones:
             (workdir / f"db.{z}").write_text(_zone_file(z, serial))
         conf = workdir / "named.conf"
-        conf.write_text(_named_conf(srv, free_port(), _secret(), tls))
+        conf.write_text(_named_conf(srv, free_port(), _secret(), tls, ixfr_ratio))
         check = subprocess.run(["named-checkconf", str(conf)], capture_output=True, text=True, timeout=30,
                                check=False)
         if check.returncode != 0:
@@ -353,8 +357,9 @@ def start_bind(zones: Sequence[str] = DEFAULT_ZONES, key_algorithm: str = "hmac-
 
 
 @contextlib.contextmanager
-def running_bind(zones: Sequence[str] = DEFAULT_ZONES, with_tls: bool = True) -> Iterator[BindServer]:
-    srv = start_bind(zones, with_tls=with_tls)
+def running_bind(zones: Sequence[str] = DEFAULT_ZONES, with_tls: bool = True,
+                 ixfr_ratio: str = "unlimited") -> Iterator[BindServer]:
+    srv = start_bind(zones, with_tls=with_tls, ixfr_ratio=ixfr_ratio)
     try:
         yield srv
     finally:

@@ -30,6 +30,7 @@ import dns.rcode
 import dns.rdata
 import dns.rdataclass
 import dns.rdatatype
+import dns.rrset
 import dns.update
 import structlog
 from prometheus_client import Counter
@@ -193,11 +194,18 @@ class RFC2136Provider(Provider):
         for host in self.transport.host_order():
             conn = Connection(self.transport, host)
             try:
-                snap = self._snapshots.get(zone)
-                if snap is not None and snap.fresh() and _soa_serial(conn, self.transport, zone) == snap.serial:
-                    ZONE_READS.labels(zone, "unchanged").inc()
-                    return snap
-                self._snapshots.pop(zone, None)
+                snap = self._snapshots.pop(zone, None)
+                if snap is not None and snap.fresh():
+                    serial = _soa_serial(conn, self.transport, zone)
+                    if serial == snap.serial:
+                        ZONE_READS.labels(zone, "unchanged").inc()
+                        self._snapshots[zone] = snap
+                        return snap
+                    caught_up = self._incremental(zone, conn, snap) if serial is not None else None
+                    if caught_up is not None:
+                        ZONE_READS.labels(zone, "ixfr").inc()
+                        self._snapshots[zone] = caught_up
+                        return caught_up
                 snap = self._transfer(zone, conn)
                 ZONE_READS.labels(zone, "axfr").inc()
                 self._snapshots[zone] = snap
@@ -215,22 +223,67 @@ class RFC2136Provider(Provider):
         raise Unreachable(f"RFC2136: could not read zone {zone} by AXFR from any of "
                           f"{', '.join(self.config.active_hosts)}:{self.config.port}: {last_exc}")
 
+    def _incremental(self, zone: str, conn: Connection, snap: ZoneSnapshot) -> ZoneSnapshot | None:
+        """The snapshot brought up to date by IXFR (RFC 1995). A server may answer with the whole zone
+        instead (AXFR style: BIND does when the differences are not much smaller than the zone): that
+        answer becomes a new snapshot. None on anything unexpected: the caller then reads by AXFR."""
+        stream = conn.ixfr(zone, snap.serial)
+        try:
+            first = next(stream, None)
+            if first is None or first.rdtype != dns.rdatatype.SOA:
+                return None
+            target = int(first[0].serial)
+            if target == snap.serial:
+                return snap
+            opening = next(stream, None)
+            if opening is None:
+                return None
+            if opening.rdtype != dns.rdatatype.SOA:  # AXFR style: the whole zone follows
+                fresh = ZoneSnapshot(zone, target)
+                self._collect(zone, fresh, opening)
+                for rrset in stream:
+                    if rrset.rdtype == dns.rdatatype.SOA:
+                        return fresh
+                    self._collect(zone, fresh, rrset)
+                return None
+            if int(opening[0].serial) != snap.serial:
+                return None
+            adding = False
+            for rrset in stream:
+                if rrset.rdtype == dns.rdatatype.SOA:
+                    if adding and int(rrset[0].serial) == target:
+                        snap.serial = target
+                        return snap
+                    adding = not adding
+                    continue
+                self._collect(zone, snap, rrset, remove=not adding)
+            return None
+        finally:
+            stream.close()
+
+    def _collect(self, zone: str, snap: ZoneSnapshot, rrset: dns.rrset.RRset, remove: bool = False) -> None:
+        """Add (or remove) one transferred rrset to the snapshot, if it is a record we read."""
+        if rrset.rdclass != dns.rdataclass.IN:
+            return
+        rtype = dns.rdatatype.to_text(rrset.rdtype)
+        if rtype not in READ_TYPES:
+            return
+        name = rrset.name.to_text()
+        name = name[:-1] if name.endswith(".") else name
+        if self.zone_for(name) != zone:
+            return  # held by a more specific configured zone
+        if remove:
+            snap.remove(name, rtype, _targets_of(rtype, rrset))
+        else:
+            snap.add(name, rtype, rrset.ttl, _targets_of(rtype, rrset))
+
     def _transfer(self, zone: str, conn: Connection) -> ZoneSnapshot:
         snap: ZoneSnapshot | None = None
         for rrset in conn.axfr(zone):
             if snap is None:  # the transfer opens with the zone's SOA
                 snap = ZoneSnapshot(zone, int(rrset[0].serial))
                 continue
-            if rrset.rdclass != dns.rdataclass.IN:
-                continue
-            rtype = dns.rdatatype.to_text(rrset.rdtype)
-            if rtype not in READ_TYPES:
-                continue
-            name = rrset.name.to_text()
-            name = name[:-1] if name.endswith(".") else name
-            if self.zone_for(name) != zone:
-                continue  # held by a more specific configured zone
-            snap.add(name, rtype, rrset.ttl, _targets_of(rtype, rrset))
+            self._collect(zone, snap, rrset)
         if snap is None:
             raise AxfrRefused(zone, conn.host, "empty transfer")
         return snap

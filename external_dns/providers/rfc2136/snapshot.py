@@ -1,7 +1,8 @@
 """Zone snapshots for the RFC2136 provider, so that a sync whose zone did not change transfers nothing.
 
 A snapshot is the last AXFR of a zone with its SOA serial. `records()` first asks for the SOA: an unchanged
-serial means an unchanged zone (the server bumps the serial on every change), so the snapshot is served.
+serial means an unchanged zone (the server bumps the serial on every change), so the snapshot is served; a
+moved serial is caught up by IXFR (only the differences; a full answer falls back to AXFR).
 The provider's own writes are folded into the snapshot only when the serial proves nobody else wrote in
 between: serial after == serial before + number of UPDATE messages (BIND's default
 `serial-update-method increment`; another method simply never matches). Anything uncertain drops the
@@ -67,7 +68,8 @@ class ZoneSnapshot:
             if t not in rrset.targets:
                 rrset.targets.append(t)
 
-    def _remove(self, name: str, rtype: str, targets: list[str] | None) -> None:
+    def remove(self, name: str, rtype: str, targets: list[str] | None) -> None:
+        """Remove targets (None = the whole rrset); an emptied rrset disappears."""
         key = (name.lower(), rtype)
         rrset = self._rrsets.get(key)
         if rrset is None:
@@ -89,7 +91,7 @@ class ZoneSnapshot:
         for r in removals:
             if r.rtype == "NS" and r.name.lower() == self.zone:
                 return False
-            self._remove(r.name, r.rtype, r.targets)
+            self.remove(r.name, r.rtype, r.targets)
         for a in additions:
             key_name = a.name.lower()
             existing = self._types.get(key_name)

@@ -15,7 +15,7 @@ import ssl
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import dns.exception
@@ -130,27 +130,44 @@ class Connection:
 
     def axfr(self, zone: str) -> Iterator[dns.rrset.RRset]:
         """Every rrset of a zone by AXFR (names absolute); the closing SOA is not repeated."""
-        t = self.transport
+        query = dns.message.make_query(dns.name.from_text(zone), dns.rdatatype.AXFR, dns.rdataclass.IN)
+        soa_count = 0
+        for rrset in self._transfer(query, zone, one_rr_per_rrset=False):
+            if rrset.rdtype == dns.rdatatype.SOA:
+                soa_count += 1
+                if soa_count == 2:
+                    return
+            yield rrset
+
+    def ixfr(self, zone: str, serial: int) -> Generator[dns.rrset.RRset, None, None]:
+        """The raw IXFR answer since `serial`, one RR per rrset, in order. The caller reads until its end
+        (RFC 1995: the closing SOA) and must not ask for more: the next message would be waited for."""
         origin = dns.name.from_text(zone)
-        query = dns.message.make_query(origin, dns.rdatatype.AXFR, dns.rdataclass.IN)
+        query = dns.message.make_query(origin, dns.rdatatype.IXFR, dns.rdataclass.IN)
+        query.authority.append(dns.rrset.from_text(origin, 0, "IN", "SOA", f". . {serial} 0 0 0 0"))
+        yield from self._transfer(query, zone, one_rr_per_rrset=True)
+
+    def _transfer(self, query: dns.message.Message, zone: str,
+                  one_rr_per_rrset: bool) -> Generator[dns.rrset.RRset, None, None]:
+        """The answer records of a zone transfer, message by message, as far as the caller reads."""
+        t = self.transport
         t.sign(query)
         if self.sock is None:
             self.sock = self._open()
         sock = self.sock
-        deadline = time.monotonic() + t.config.timeout
         try:
-            _write(sock, query.to_wire(prepend_length=True), deadline)
+            _write(sock, query.to_wire(prepend_length=True), time.monotonic() + t.config.timeout)
             tsig_ctx: Any = None
             first = True
-            soa_count = 0
-            while soa_count < 2:
+            while True:
                 # Each message of a long transfer gets its own timeout.
                 wire = _read_message_wire(sock, time.monotonic() + t.config.timeout)
                 response = dns.message.from_wire(wire, keyring=query.keyring, request_mac=query.mac,
-                                                 xfr=True, tsig_ctx=tsig_ctx, multi=True)
+                                                 xfr=True, tsig_ctx=tsig_ctx, multi=True,
+                                                 one_rr_per_rrset=one_rr_per_rrset)
                 if not query.is_response(response, xfr_continuation=not first):
                     raise dns.query.BadResponse(  # type: ignore[no-untyped-call]
-                        "AXFR answer does not match the request")
+                        "zone transfer answer does not match the request")
                 rcode = response.rcode()
                 if rcode != dns.rcode.NOERROR:
                     raise AxfrRefused(zone, self.host, dns.rcode.to_text(rcode))
@@ -158,14 +175,9 @@ class Connection:
                     raise AxfrRefused(zone, self.host, "no SOA at the start of the transfer")
                 first = False
                 tsig_ctx = response.tsig_ctx
-                for rrset in response.answer:
-                    if rrset.rdtype == dns.rdatatype.SOA:
-                        soa_count += 1
-                        if soa_count == 2:
-                            break
-                    yield rrset
+                yield from response.answer
         finally:
-            # An AXFR stream cannot be reused for anything else.
+            # A transfer stream cannot be reused for anything else.
             self.close()
 
 

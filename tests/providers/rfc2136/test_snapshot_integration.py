@@ -12,7 +12,8 @@ from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.rfc2136 import RFC2136Provider
 from external_dns.providers.rfc2136.provider import ZONE_READS
-from tests.servers.bind import BindServer
+from tests.providers.rfc2136.conftest import make_config
+from tests.servers.bind import BindServer, running_bind
 
 pytestmark = pytest.mark.integration
 
@@ -88,3 +89,44 @@ def test_silently_ignored_write_drops_the_snapshot(make_provider: Callable[..., 
     assert not any(n == "alias.example.org" and t == "A" for n, t, *_ in got)
     assert ("ok.example.org", "A", 0, ("192.0.2.6",)) in got
     assert clean_bind.rrset("alias.example.org", "A") is None
+
+
+def test_foreign_changes_are_caught_up_by_ixfr(make_provider: Callable[..., RFC2136Provider],
+                                               clean_bind: BindServer) -> None:
+    p = make_provider()
+    p.apply_changes(Changes(create=[ep("keep.example.org", "A", "192.0.2.1", "192.0.2.2", ttl=60),
+                                    ep("gone.example.org", "TXT", "bye"), ep("cn.example.org", "CNAME", "x.example.net")]))
+    p.records()
+    # Several foreign transactions: an added name, a removed rrset, a removed target, a TTL change.
+    for build in (
+        lambda u: u.add("new.example.org.", 30, "A", "192.0.2.9"),
+        lambda u: u.delete("gone.example.org.", "TXT"),
+        lambda u: u.delete("keep.example.org.", "A", "192.0.2.1"),
+        lambda u: (u.delete("cn.example.org.", "CNAME"), u.add("cn.example.org.", 600, "CNAME", "y.example.net.")),
+    ):
+        upd = clean_bind.update("example.org")
+        build(upd)
+        clean_bind.send(upd)
+    axfr, ixfr = reads("axfr"), reads("ixfr")
+    caught_up = state(p)
+    assert reads("axfr") == axfr and reads("ixfr") == ixfr + 1  # only example.org changed
+    assert caught_up == state(make_provider())  # same as a full transfer
+    assert ("keep.example.org", "A", 60, ("192.0.2.2",)) in caught_up
+    assert ("cn.example.org", "CNAME", 600, ("y.example.net",)) in caught_up
+    assert ("new.example.org", "A", 30, ("192.0.2.9",)) in caught_up
+    assert not any(n == "gone.example.org" for n, *_ in caught_up)
+
+
+def test_full_answer_to_ixfr_becomes_the_snapshot() -> None:
+    # named's default max-ixfr-ratio (100%) answers IXFR of a tiny zone with the whole zone.
+    with running_bind(["tiny.test"], with_tls=False, ixfr_ratio="100%") as srv:
+        p = RFC2136Provider(make_config(srv, zones=("tiny.test",)))
+        p.records()
+        upd = srv.update("tiny.test")
+        upd.add("x.tiny.test.", 60, "A", "192.0.2.1")
+        srv.send(upd)
+        axfr, ixfr = reads("axfr"), reads("ixfr")
+        got = state(p)
+        assert (reads("axfr"), reads("ixfr")) == (axfr, ixfr + 1)
+        assert ("x.tiny.test", "A", 60, ("192.0.2.1",)) in got
+        assert got == state(RFC2136Provider(make_config(srv, zones=("tiny.test",))))
