@@ -517,6 +517,7 @@ class Store:
                 new.pop("status", None)
             if rt.kind in ("Service", "Ingress"):
                 validate_load_balancer_status(rt, new)
+            new = validate_and_prune(rt, new)
         else:
             new = obj
             nmeta = new["metadata"]
@@ -533,6 +534,8 @@ class Store:
                     new["status"] = old.copy()["status"]
                 else:
                     new.pop("status", None)
+            new = validate_and_prune(rt, new)  # before the generation check: pruned fields change nothing
+            nmeta = new["metadata"]
             validate_metadata(rt, new)
             validate_micro_times(rt, new)
             validate_kind(rt, new)
@@ -543,7 +546,6 @@ class Store:
             apply_update_defaults(rt, new, old_obj, self.alloc)
             if _spec_of(new) != _spec_of(old_obj):
                 nmeta["generation"] = int(ometa.get("generation", 1)) + 1
-        new = validate_and_prune(rt, new)
         new["metadata"]["resourceVersion"] = str(old.rv)
         new = with_type(rt, new)
         if new == old_obj:

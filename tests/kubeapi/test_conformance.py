@@ -1166,3 +1166,12 @@ def test_paging_within_a_namespace_ends_exactly(raw: RawClient, kubeapi: KubeAPI
     assert page["metadata"] == {"resourceVersion": str(kubeapi.resource_version)}
     page = raw.get("/api/v1/services?limit=2").json
     assert page["metadata"]["remainingItemCount"] == 1 and page["metadata"]["continue"]
+
+
+def test_pruned_fields_do_not_bump_generation_or_rv(raw: RawClient) -> None:
+    obj = raw.request("POST", DNSEP, dnsep("a")).json
+    obj["spec"]["unknown"] = {"x": 1}
+    same = raw.request("PUT", f"{DNSEP}/a", obj).json
+    assert same["metadata"]["generation"] == 1
+    assert same["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
+    assert "unknown" not in same["spec"]
