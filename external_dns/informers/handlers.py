@@ -9,7 +9,6 @@ initial add (so it sees every initial object first). A resync delivers `on_updat
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from external_dns.informers.keys import DeletedFinalStateUnknown, Obj
@@ -25,14 +24,8 @@ class ResourceEventHandler(Protocol):
     def on_delete(self, obj: DeleteArg) -> None: ...
 
 
-@dataclass
 class ResourceEventHandlerFuncs:
     """A handler built from optional callables (missing ones ignore the event)."""
-
-    on_add_func: Callable[[Obj], Any] | None = None
-    on_update_func: Callable[[Obj, Obj], Any] | None = None
-    on_delete_func: Callable[[DeleteArg], Any] | None = None
-    on_synced_func: Callable[[], Any] | None = None
 
     def __init__(self, on_add: Callable[[Obj], Any] | None = None,
                  on_update: Callable[[Obj, Obj], Any] | None = None,

@@ -147,6 +147,8 @@ class Reflector:
 
     def _fail(self, what: str, exc: BaseException, retry_after: float | None = None) -> None:
         """Log a failed request and wait one backoff step (interrupted by stop)."""
+        if self._stop.is_set():
+            return
         if retry_after is None and isinstance(exc, ApiStatusError):
             retry_after = exc.retry_after
         delay = self._backoff.step()

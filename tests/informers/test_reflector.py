@@ -249,9 +249,10 @@ def test_500s_on_list_are_retried_with_backoff(kubeapi: KubeAPIServer, make: Mak
 def test_429_on_watch_honours_retry_after_and_rewatches(kubeapi: KubeAPIServer, make: Make) -> None:
     inf = make()
     h = started(inf)
+    assert wait_until(lambda: kubeapi.open_watch_count == 1, 5)
     kubeapi.clear_requests()
     kubeapi.fail_next(1, status=429, retry_after=2, path_contains="/services")
-    kubeapi.cut_watches()
+    assert kubeapi.cut_watches() == 1
     kubeapi.create(service("after-429"))
     t0 = time.monotonic()
     assert h.wait(lambda m: "default/after-429" in m.model, 10)
@@ -265,9 +266,10 @@ def test_500_on_watch_relists_at_last_rv_without_limit(kubeapi: KubeAPIServer, m
     inf = make()
     h = started(inf)
     last = inf.last_sync_resource_version()
+    assert wait_until(lambda: kubeapi.open_watch_count == 1, 5)
     kubeapi.clear_requests()
     kubeapi.fail_next(1, status=500, path_contains="/services")
-    kubeapi.cut_watches()
+    assert kubeapi.cut_watches() == 1
     kubeapi.create(service("after-500"))
     assert h.wait(lambda m: "default/after-500" in m.model, 10)
     lists = list_requests(kubeapi)
