@@ -1,0 +1,81 @@
+"""RBAC access checks against the test API server and the source pipeline built from flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import kubernetes.client
+import pytest
+
+from external_dns.cmd.config import load_config
+from external_dns.cmd.main import _KubeClient
+from external_dns.controller.process import LazyInformerFactory
+from external_dns.informers import DNSENDPOINTS, PODS, SERVICES
+from external_dns.sources.build import build_source_pipeline
+from external_dns.sources.informer.base import AccessCheck, MissingPermissionError, check_access
+from external_dns.sources.informer.hooks import informer_sources
+from external_dns.sources.rbac import rules_for_sources
+from tests.kubeapi.server import KubeAPIServer
+from tests.sources.informer.conftest import lb_service
+
+pytestmark = pytest.mark.integration
+
+
+def client(server: KubeAPIServer, token: str | None) -> kubernetes.client.ApiClient:
+    return kubernetes.client.ApiClient(server.configuration(token=token))
+
+
+def test_check_access_names_missing_verbs_grouped(kubeapi: KubeAPIServer) -> None:
+    kubeapi.add_token("t", [{"apiGroups": [""], "resources": ["services"], "verbs": ["list", "watch"]},
+                            {"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}])
+    api = client(kubeapi, "t")
+    try:
+        check_access(api, [AccessCheck(SERVICES, "list"), AccessCheck(SERVICES, "watch")], "service")
+        with pytest.raises(MissingPermissionError) as err:
+            check_access(api, [AccessCheck(PODS, "list"), AccessCheck(PODS, "watch"),
+                               AccessCheck(DNSENDPOINTS, "list", "default"), AccessCheck(DNSENDPOINTS, "watch", "default"),
+                               AccessCheck(DNSENDPOINTS, "update", "default", "status")], "crd")
+    finally:
+        api.close()
+    text = str(err.value)
+    assert 'watch pods (API group "") cluster-wide: the ClusterRole needs the rule {apiGroups: [""], ' \
+           'resources: ["pods"], verbs: ["watch"]}' in text
+    assert ('list, watch dnsendpoints (API group "externaldns.k8s.io") in namespace "default": the ClusterRole '
+            'needs the rule {apiGroups: ["externaldns.k8s.io"], resources: ["dnsendpoints"], '
+            'verbs: ["list", "watch"]}') in text
+    assert 'update dnsendpoints/status (API group "externaldns.k8s.io") in namespace "default"' in text
+    assert "list pods" not in text
+    assert "python -m external_dns.sources.rbac crd" in text
+    # the probes never create anything
+    assert kubeapi.list("externaldns.k8s.io/v1alpha1", "DNSEndpoint") == []
+
+
+def test_check_access_unknown_token_is_401(kubeapi: KubeAPIServer) -> None:
+    kubeapi.add_token("good", rules_for_sources(["service"]))
+    api = client(kubeapi, "bad")
+    try:
+        with pytest.raises(MissingPermissionError, match="401 Unauthorized"):
+            check_access(api, [AccessCheck(SERVICES, "list")], "service")
+    finally:
+        api.close()
+
+
+def test_pipeline_from_flags(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
+    lb_service(kubeapi, "web", "web.example.org", "192.0.2.1")
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
+    _parser, cfg = load_config(["--source=service", "--source=ingress", "--source=crd", "--provider=inmemory",
+                                "--policy=sync", f"--kubeconfig={kubeconfig}", "--service-type-filter=LoadBalancer",
+                                "--min-ttl=60s"])
+    kube = _KubeClient(cfg)
+    factory = LazyInformerFactory(kube)
+    try:
+        pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
+        assert sorted(s.name for s in informer_sources(pipeline)) == ["crd", "ingress", "service"]
+        assert sorted(i.resource.plural for i in factory().informers()) == ["dnsendpoints", "ingresses", "services"]
+        eps = pipeline.endpoints()
+        assert [(e.dns_name, e.record_ttl, e.labels["resource"]) for e in eps] == [
+            ("web.example.org", 60, "service/default/web")]
+    finally:
+        if factory.created:
+            assert factory().shutdown(10.0)
+        kube().close()
