@@ -4,7 +4,8 @@ It speaks the Kubernetes REST API in JSON to the real `kubernetes` client (kubec
 `Configuration(host=...)`), with one global resourceVersion counter, a bounded watch history, paging over
 consistent snapshots, bookmarks, 410s, finalizers, status subresources, RBAC tokens and fault injection.
 
-Served resources: core/v1 Namespaces, Services (status), Events, Pods (status), Nodes (status), Endpoints;
+Served resources: core/v1 Namespaces, Services (status), Events, Pods (status), Nodes (status), Endpoints,
+ConfigMaps, Secrets (stringData folded into base64 data);
 discovery.k8s.io/v1 EndpointSlices; networking.k8s.io/v1 Ingresses (status); externaldns.k8s.io/v1alpha1
 DNSEndpoints (status); kuadrant.io/v1alpha1 DNSRecords (status); coordination.k8s.io/v1 Leases;
 events.k8s.io/v1 Events; plus /version, /api, /apis, /api/v1, /apis/<group>, /apis/<group>/<version>.

@@ -6,11 +6,13 @@ port protocol/targetPort/nodePorts and empty load-balancer status, Ingress/Pod s
 
 from __future__ import annotations
 
+import base64
+import binascii
 import ipaddress
 import itertools
 from typing import Any
 
-from tests.kubeapi.errors import invalid
+from tests.kubeapi.errors import bad_request, invalid
 from tests.kubeapi.resources import ResourceType
 
 
@@ -46,6 +48,8 @@ def apply_create_defaults(rt: ResourceType, obj: dict[str, Any], alloc: Allocato
     elif rt.kind == "Node":
         obj.setdefault("spec", {})
         obj.setdefault("status", {})
+    elif rt.kind == "Secret" and rt.group == "":
+        _secret_data(obj)
 
 
 def apply_update_defaults(rt: ResourceType, obj: dict[str, Any], old: dict[str, Any], alloc: Allocator) -> None:
@@ -55,6 +59,8 @@ def apply_update_defaults(rt: ResourceType, obj: dict[str, Any], old: dict[str, 
         obj.setdefault("spec", {}).setdefault("finalizers", old.get("spec", {}).get("finalizers", ["kubernetes"]))
     elif rt.kind == "Service" and rt.group == "":
         _service_defaults(rt, obj, alloc, old)
+    elif rt.kind == "Secret" and rt.group == "":
+        _secret_data(obj)
 
 
 def _service_defaults(rt: ResourceType, obj: dict[str, Any], alloc: Allocator, old: dict[str, Any] | None) -> None:
@@ -89,3 +95,21 @@ def _service_defaults(rt: ResourceType, obj: dict[str, Any], alloc: Allocator, o
         if stype in ("NodePort", "LoadBalancer") and not port.get("nodePort"):
             prev = old_ports.get(port["port"], {}).get("nodePort")
             port["nodePort"] = prev or alloc.node_port()
+
+
+def _secret_data(obj: dict[str, Any]) -> None:
+    """Secret: type defaults to Opaque, stringData is folded into data (base64), data must be base64."""
+    obj.setdefault("type", "Opaque")
+    data = obj.get("data") or {}
+    name = obj["metadata"].get("name", "")
+    for key, value in data.items():
+        try:
+            base64.b64decode(str(value), validate=True)
+        except (binascii.Error, ValueError):
+            raise bad_request(f'Secret in version "v1" cannot be handled as a Secret: illegal base64 data in '
+                              f"data[{key!r}] of secret {name!r}") from None
+    string_data = obj.pop("stringData", None) or {}
+    for key, value in string_data.items():
+        data[key] = base64.b64encode(str(value).encode()).decode()
+    if data:
+        obj["data"] = data

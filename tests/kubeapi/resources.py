@@ -77,6 +77,8 @@ RESOURCES: tuple[ResourceType, ...] = (
     ResourceType("", "v1", "Node", "nodes", False, status_subresource=True, short_names=("no",),
                  field_labels=("spec.unschedulable",)),
     ResourceType("", "v1", "Endpoints", "endpoints", True, short_names=("ep",), singular="endpoints"),
+    ResourceType("", "v1", "ConfigMap", "configmaps", True, short_names=("cm",)),
+    ResourceType("", "v1", "Secret", "secrets", True, field_labels=("type",)),
     ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True,
                  field_labels=("addressType",)),
     ResourceType("networking.k8s.io", "v1", "Ingress", "ingresses", True, status_subresource=True,

@@ -1175,3 +1175,16 @@ def test_pruned_fields_do_not_bump_generation_or_rv(raw: RawClient) -> None:
     assert same["metadata"]["generation"] == 1
     assert same["metadata"]["resourceVersion"] == obj["metadata"]["resourceVersion"]
     assert "unknown" not in same["spec"]
+
+
+def test_secrets_fold_string_data_and_check_base64(raw: RawClient) -> None:
+    path = "/api/v1/namespaces/default/secrets"
+    r = raw.request("POST", path, {"metadata": {"name": "creds"}, "data": {"a": "eA=="},
+                                   "stringData": {"token": "s3cret"}})
+    assert r.status == 201
+    assert r.json["type"] == "Opaque" and "stringData" not in r.json
+    assert r.json["data"] == {"a": "eA==", "token": "czNjcmV0"}
+    r = raw.request("POST", path, {"metadata": {"name": "bad"}, "data": {"a": "not base64!"}})
+    assert r.status == 400 and "illegal base64 data" in r.json["message"]
+    assert raw.request("POST", "/api/v1/namespaces/default/configmaps",
+                       {"metadata": {"name": "cm"}, "data": {"k": "v"}}).status == 201
