@@ -3,6 +3,22 @@ backoff and relist), thread-safe indexed store, transformers, SharedIndexInforme
 buffered delivery and resync, SharedInformerFactory, and a CLI probe (`python -m external_dns.informers`).
 
 Objects are raw JSON dicts, never the client's model classes; cached objects are read-only for handlers.
+
+Usage (a source or the controller)::
+
+    factory = SharedInformerFactory(api_client, default_resync=0,
+                                    transformers=(*DEFAULT_TRANSFORMERS,
+                                                  keep_annotation_prefixes("external-dns.alpha.kubernetes.io/")))
+    services = factory.informer_for(SERVICES, namespace=None, label_selector="team=a")
+    services.add_indexers({"host": lambda o: [...]})           # before start only
+    reg = services.add_event_handler(ResourceEventHandlerFuncs(
+        on_add=lambda o: queue.add("sync"), on_update=lambda old, new: queue.add("sync"),
+        on_delete=lambda o: queue.add("sync")))                 # o may be a DeletedFinalStateUnknown
+    factory.start()
+    factory.wait_for_cache_sync(60, registrations=[reg])       # or reg.has_synced()
+    services.get_store().list(); services.get_store().get_by_key("ns/name")
+    services.get_indexer().by_index("namespace", "ns")
+    factory.shutdown(timeout=5)
 """
 
 from external_dns.informers.backoff import Backoff

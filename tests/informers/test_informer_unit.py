@@ -22,6 +22,7 @@ from external_dns.informers import (
 )
 from external_dns.informers.keys import resource_version
 from tests.informers.conftest import UnreachableApi, svc
+from tests.informers.helpers import wait_until
 
 
 class Recorder:
@@ -102,9 +103,7 @@ def test_relist_adds_updates_and_tombstones(informer: SharedIndexInformer) -> No
     informer.replace([svc("a", rv="1"), svc("b", rv="7"), svc("d", rv="8")], "8")
     events = rec.wait_for(6)
     assert events[3:] == [("delete", "default/c", "3"), ("update", "default/b", "7"), ("add", "default/d", "8")]
-    deadline = time.monotonic() + 2
-    while not deleted and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert wait_until(lambda: bool(deleted), 2)
     assert isinstance(deleted[0], DeletedFinalStateUnknown) and deleted[0].obj is not None
     assert deleted[0].obj["metadata"]["name"] == "c"
 
