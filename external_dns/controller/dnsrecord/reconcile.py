@@ -221,6 +221,8 @@ class Reconciler:
             new.update(queuedAt=format_time(start), validFor=format_duration(self.options.valid_for),
                        writeCounter=0, endpoints=endpoints_to_json(spec.endpoints), zoneID=zone, zoneDomainName=zone)
             requeue = self.options.requeue_time if self._write(obj, new, 0, ready=True) else 0.0
+            if ready.get("reason") != REASON_PROVIDER_SUCCESS or not same_gen:
+                log.info("DNSRecord ready: the provider holds its records", record=key, zone=zone)
             return Result("ready", requeue_after=requeue)
         except Exception as exc:
             return self._provider_error(key, obj, spec, counter, start, exc)
