@@ -130,3 +130,12 @@ def test_canonical_zones() -> None:
     assert canonical_hosted_zone("a1234.awsglobalaccelerator.com") == "Z2BJ6XQ5FK7U4H"
     assert canonical_hosted_zone("www.example.com") == ""
     assert canonical_hosted_zone("bucket.s3.amazonaws.com") == ""
+
+
+def test_txt_string_limit_counts_each_string_and_escapes_once() -> None:
+    two_strings = '"' + "a" * 255 + '" "' + "b" * 255 + '"'
+    assert rrset_for(E("t.example.com", "TXT", [two_strings]), "Z1")["ResourceRecords"] == [{"Value": two_strings}]
+    escaped = '"' + '\\"' * 200 + '"'  # 200 escaped quotes: 200 characters, 402 bytes of text
+    assert rrset_for(E("t.example.com", "TXT", [escaped]), "Z1")
+    with pytest.raises(InvalidRecordError, match="longer than 255"):
+        rrset_for(E("t.example.com", "TXT", ['"' + "a" * 255 + '" "' + "b" * 256 + '"']), "Z1")
