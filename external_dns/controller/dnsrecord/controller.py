@@ -12,7 +12,8 @@ rate-limited workqueue keyed by `namespace/name` (sample-controller pattern) and
 
 Process wiring: `install(cfg, process)` is a `controller.process.PROCESS_HOOKS` entry; with
 `--source=dnsrecord` it builds the controller on the process's informer factory, Kubernetes client and
-provider (`build_dnsrecord_controller`) and runs it as a leader task beside the zone controller.
+provider (`build_dnsrecord_controller`) and runs it as a leader task beside the zone controller (not with
+`--dry-run`: every pass of this controller writes).
 `build_source` is the `--source=dnsrecord` source builder: DNSRecords publish through this controller,
 so they contribute no endpoints to the zone-wide controller.
 """
@@ -235,6 +236,10 @@ def build_dnsrecord_controller(cfg: argparse.Namespace, factory: Any, provider: 
 def install(cfg: argparse.Namespace, process: Any) -> None:
     """PROCESS_HOOKS entry: with `--source=dnsrecord`, run the DNSRecord controller as a leader task."""
     if SOURCE_NAME not in (getattr(cfg, "source", None) or []):
+        return
+    if getattr(cfg, "dry_run", False):
+        log.warning("--dry-run: the DNSRecord controller is not started (it would write to the provider, "
+                    "the records' status and their finalizers)")
         return
     if process.kube_client is None or process.informer_factory is None:
         from external_dns.cmd.flags import ConfigError

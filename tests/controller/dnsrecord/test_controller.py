@@ -150,6 +150,8 @@ def test_process_hook_runs_the_controller_only_with_source_dnsrecord(
     process = _Process(factory, CachedProvider(provider, 60.0), kube_api_client)
     install(cfg(source=["service"]), process)
     assert process.tasks == []
+    install(cfg(dry_run=True), process)
+    assert process.tasks == []
     install(cfg(), process)
     assert len(process.tasks) == 1 and process.tasks[0][2] == "dnsrecord-controller"
     ctl = process.dnsrecord_controller  # type: ignore[attr-defined]
