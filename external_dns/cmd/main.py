@@ -5,8 +5,9 @@ Sub-commands: a first positional word selects one from `SUBCOMMANDS` (name -> "m
 function takes the remaining arguments and returns an exit code); `run` (the default when the first word
 is a flag or there is none) is the controller itself.
 
-Exit codes: 0 success (and clean shutdown on SIGTERM/SIGINT); 1 when a sync failed (source, registry or
-provider error; soft errors are retried in loop mode); 2 for configuration errors, printed as one line
+Exit codes: 0 success (and clean shutdown on SIGTERM/SIGINT); 1 when a `--once` sync failed (source,
+registry or provider error) or the long-running process could not start (metrics port taken, informer
+caches not synced within 60 s; once running, failed zones are retried with back-off, never fatal); 2 for configuration errors, printed as one line
 `external-dns: error: <message naming the flag>` on stderr (also an unusable plan file); 3 when a plan
 failed the safety checks without `--force` (nothing applied); 4 when `apply` found a zone changed since
 the plan was made (nothing applied). `plan` / `apply` sub-commands and `--once`: cmd/plan_apply.py.
