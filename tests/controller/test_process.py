@@ -367,6 +367,8 @@ def test_two_leader_electing_processes_never_write_at_once(kubeapi: KubeAPIServe
         assert wait_for(lambda: processes["b"].leading(), 15)
         failover = time.monotonic() - partitioned
         assert not processes["a"].leading()
+        assert not processes["a"].zone_controller.running()  # the old leader's workers are stopped
+        assert processes["b"].zone_controller.running()
         assert wait_for(lambda: any(w[0] == "b" for w in writes), 10)
     finally:
         codes = {name: r.stop() for name, r in running.items()}
