@@ -4,6 +4,7 @@ the issue asks, and the values schema rejecting typos and wrong types."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import helm_python as helm
@@ -295,3 +296,21 @@ def test_values_follow_the_external_dns_chart_names() -> None:
         assert name in schema["properties"], name
     # Every default value is described by the schema (additionalProperties: false everywhere).
     assert set(values) <= set(schema["properties"])
+
+
+def test_packaged_chart_renders_the_same(tmp_path: Path) -> None:
+    """`helm package` keeps everything the chart needs (templates, files/, crds/, schema; .helmignore)."""
+    archive = helm.package(CHART_DIR, destination=tmp_path)
+    assert Path(archive).name == "external-dns-py-0.1.0.tgz"
+    values = load_values("rfc2136-crd-tsig.yaml")
+    with helm.Chart.load(archive) as packaged:
+        assert packaged.schema is not None
+        assert {Path(c["filename"]).name for c in packaged.crds} >= {"dnsendpoints.yaml", "dnsrecords.yaml"}
+        assert packaged.render(values, name="edns", namespace="dns", is_install=True) == render_manifests(values)
+        with pytest.raises(helm.HelmValuesError):
+            packaged.render({"sorces": []}, name="edns", namespace="dns")
+
+
+def test_lint_at_the_oldest_supported_kubernetes() -> None:
+    report = helm.lint(CHART_DIR, load_values("route53-service-ingress.yaml"), strict=True, kube_version="v1.25.0")
+    assert not [m for m in report["messages"] if m["severity"] >= 2] and not report["errors"], report
