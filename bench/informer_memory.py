@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import kubernetes.client as kc
@@ -100,7 +101,7 @@ def deep_size(objs: list[Any]) -> int:
             continue
         seen.add(id(obj))
         total += sys.getsizeof(obj)
-        if isinstance(obj, dict):
+        if isinstance(obj, Mapping):  # dicts and the sources' CompactMappings
             stack.extend(obj.keys())
             stack.extend(obj.values())
         elif isinstance(obj, (list, tuple)):
@@ -134,9 +135,10 @@ def main() -> None:
             server.ensure_namespace(f"ns-{ns}")
         for i in range(N):
             svc = server.create(service(i))
-            if i % 2 == 0:  # half of them with a load balancer address (the other half still pending)
-                svc["status"] = {"loadBalancer": {"ingress": [{"ip": f"203.0.{i // 250 % 250}.{i % 250}"}]}}
-                server.update_status(svc)
+            svc["status"] = {"loadBalancer": {"ingress": [{"ip": f"203.0.{i // 250 % 250}.{i % 250}"}]},
+                             "conditions": [{"type": "LoadBalancerReady", "status": "True",
+                                             "lastTransitionTime": "2026-11-23T09:00:00Z"}]}
+            server.update_status(svc)
             created = server.create(pod(i))
             created["status"] = pod(i)["status"]
             server.update_status(created)

@@ -12,6 +12,7 @@ unchanged; the merge across Services is `merge_service_endpoints`. Events: Servi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
@@ -93,7 +94,7 @@ class ServiceInformerSource(InformerSource):
             raw_meta, raw_spec = svc.get("metadata"), svc.get("spec")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
             ns, name = str(meta.get("namespace") or ""), str(meta.get("name") or "")
-            spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
+            spec: Mapping[str, Any] = raw_spec if isinstance(raw_spec, Mapping) else {}
             svc_type = spec.get("type") or "ClusterIP"
             wants_pods = svc_type == "NodePort" or (svc_type == "ClusterIP" and spec.get("clusterIP") == "None")
             pods: list[dict[str, Any]] = []

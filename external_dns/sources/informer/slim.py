@@ -20,7 +20,9 @@ objects are cut to the fields the object -> endpoints code reads:
 
 A field whose shape is not what Kubernetes says (a list where an object belongs, ...) is kept as it is, so
 the object -> endpoints code can report it by name; transformers never raise on bad shapes and are
-idempotent. Short strings are interned (shared between cached objects).
+idempotent. Short strings are interned (shared between cached objects). Below `metadata` (and apart from
+label maps, whose keys are unbounded), dict leaves become `CompactMapping`s (sources/informer/compact.py:
+immutable, read through `Mapping`), which is most of the saving for small objects.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from external_dns.informers.transform import LAST_APPLIED, Transformer
+from external_dns.sources.informer.compact import compact
 
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 _INTERN_MAX = 64
@@ -64,7 +67,12 @@ def _pick_list(items: Any, keys: Iterable[str]) -> Any:
     if not isinstance(items, list):
         return items
     keys = tuple(keys)
-    return [_pick(item, keys) for item in items]
+    return [_c(_pick(item, keys)) for item in items]
+
+
+def _c(value: Any) -> Any:
+    """A compact read-only mapping for a dict leaf (anything else unchanged)."""
+    return compact(value) if isinstance(value, dict) and value else value
 
 
 def _interned_map(value: Any) -> Any:
@@ -92,7 +100,7 @@ def _slim_meta(meta: Any, keys: Iterable[str], keep_annotation: Callable[[str], 
         kept = {_i(k): v for k, v in annotations.items()
                 if isinstance(k, str) and k != LAST_APPLIED and (keep_annotation is None or keep_annotation(k))}
         if kept:
-            out["annotations"] = kept
+            out["annotations"] = _c(kept) if keep_annotation is not None else kept
         else:
             del out["annotations"]
     labels = out.get("labels")
@@ -118,7 +126,7 @@ def _lb_status(status: Any) -> Any:
     out_lb: dict[str, Any] = {}
     if "ingress" in lb:
         out_lb["ingress"] = _pick_list(lb["ingress"], _LB_KEYS)
-    return {"loadBalancer": out_lb}
+    return {"loadBalancer": _c(out_lb) if out_lb else {}}
 
 
 def generic_transformer(keep_annotation: Callable[[str], bool] | None) -> Transformer:
@@ -164,13 +172,13 @@ def service_transformer(keep_annotation: Callable[[str], bool] | None, *, keep_l
                 slim["ports"] = _pick_list(spec["ports"], _PORT_KEYS)
             if isinstance(slim.get("selector"), dict):
                 slim["selector"] = _interned_map(slim["selector"])
-            out["spec"] = slim
+            out["spec"] = _c(slim)
         elif "spec" in obj:
             out["spec"] = spec
         if "status" in obj:
             status = _lb_status(obj["status"])
             if status != {} and status != {"loadBalancer": {}}:
-                out["status"] = status
+                out["status"] = _c(status)
         return out
 
     return transform
@@ -188,11 +196,11 @@ def ingress_transformer(keep_annotation: Callable[[str], bool] | None) -> Transf
                 slim["rules"] = _pick_list(spec["rules"], ("host",))
             if "tls" in slim:
                 slim["tls"] = _pick_list(spec["tls"], ("hosts",))
-            out["spec"] = slim
+            out["spec"] = _c(slim)
         elif "spec" in obj:
             out["spec"] = spec
         if "status" in obj:
-            out["status"] = _lb_status(obj["status"])
+            out["status"] = _c(_lb_status(obj["status"]))
         return out
 
     return transform
@@ -223,17 +231,17 @@ def pod_transformer(prefix: str) -> Transformer:
         if "metadata" in obj:
             out["metadata"] = _slim_meta(obj["metadata"], _POD_META_KEYS, keep)
         if "spec" in obj:
-            out["spec"] = _pick(obj["spec"], ("hostname", "nodeName"))
+            out["spec"] = _c(_pick(obj["spec"], ("hostname", "nodeName")))
         status = obj.get("status")
         if isinstance(status, dict):
             slim = _pick(status, ("phase", "hostIP"))
             conditions = status.get("conditions")
             if isinstance(conditions, list):
-                ready = [_pick(c, ("type", "status")) for c in conditions
+                ready = [_c(_pick(c, ("type", "status"))) for c in conditions
                          if isinstance(c, dict) and c.get("type") == "Ready"]
                 if ready:
                     slim["conditions"] = ready
-            out["status"] = slim
+            out["status"] = _c(slim)
         elif "status" in obj:
             out["status"] = status
         return out
@@ -246,10 +254,10 @@ def node_transformer(obj: dict[str, Any]) -> dict[str, Any]:
     if "metadata" in obj:
         out["metadata"] = _slim_meta(obj["metadata"], _NODE_META_KEYS, None)
     if "spec" in obj:
-        out["spec"] = _pick(obj["spec"], ("unschedulable",))
+        out["spec"] = _c(_pick(obj["spec"], ("unschedulable",)))
     status = obj.get("status")
     if isinstance(status, dict):
-        out["status"] = {"addresses": _pick_list(status["addresses"], ("type", "address"))} \
+        out["status"] = _c({"addresses": _pick_list(status["addresses"], ("type", "address"))}) \
             if "addresses" in status else {}
     elif "status" in obj:
         out["status"] = status
@@ -282,11 +290,11 @@ def endpointslice_transformer(obj: dict[str, Any]) -> dict[str, Any]:
                 item["addresses"] = ep["addresses"]
             conditions = ep.get("conditions")
             if isinstance(conditions, dict):
-                item["conditions"] = _pick(conditions, ("ready",))
+                item["conditions"] = _c(_pick(conditions, ("ready",)))
             ref = ep.get("targetRef")
             if ref is not None:
-                item["targetRef"] = _pick(ref, ("kind", "name"))
-            slim_eps.append(item)
+                item["targetRef"] = _c(_pick(ref, ("kind", "name")))
+            slim_eps.append(_c(item))
         out["endpoints"] = slim_eps
     elif "endpoints" in obj:
         out["endpoints"] = endpoints

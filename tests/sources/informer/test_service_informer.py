@@ -282,3 +282,23 @@ def test_thousand_services_slimmed_cache(kubeapi: KubeAPIServer, factory: Shared
         assert "conditions" not in obj["status"]
         assert set(obj["spec"]) <= {"type", "clusterIP", "externalIPs", "externalName", "ports", "selector",
                                     "externalTrafficPolicy", "publishNotReadyAddresses"}
+
+
+def test_sources_never_mutate_the_cache(kubeapi: KubeAPIServer, kube_api_client: Any) -> None:
+    checked = SharedInformerFactory(kube_api_client, detect_mutation=True)
+    try:
+        lb_service(kubeapi, "web", "web.example.org", "1.2.3.4", annotations={PREFIX + "ttl": "abc"})
+        _create_status(kubeapi, _node("n1", "10.0.0.1", "203.0.113.1"))
+        kubeapi.create(service("np", hostname="np.example.org", svc_type="NodePort"))
+        kubeapi.create(service("db", hostname="db.example.org", svc_type="ClusterIP",
+                               spec={"clusterIP": "None", "selector": {"app": "db"}}))
+        _create_status(kubeapi, _pod("db-0", "10.1.0.1", "n1", hostname="db-0"))
+        kubeapi.create(_slice("db", ("db-0", "10.1.0.1", True)))
+        src = source(checked)
+        first = names(src.endpoints())
+        assert names(src.endpoints()) == first and len(first) == 5
+        for informer in checked.informers():
+            assert informer.mutation_detector is not None
+            assert informer.mutation_detector.check_all() == []
+    finally:
+        assert checked.shutdown(10.0)
