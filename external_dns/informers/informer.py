@@ -236,7 +236,8 @@ class SharedIndexInformer:
             self._synced.set()
             metrics.STORE_SIZE.labels(self.name).set(len(self._indexer))
         if not first:
-            changed = sum(1 for n in notes if n.kind is not Kind.SYNCED)
+            changed = sum(1 for d in deltas if d.type is not DeltaType.UPDATED
+                          or resource_version(d.old) != resource_version(d.obj))
             self._log.info("relisted", count=len(objs), changes=changed, resource_version=resource_version_)
 
     def apply(self, event_type: str, obj: Obj) -> None:
