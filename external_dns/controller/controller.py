@@ -17,6 +17,8 @@ before `registry.apply_changes`, every check is called as `fn(zone, changes, cur
 for a full sync); raising refuses the sync (`RunOnceError` step `pre-apply check`, nothing is written).
 This is where per-zone safety checks and the leader-election fence go. `RunOnceError.changes` holds the
 planned changes when the failure happened at or after that point (for `RecordError` events).
+`source_observers` are called as `fn(zone, endpoints)` with the source's endpoints as read, before any
+adjustment (the zone controller fingerprints what each zone's reconcile used).
 
 `run_loop` runs `run_once` every `interval` seconds until an Event is set: soft errors (provider.SoftError
 anywhere in the exception's cause chain) are logged with the consecutive count and retried next interval;
@@ -200,7 +202,10 @@ class Controller:
             metrics.SOURCE_ERRORS.inc()
             raise RunOnceError("source endpoints", exc) from exc
         for observe in self.source_observers:
-            observe(zone, desired)
+            try:
+                observe(zone, desired)
+            except Exception:  # an observer must never break a sync
+                log.exception("source observer failed", zone=zone)
         metrics.SOURCE_ENDPOINTS.set(len(desired))
         metrics.set_per_type(metrics.SOURCE_RECORDS, metrics.count_by_type(desired))
         metrics.set_per_type(metrics.VERIFIED_RECORDS, metrics.verified_by_type(desired, current))
