@@ -220,10 +220,11 @@ class Reconciler:
                                start=start, spec=spec)
             new.update(queuedAt=format_time(start), validFor=format_duration(self.options.valid_for),
                        writeCounter=0, endpoints=endpoints_to_json(spec.endpoints), zoneID=zone, zoneDomainName=zone)
-            requeue = self.options.requeue_time if self._write(obj, new, 0, ready=True) else 0.0
+            if not self._write(obj, new, 0, ready=True):
+                return Result("stale", requeue_after=0.0)  # a newer status exists: decide again from it
             if ready.get("reason") != REASON_PROVIDER_SUCCESS or not same_gen:
                 log.info("DNSRecord ready: the provider holds its records", record=key, zone=zone)
-            return Result("ready", requeue_after=requeue)
+            return Result("ready", requeue_after=self.options.requeue_time)
         except Exception as exc:
             return self._provider_error(key, obj, spec, counter, start, exc)
 
@@ -294,12 +295,12 @@ class Reconciler:
                            start=start)
         for gone in ("zoneID", "zoneDomainName", "endpoints"):
             new.pop(gone, None)
-        written = self.status_writer.write(obj, new)
-        base = written if written is not None else self.api.get(str(meta.get("namespace", "")),
-                                                                 str(meta.get("name", "")))
-        if base is None:
-            metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
-            return Result("finalizer-removed")
+        base = self.status_writer.write(obj, new)
+        if base is None:  # gone, or a newer status was written: decide again from the object as it is now
+            if self.api.get(str(meta.get("namespace", "")), str(meta.get("name", ""))) is None:
+                metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
+                return Result("gone")
+            return Result("stale", requeue_after=0.0)
         finalizers = [f for f in ((base.get("metadata") or {}).get("finalizers") or []) if f != FINALIZER]
         try:
             self.api.set_finalizers(base, finalizers)

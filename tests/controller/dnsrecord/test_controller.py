@@ -158,3 +158,25 @@ def test_process_hook_runs_the_controller_only_with_source_dnsrecord(
     assert ctl.reconciler.provider is provider  # the cache is bypassed: validation must see the provider
     ctl.close(1.0)
     assert build_source(cfg()).endpoints() == []
+
+
+class _Down(ZoneFileProvider):
+    def records(self) -> list[Any]:
+        raise ConnectionError("down")
+
+
+def test_errors_are_requeued_with_the_rate_limiter(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                                                   tmp_path: Path, kube_api_client: Any) -> None:
+    (tmp_path / "down").mkdir()
+    ctl = build_dnsrecord_controller(cfg(), factory, _Down(str(tmp_path / "down"), create_zones=["example.com"]),
+                                     kube_api_client, workers=1)
+    factory.start()
+    assert factory.wait_for_cache_sync(5.0)
+    kubeapi.create(record("app", "app.example.com", [a_record("app.example.com", "1.2.3.4")]))
+    ctl.start()
+    try:
+        assert ctl.wait_until(lambda: sum(o.result.action == "error" for o in ctl.outcomes("default/app")) >= 4,
+                              TIMEOUT)
+        assert reason(kubeapi, "app") == "ProviderError"
+    finally:
+        assert ctl.close(5.0)

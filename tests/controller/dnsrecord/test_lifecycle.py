@@ -415,3 +415,60 @@ def test_randomised_validation_requeue_stays_within_fifty_percent() -> None:
     assert min(draws) < 2.7 and max(draws) > 7.3  # spread over the whole range
     assert len(set(draws)) > 500
     assert all(0.5 <= randomize(0.2, 0.5, rng) < 1.5 for _ in range(100))  # bases under 1 s count as 1 s
+
+
+class _FailingProvider(CountingProvider):
+    def __init__(self, inner: ZoneFileProvider) -> None:
+        super().__init__(inner)
+        self.fail = True
+
+    def records(self) -> list[Any]:
+        if self.fail:
+            raise ConnectionError("provider unreachable: connection refused")
+        return super().records()
+
+
+def test_provider_error_keeps_the_counters_and_is_retried(kubeapi: KubeAPIServer, kube_api_client: Any,
+                                                          provider: ZoneFileProvider, clock: FakeClock) -> None:
+    failing = _FailingProvider(provider)
+    failing.fail = False
+    rec = reconciler(kubeapi, kube_api_client, failing, clock)
+    create_app(kubeapi)
+    to_ready(rec, clock)
+    clock.step(900)
+    overwrite(provider, "app.example.com", "9.9.9.9")
+    assert rec.reconcile(KEY).action == "applied"  # writeCounter 1
+    before = get(kubeapi, "app")
+    assert before is not None
+    failing.fail = True
+    clock.step(10)
+    result = rec.reconcile(KEY)
+    assert result.action == "error" and result.requeue_after is None
+    assert result.error == "provider unreachable: connection refused"
+    after = get(kubeapi, "app")
+    assert after is not None
+    cond = ready(after)
+    assert (cond["status"], cond["reason"]) == ("False", "ProviderError")
+    assert cond["message"] == "The DNS provider failed to ensure the record: provider unreachable: connection refused"
+    for kept in ("writeCounter", "queuedAt", "validFor", "endpoints", "zoneID"):
+        assert after["status"][kept] == before["status"][kept], kept
+    assert rec.reconcile(KEY).action == "error"  # not premature: the last pass failed
+    failing.fail = False
+    assert rec.reconcile(KEY).action == "ready"
+
+
+def test_stale_cache_never_overwrites_the_newer_status(kubeapi: KubeAPIServer, kube_api_client: Any,
+                                                       provider: ZoneFileProvider, clock: FakeClock) -> None:
+    rec = reconciler(kubeapi, kube_api_client, provider, clock)
+    create_app(kubeapi)
+    assert rec.reconcile(KEY).action == "applied"
+    current = get(kubeapi, "app")
+    assert current is not None
+    stale = {**current, "status": {},  # the informer has not seen our status write yet
+             "metadata": {**current["metadata"], "resourceVersion": str(int(current["metadata"]["resourceVersion"]) - 1)}}
+    stale_rec = Reconciler(provider, rec.api, lambda key: stale, rec.options, clock=clock)
+    result = stale_rec.reconcile(KEY)
+    assert result.action == "stale" and result.requeue_after == 0.0
+    after = get(kubeapi, "app")
+    assert after is not None and ready(after)["reason"] == "AwaitingValidation"
+    assert after["status"] == current["status"]
