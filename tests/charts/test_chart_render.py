@@ -29,7 +29,7 @@ CASES = [None, *VALUE_FILES]
 # Oldest Kubernetes the chart supports (Chart.yaml kubeVersion) and the newest schemas shipped.
 KUBE_VERSIONS = ("1.25.0", kubernetes_validate.latest_version())
 # Kinds outside the Kubernetes API (their CRDs come from other projects), checked field by field below.
-NOT_BUILT_IN = {("monitoring.coreos.com/v1", "ServiceMonitor")}
+NOT_BUILT_IN = {("monitoring.coreos.com/v1", "ServiceMonitor"), ("monitoring.coreos.com/v1", "PrometheusRule")}
 
 
 def _validate(obj: dict[str, Any]) -> None:
@@ -314,3 +314,33 @@ def test_packaged_chart_renders_the_same(tmp_path: Path) -> None:
 def test_lint_at_the_oldest_supported_kubernetes() -> None:
     report = helm.lint(CHART_DIR, load_values("route53-service-ingress.yaml"), strict=True, kube_version="v1.25.0")
     assert not [m for m in report["messages"] if m["severity"] >= 2] and not report["errors"], report
+
+
+def test_prometheus_rule_alerts_on_metrics_the_program_exports() -> None:
+    import importlib
+    import re
+
+    from prometheus_client import REGISTRY
+
+    for module in ("external_dns.controller.metrics", "external_dns.plan.safety",
+                   "external_dns.controller.leader_election"):
+        importlib.import_module(module)
+    exported = {family.name + suffix for family in REGISTRY.collect() for suffix in ("", "_total")}
+    objects = render_chart({"prometheusRule": {"enabled": True, "extraRules": [
+        {"alert": "Custom", "expr": "vector(1)"}]}, "leaderElection": {"enabled": True}})
+    rule = find(objects, "PrometheusRule")
+    service = find(objects, "Service")
+    rules = rule["spec"]["groups"][0]["rules"]
+    names = [r["alert"] for r in rules]
+    assert names[:6] == ["ExternalDNSDown", "ExternalDNSSyncStale", "ExternalDNSSyncErrors",
+                         "ExternalDNSUnsafePlanRefused", "ExternalDNSRegistryErrors", "ExternalDNSSourceErrors"]
+    assert "ExternalDNSNoLeader" in names and names[-1] == "Custom"
+    for r in rules[:-1]:
+        assert f'job="{service["metadata"]["name"]}"' in r["expr"], r
+        assert r["labels"] == {"severity": "warning"}
+        for metric in re.findall(r"\b(?:external_dns_[a-z0-9_]+|leader_election_[a-z_]+)", r["expr"]):
+            assert metric in exported, f"{r['alert']}: {metric} is not exported"
+    assert "{{ $labels.zone }}" in rules[3]["annotations"]["summary"]
+    without_leader = find(render_chart({"prometheusRule": {"enabled": True}}), "PrometheusRule")
+    assert "ExternalDNSNoLeader" not in [r["alert"] for r in without_leader["spec"]["groups"][0]["rules"]]
+    assert not find_all(render_chart(), "PrometheusRule")
