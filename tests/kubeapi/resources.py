@@ -68,7 +68,7 @@ RESOURCES: tuple[ResourceType, ...] = (
                                "involvedObject.uid", "involvedObject.apiVersion",
                                "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
                                "reportingComponent", "type"),
-                 micro_time_fields=("eventTime",)),
+                 micro_time_fields=("eventTime", "series.lastObservedTime")),
     ResourceType("", "v1", "Pod", "pods", True, status_subresource=True, short_names=("po",),
                  return_deleted_object=True,
                  field_labels=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
@@ -93,7 +93,7 @@ RESOURCES: tuple[ResourceType, ...] = (
                  field_labels=("regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
                                "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
                                "reason", "reportingController", "type"),
-                 micro_time_fields=("eventTime",)),
+                 micro_time_fields=("eventTime", "series.lastObservedTime")),
 )
 
 BY_GVK: dict[tuple[str, str], ResourceType] = {r.gvk: r for r in RESOURCES}

@@ -1188,3 +1188,14 @@ def test_secrets_fold_string_data_and_check_base64(raw: RawClient) -> None:
     assert r.status == 400 and "illegal base64 data" in r.json["message"]
     assert raw.request("POST", "/api/v1/namespaces/default/configmaps",
                        {"metadata": {"name": "cm"}, "data": {"k": "v"}}).status == 201
+
+
+def test_event_series_last_observed_time_is_micro_time(raw: RawClient) -> None:
+    path = "/apis/events.k8s.io/v1/namespaces/default/events"
+    body = {"metadata": {"name": "e1"}, "eventTime": "2026-11-23T10:00:00.000000Z", "reason": "Synced",
+            "action": "Sync", "reportingController": "external-dns", "reportingInstance": "x", "type": "Normal",
+            "series": {"count": 2, "lastObservedTime": "2026-11-23T10:00:05Z"}}
+    r = raw.request("POST", path, body)
+    assert r.status == 400 and 'parsing time "2026-11-23T10:00:05Z"' in r.json["message"]
+    body["series"]["lastObservedTime"] = "2026-11-23T10:00:05.000000Z"
+    assert raw.request("POST", path, body).status == 201
