@@ -16,7 +16,7 @@ from external_dns.sources.informer.base import AccessCheck, MissingPermissionErr
 from external_dns.sources.informer.hooks import informer_sources
 from external_dns.sources.rbac import rules_for_sources
 from tests.kubeapi.server import KubeAPIServer
-from tests.sources.informer.conftest import lb_service
+from tests.sources.informer.conftest import dnsendpoint, lb_service
 
 pytestmark = pytest.mark.integration
 
@@ -75,6 +75,26 @@ def test_pipeline_from_flags(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
         eps = pipeline.endpoints()
         assert [(e.dns_name, e.record_ttl, e.labels["resource"]) for e in eps] == [
             ("web.example.org", 60, "service/default/web")]
+    finally:
+        if factory.created:
+            assert factory().shutdown(10.0)
+        kube().close()
+
+
+def test_pipeline_default_targets_and_target_nets(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
+    lb_service(kubeapi, "web", "web.example.org", "192.0.2.1")
+    lb_service(kubeapi, "api", "api.example.org", "198.51.100.1")
+    kubeapi.create(dnsendpoint("empty", {"dnsName": "empty.example.org", "recordType": "A", "targets": []}))
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
+    _parser, cfg = load_config(["--source=service", "--source=crd", "--provider=inmemory", "--policy=sync",
+                                f"--kubeconfig={kubeconfig}", "--default-targets=203.0.113.7",
+                                "--exclude-target-net=198.51.100.0/24"])
+    kube = _KubeClient(cfg)
+    factory = LazyInformerFactory(kube)
+    try:
+        pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
+        got = {e.dns_name: list(e.targets) for e in pipeline.endpoints()}
+        assert got == {"web.example.org": ["192.0.2.1"], "empty.example.org": ["203.0.113.7"]}
     finally:
         if factory.created:
             assert factory().shutdown(10.0)

@@ -145,3 +145,19 @@ def test_dnsendpoint_dry_run_leaves_status(kubeapi: KubeAPIServer, factory: Shar
     src = DNSEndpointInformerSource(factory, SourceOptions(), update_status=False, sync_timeout=10.0)
     assert len(src.endpoints()) == 1
     assert "observedGeneration" not in ((kubeapi.get(*DNS, "default", "a") or {}).get("status") or {})
+
+
+def test_dnsendpoint_not_matching_the_crd_is_reported(kubeapi: KubeAPIServer, factory: SharedInformerFactory) -> None:
+    kubeapi.create(dnsendpoint("good", {"dnsName": "good.example.org", "recordType": "A", "targets": ["1.1.1.1"]}))
+    src = crd_source(factory)
+    src.wait_synced()
+    # the API server validates against the CRD schema; a malformed object can still arrive (an older CRD
+    # without a schema, a proxy): it is reported by field and everything else still syncs
+    src.dnsendpoints.reflector.sink.apply("ADDED", {
+        "apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSEndpoint",
+        "metadata": {"name": "bad", "namespace": "default", "resourceVersion": "999999", "generation": 1},
+        "spec": {"endpoints": "a.example.org"}})
+    assert names(src.endpoints()) == {("good.example.org", "A"): ["1.1.1.1"]}
+    assert [(p.ref, p.field, p.severity) for p in src.problems] == [
+        ("dnsendpoint/default/bad", "spec.endpoints", "error")]
+    assert src.status_updates == 1  # the good one; the rejected one keeps its status

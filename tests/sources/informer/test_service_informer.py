@@ -302,3 +302,17 @@ def test_sources_never_mutate_the_cache(kubeapi: KubeAPIServer, kube_api_client:
             assert informer.mutation_detector.check_all() == []
     finally:
         assert checked.shutdown(10.0)
+
+
+def test_endpoints_read_the_cache_and_never_list(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                                                 waiter: Waiter) -> None:
+    lb_service(kubeapi, "web", "web.example.org", "1.2.3.4")
+    src = source(factory, waiter)
+    src.endpoints()
+    kubeapi.clear_requests()
+    for _ in range(20):  # what every --interval resync and every zone's reconcile does
+        assert len(src.endpoints()) == 1
+    set_lb_status(kubeapi, "web", {"ip": "1.2.3.9"})
+    assert waiter.until(lambda: names(src.endpoints()) == {("web.example.org", "A"): ["1.2.3.9"]})
+    lists = [(p, q) for method, p, q, _s in kubeapi.requests if method == "GET" and q.get("watch") != "true"]
+    assert lists == []
