@@ -6,7 +6,7 @@ One `ResourceType` per served resource; the discovery documents (`/api`, `/apis`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -33,8 +33,6 @@ class ResourceType:
     field_labels: tuple[str, ...] = ()
     # Fields holding MicroTime values (dotted paths), which must carry exactly 6 fraction digits.
     micro_time_fields: tuple[str, ...] = ()
-    # Every top-level field that is not metadata/status counts as "spec" for generation bumps.
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def api_version(self) -> str:
