@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -206,6 +209,20 @@ def test_sigterm_during_a_reconcile_lets_it_finish_and_exits_zero(tmp_path: Path
     assert {r["dnsName"] for r in slow_webhook.records} >= {"www.example.org"}
 
 
+def _health_url(tail: LogTail) -> str:
+    found = re.search(r"Serving /healthz, /readyz and /metrics\"?\s+url=(\S+)", tail.text())
+    assert found, tail.text()
+    return found.group(1)
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
 # -- leader election -------------------------------------------------------------------------------------------
 def test_standby_takes_over_after_the_leader_is_killed(tmp_path: Path, kubeapi: KubeAPIServer,
                                                        kubeconfig_file: str) -> None:
@@ -228,6 +245,7 @@ def test_standby_takes_over_after_the_leader_is_killed(tmp_path: Path, kubeapi: 
         assert second_tail.wait_for("Waiting for leadership", 30), second_tail.text()
         assert second_tail.wait_for("new leader elected", 30), second_tail.text()
         assert second_tail.count("successfully acquired lease") == 0
+        assert _get(_health_url(second_tail) + "/readyz") == (200, "OK")  # a standby is ready
         first.send_signal(signal.SIGKILL)
         killed = time.monotonic()
         first.wait(timeout=10)
