@@ -1192,7 +1192,7 @@ def test_secrets_fold_string_data_and_check_base64(raw: RawClient) -> None:
 
 def test_event_series_last_observed_time_is_micro_time(raw: RawClient) -> None:
     path = "/apis/events.k8s.io/v1/namespaces/default/events"
-    body = {"metadata": {"name": "e1"}, "eventTime": "2026-11-23T10:00:00.000000Z", "reason": "Synced",
+    body: dict[str, Any] = {"metadata": {"name": "e1"}, "eventTime": "2026-11-23T10:00:00.000000Z", "reason": "Synced",
             "action": "Sync", "reportingController": "external-dns", "reportingInstance": "x", "type": "Normal",
             "series": {"count": 2, "lastObservedTime": "2026-11-23T10:00:05Z"}}
     r = raw.request("POST", path, body)
