@@ -4,7 +4,9 @@
 manifest (dict), its YAML text, or a path to a YAML file (the first ClusterRole document in it); its
 `rules` are bound to `token` through `KubeAPIServer.add_token` (tests/kubeapi/auth.py does the checking:
 anything the rules do not allow is 403 Forbidden naming verb, resource and group). Returns the rules.
-`forbidden_requests(server)` lists the (method, path) of every 403 answer seen so far.
+`bind_rendered_roles(server, token, objects)` binds every ClusterRole and Role among rendered manifests
+(e.g. the Helm chart's output) to one token, a Role's rules limited to its namespace (the way a RoleBinding
+grants them). `forbidden_requests(server)` lists the (method, path) of every 403 answer seen so far.
 """
 
 from __future__ import annotations
@@ -41,6 +43,21 @@ def bind_cluster_role(server: KubeAPIServer, token: str, cluster_role: dict[str,
                       user: str | None = None) -> list[dict[str, Any]]:
     role = load_cluster_role(cluster_role)
     rules = [dict(r) for r in role["rules"]]
+    server.add_token(token, rules, user)
+    return rules
+
+
+def bind_rendered_roles(server: KubeAPIServer, token: str, objects: list[dict[str, Any]],
+                        user: str | None = None) -> list[dict[str, Any]]:
+    rules: list[dict[str, Any]] = []
+    for obj in objects:
+        if obj.get("kind") == "ClusterRole":
+            rules += [dict(r) for r in obj.get("rules") or []]
+        elif obj.get("kind") == "Role":
+            namespace = (obj.get("metadata") or {}).get("namespace") or "default"
+            rules += [{**r, "namespaces": [namespace]} for r in obj.get("rules") or []]
+    if not rules:
+        raise ValueError("no ClusterRole or Role rules among the objects")
     server.add_token(token, rules, user)
     return rules
 

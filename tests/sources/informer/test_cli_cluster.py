@@ -21,7 +21,7 @@ import dns.zone
 import pytest
 
 from external_dns.sources.rbac import cluster_role, rules_for_sources
-from tests.kubeapi.authz import bind_cluster_role, forbidden_requests
+from tests.kubeapi.authz import bind_cluster_role, bind_rendered_roles, forbidden_requests
 from tests.kubeapi.server import KubeAPIServer
 from tests.servers.bind import BindServer
 from tests.sources.informer.conftest import PREFIX, dnsendpoint, ingress, service, set_lb_status
@@ -30,6 +30,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "external-dns-token"
+LEASE_NAMESPACE = "dns"
 SOURCES = ("service", "ingress", "crd")
 
 
@@ -63,10 +64,22 @@ def populate(server: KubeAPIServer) -> None:
 
 @pytest.fixture
 def cluster(kubeapi: KubeAPIServer, tmp_path: Path) -> Iterator[tuple[KubeAPIServer, str, Path]]:
-    """The API server with a token bound to the ClusterRole the chart renders from the declared rules."""
-    role = cluster_role("external-dns-py", rules_for_sources(SOURCES, leader_election=True))
-    bind_cluster_role(kubeapi, TOKEN, role, user="system:serviceaccount:default:external-dns-py")
+    """The API server with a token bound to the chart's rendered ClusterRole (and its leader-election Role in
+    the release namespace, LEASE_NAMESPACE)."""
+    from tests.charts.render import NAMESPACE, render_chart
+
+    assert NAMESPACE == LEASE_NAMESPACE
+    objects = render_chart({"sources": list(SOURCES), "leaderElection": {"enabled": True}, "replicaCount": 2})
+    rules = bind_rendered_roles(kubeapi, TOKEN, objects, user="system:serviceaccount:dns:edns-external-dns-py")
+    # the chart grants what the sources declare, no more
+    declared = rules_for_sources(SOURCES, leader_election=True)
+    assert permissions(rules) == permissions(declared)
+    kubeapi.ensure_namespace(LEASE_NAMESPACE)
     yield kubeapi, kubeapi.write_kubeconfig(tmp_path / "kubeconfig", token=TOKEN), tmp_path / "zones"
+
+
+def permissions(rules: list[dict[str, Any]]) -> set[tuple[str, str, str]]:
+    return {(g, r, v) for rule in rules for g in rule["apiGroups"] for r in rule["resources"] for v in rule["verbs"]}
 
 
 def base_args(kubeconfig: str, zones: Path, *extra: str) -> list[str]:
@@ -161,6 +174,7 @@ def test_long_running_events_reach_the_zone(cluster: tuple[KubeAPIServer, str, P
     zone_file = zones / "example.org.zone"
     ctl = Controller(base_args(kubeconfig, zones, "--events", "--interval=1h", "--min-event-sync-interval=1s",
                                "--metrics-address=127.0.0.1:0", "--leader-elect",
+                               f"--leader-elect-namespace={LEASE_NAMESPACE}",
                                "--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1.5s",
                                "--leader-elect-retry-period=0.5s"))
     try:
