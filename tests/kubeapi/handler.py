@@ -1,16 +1,14 @@
-"""HTTP/1.1 request handling of the test API server: routing, query validation, authorization, JSON
-responses and chunked watch streams. All state lives in the owning `KubeAPIServer` (`self.server.api`).
+"""HTTP/1.1 request handling of the test API server: one request -> verb, query validation, authorization,
+store call, JSON response (URL routing lives in routing.py, watch streaming in watchstream.py). All state lives
+in the owning `KubeAPIServer` (`self.server.api`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import random
-import select
 import socket
 import time
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
@@ -20,110 +18,16 @@ import structlog
 from tests.kubeapi import errors as E
 from tests.kubeapi import resources as R
 from tests.kubeapi.auth import Attributes
+from tests.kubeapi.objects import StoredObject
+from tests.kubeapi.routing import Route, exact_name, parse_bool, parse_int, parse_rv, route
 from tests.kubeapi.selectors import parse_field_selector, parse_label_selector
-from tests.kubeapi.store import Filter, StoredObject, Watcher
+from tests.kubeapi.watchers import Filter
+from tests.kubeapi.watchstream import WatchStreamer
 
 if TYPE_CHECKING:
     from tests.kubeapi.server import KubeAPIServer, _HTTPServer
 
 log = structlog.get_logger(__name__)
-
-_TRUE = {"1", "t", "T", "TRUE", "true", "True"}
-_FALSE = {"0", "f", "F", "FALSE", "false", "False"}
-_LIVENESS_SECONDS = 1.0
-_CHUNK_TARGET = 256 * 1024
-
-
-@dataclass(frozen=True)
-class Route:
-    """A parsed resource URL."""
-
-    rt: R.ResourceType
-    namespace: str  # "" = all namespaces / cluster-scoped
-    name: str
-    subresource: str
-
-
-def parse_bool(query: dict[str, str], name: str) -> bool:
-    value = query.get(name)
-    if value is None or value == "":
-        return False
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise E.bad_request(f'invalid boolean value "{value}" for parameter {name}: strconv.ParseBool: parsing '
-                        f'"{value}": invalid syntax')
-
-
-def parse_int(query: dict[str, str], name: str) -> int:
-    value = query.get(name)
-    if value is None or value == "":
-        return 0
-    try:
-        return int(value)
-    except ValueError:
-        raise E.bad_request(f'invalid value "{value}" for parameter {name}: strconv.ParseInt: parsing '
-                            f'"{value}": invalid syntax') from None
-
-
-def parse_rv(value: str) -> str:
-    if value in ("", "0"):
-        return value
-    if not value.isdigit():
-        raise E.bad_request(f'invalid resource version "{value}": resourceVersion: Invalid value: "{value}": '
-                            f"strconv.ParseUint: parsing \"{value}\": invalid syntax")
-    return str(int(value))
-
-
-def _not_found_path() -> E.ApiError:
-    return E.make_error(404, "NotFound", "the server could not find the requested resource",
-                        {"causes": [{"reason": "UnexpectedServerResponse", "message": "404 page not found"}]})
-
-
-def route(path: str) -> Route | dict[str, Any]:
-    """A discovery document, or the resource Route for `path`; 404 NotFound otherwise."""
-    parts = [p for p in path.split("/") if p]
-    if parts == ["version"]:
-        return {"major": "1", "minor": "36", "gitVersion": "v1.36.2", "gitCommit": "kubeapi-test-server",
-                "gitTreeState": "clean", "buildDate": "2026-06-01T00:00:00Z", "goVersion": "go1.25.0",
-                "compiler": "gc", "platform": "linux/amd64"}
-    if parts == ["api"]:
-        return {"kind": "APIVersions", "versions": ["v1"],
-                "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:0"}]}
-    if parts == ["apis"]:
-        return R.api_group_list()
-    if len(parts) >= 2 and parts[0] == "api":
-        group, version, rest = "", parts[1], parts[2:]
-    elif len(parts) >= 2 and parts[0] == "apis":
-        if len(parts) == 2:
-            doc = R.api_group(parts[1])
-            if doc is None:
-                raise _not_found_path()
-            return doc
-        group, version, rest = parts[1], parts[2], parts[3:]
-    else:
-        raise _not_found_path()
-    if not rest:
-        doc = R.resource_list(group, version)
-        if doc is None:
-            raise _not_found_path()
-        return doc
-    namespace = ""
-    if rest[0] == "namespaces" and len(rest) >= 3 and (group, version, rest[2]) in R.BY_PATH \
-            and R.BY_PATH[(group, version, rest[2])].namespaced:
-        namespace, rest = rest[1], rest[2:]
-    rt = R.BY_PATH.get((group, version, rest[0]))
-    if rt is None or len(rest) > 3 or (namespace and not rt.namespaced):
-        raise _not_found_path()
-    name = rest[1] if len(rest) > 1 else ""
-    sub = rest[2] if len(rest) > 2 else ""
-    if sub and not (sub == "status" and rt.status_subresource):
-        raise _not_found_path()
-    if name and rt.namespaced and not namespace:
-        raise _not_found_path()
-    return Route(rt, namespace, name, sub)
-
 
 class Handler(BaseHTTPRequestHandler):
     """One connection; `handle_one_request` dispatches each request to `_serve`."""
@@ -223,7 +127,7 @@ class Handler(BaseHTTPRequestHandler):
             if target.rt.kind == "Endpoints" and target.rt.group == "":
                 self._warning = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
             if identity is not None:
-                name = target.name or (_exact_name(query.get("fieldSelector", "")) if verb in ("list", "watch")
+                name = target.name or (exact_name(query.get("fieldSelector", "")) if verb in ("list", "watch")
                                        else "")
                 self.api.authorizer.authorize(identity, Attributes(
                     verb, target.rt.group, target.rt.plural, target.subresource, target.namespace, name))
@@ -401,7 +305,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_header("Warning", self._warning)
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            clean = self._stream(w, time.monotonic() + timeout_s, bookmarks)
+            clean = WatchStreamer(self.api, self.wfile, self.connection).run(w, time.monotonic() + timeout_s,
+                                                                               bookmarks)
         except OSError:
             clean = False
         except Exception:  # a server bug mid-stream: headers are gone, so abort the connection
@@ -417,113 +322,6 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
         else:
             self.close_connection = True
-
-    def _write_lines(self, lines: list[bytes]) -> None:
-        buf: list[bytes] = []
-        size = 0
-        for line in lines:
-            buf.append(line)
-            size += len(line)
-            if size >= _CHUNK_TARGET:
-                self._write_chunk(b"".join(buf))
-                buf, size = [], 0
-        if buf:
-            self._write_chunk(b"".join(buf))
-
-    def _write_chunk(self, data: bytes) -> None:
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-
-    def _client_gone(self) -> bool:
-        """True when the peer closed its end (the only thing it can send while we stream)."""
-        sock = self.connection
-        try:
-            poller = select.poll()  # not select(): no FD_SETSIZE limit in long sessions with many sockets
-            poller.register(sock, select.POLLIN | select.POLLHUP | select.POLLERR)
-            if not poller.poll(0):
-                return False
-            data: bytes = sock.recv(1, socket.MSG_PEEK)
-            return data == b""
-        except (OSError, ValueError):
-            return True
-
-    def _stream(self, w: Watcher, deadline: float, bookmarks: bool) -> bool:
-        """Feed `w` to the client until timeout (True: end cleanly) or cut/peer gone (False: abort)."""
-        api = self.api
-        interval = api.bookmark_interval
-        next_bookmark = time.monotonic() + interval if bookmarks else math.inf
-        final_bookmark_queued = False
-        while True:
-            with w.cond:
-                now = time.monotonic()
-                idle = not w.queue and not w.closed and not w.bookmark_requested
-                silenced = w.silence_until > now
-                if (idle or silenced) and not w.cut and not api._stopping.is_set():
-                    target = min(deadline, next_bookmark, now + _LIVENESS_SECONDS)
-                    if silenced:
-                        target = min(w.silence_until, now + _LIVENESS_SECONDS)
-                    w.cond.wait(max(0.0, target - now))
-                if w.cut:
-                    return False
-                if api._stopping.is_set():
-                    return True
-                now = time.monotonic()
-                if w.silence_until > now:
-                    batch: list[tuple[str, Any]] = []
-                    want_bookmark = False
-                    closed = False
-                    silenced = True
-                else:
-                    silenced = False
-                    batch = list(w.queue)
-                    w.queue.clear()
-                    want_bookmark = w.bookmark_requested
-                    w.bookmark_requested = False
-                    closed = w.closed
-            if batch:
-                self._write_lines([self._event_line(w, etype, payload) for etype, payload in batch])
-            elif self._client_gone():
-                return False
-            if silenced:
-                continue
-            if closed:
-                return True
-            if now >= deadline:
-                if bookmarks and not final_bookmark_queued:
-                    final_bookmark_queued = True
-                    api.store.queue_bookmark(w)
-                    continue
-                return True
-            if bookmarks and (want_bookmark or now >= next_bookmark):
-                api.store.queue_bookmark(w)
-                next_bookmark = now + interval
-
-    def _event_line(self, w: Watcher, etype: str, payload: Any) -> bytes:
-        if etype == "ERROR":
-            line = b'{"type":"ERROR","object":' + json.dumps(payload, separators=(",", ":")).encode() + b"}\n"
-        elif etype in ("BOOKMARK", "BOOKMARK_END"):
-            meta: dict[str, Any] = {"resourceVersion": str(payload)}
-            if w.rt.builtin:
-                meta["creationTimestamp"] = None
-            if etype == "BOOKMARK_END":
-                meta["annotations"] = {"k8s.io/initial-events-end": "true"}
-            obj = {"kind": w.rt.kind, "apiVersion": w.rt.api_version, "metadata": meta}
-            line = b'{"type":"BOOKMARK","object":' + json.dumps(obj, separators=(",", ":")).encode() + b"}\n"
-        else:
-            assert isinstance(payload, StoredObject)
-            line = b'{"type":"' + etype.encode() + b'","object":' + payload.full_json + b"}\n"
-        if self.api.faults.take_malformed():
-            return line[: max(1, len(line) // 2)] + b"\n"
-        return line
-
-
-def _exact_name(field_selector: str) -> str:
-    """The name a `metadata.name=<x>` fieldSelector pins a list/watch to (RBAC resourceNames apply), else ""."""
-    for term in field_selector.split(","):
-        key, sep, value = term.partition("==") if "==" in term else term.partition("=")
-        if sep and not key.endswith("!") and key.strip() == "metadata.name":
-            return value.strip()
-    return ""
-
 
 def _success_status(rt: R.ResourceType, so: StoredObject) -> bytes:
     details: dict[str, Any] = {"name": so.key[1]}

@@ -24,7 +24,8 @@ from tests.kubeapi.errors import ApiConflict, ApiError, ApiNotFound
 from tests.kubeapi.faults import Faults
 from tests.kubeapi.handler import Handler
 from tests.kubeapi.resources import ResourceType, lookup_kind
-from tests.kubeapi.store import Filter, Store, Watcher
+from tests.kubeapi.store import Store
+from tests.kubeapi.watchers import Filter, Watcher
 
 __all__ = ["ApiConflict", "ApiError", "ApiNotFound", "KubeAPIServer"]
 

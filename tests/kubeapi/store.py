@@ -1,30 +1,28 @@
 """The object store of the test API server: one lock, one global resourceVersion counter, a bounded
 event history (global, like etcd's), and the fan-out of events to open watches.
 
-Stored objects are immutable `StoredObject` records holding the dict and its pre-serialised JSON, so
-lists of thousands of objects are a byte join. Past states (continue tokens, `resourceVersionMatch=Exact`)
+Stored objects are immutable `StoredObject` records (tests/kubeapi/objects.py), so lists of thousands of
+objects are a byte join. Past states (continue tokens, `resourceVersionMatch=Exact`)
 are rebuilt by undoing history, so they are consistent snapshots; a state older than the history is 410.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import datetime
 import json
 import random
 import string
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import cachetools
 
 from tests.kubeapi import errors as E
+from tests.kubeapi.continuation import decode_continue, encode_continue
 from tests.kubeapi.defaults import Allocator, apply_create_defaults, apply_update_defaults
+from tests.kubeapi.objects import DUMPS, Json, Key, StoredObject, key_str, now_rfc3339, with_type
 from tests.kubeapi.patch import json_patch, merge_patch, strategic_merge_patch
 from tests.kubeapi.resources import ResourceType
 from tests.kubeapi.schema import check_transition, validate_and_prune
@@ -36,59 +34,9 @@ from tests.kubeapi.validation import (
     validate_micro_times,
     validate_name,
 )
+from tests.kubeapi.watchers import Filter, Watcher, event_for
 
-Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped
-Json = dict[str, Any]
-
-_DUMPS = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _NOT_SPEC = frozenset(("kind", "apiVersion", "metadata", "status"))
-
-
-def now_rfc3339() -> str:
-    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-class StoredObject:
-    """One immutable version of one object: its dict (with kind/apiVersion) and its JSON bytes."""
-
-    __slots__ = ("full_json", "key", "obj", "rt", "rv")
-
-    def __init__(self, rt: ResourceType, obj: Json, rv: int) -> None:
-        self.rt = rt
-        self.obj = obj
-        self.rv = rv
-        meta = obj["metadata"]
-        self.key: Key = (meta.get("namespace", ""), meta["name"])
-        self.full_json: bytes = _DUMPS(obj).encode()
-
-    def item_json(self) -> bytes:
-        """The JSON of this object as a list item: built-in kinds drop kind/apiVersion, CRs keep them."""
-        if not self.rt.builtin:
-            return self.full_json
-        prefix = _type_prefix(self.rt)
-        return b"{" + self.full_json[len(prefix):]
-
-    def labels(self) -> dict[str, str]:
-        labels = self.obj["metadata"].get("labels")
-        return labels if isinstance(labels, dict) else {}
-
-    def copy(self) -> Json:
-        """A private deep copy of the object dict."""
-        result: Json = json.loads(self.full_json)
-        return result
-
-
-def _type_prefix(rt: ResourceType) -> bytes:
-    return _DUMPS({"kind": rt.kind, "apiVersion": rt.api_version})[:-1].encode() + b","
-
-
-def with_type(rt: ResourceType, obj: Json) -> Json:
-    """`obj` with kind and apiVersion first (the serialisation order the store relies on)."""
-    out: Json = {"kind": rt.kind, "apiVersion": rt.api_version}
-    for k, v in obj.items():
-        if k not in ("kind", "apiVersion"):
-            out[k] = v
-    return out
 
 
 @dataclass(frozen=True)
@@ -100,81 +48,6 @@ class HistoryEvent:
     type: str
     new: StoredObject
     old: StoredObject | None
-
-
-@dataclass(frozen=True)
-class Filter:
-    """What a list or watch selects: namespace (None = all), label and field matchers."""
-
-    namespace: str | None = None
-    labels: Callable[[dict[str, str]], bool] | None = None
-    fields: Callable[[Json], bool] | None = None
-
-    def matches(self, so: StoredObject) -> bool:
-        if self.namespace is not None and so.key[0] != self.namespace:
-            return False
-        if self.labels is not None and not self.labels(so.labels()):
-            return False
-        return self.fields is None or self.fields(so.obj)
-
-    @property
-    def selective(self) -> bool:
-        return self.labels is not None or self.fields is not None
-
-
-class Watcher:
-    """One open watch: a queue of pending events guarded by its own Condition (no polling)."""
-
-    def __init__(self, rt: ResourceType, flt: Filter, path: str = "") -> None:
-        self.rt = rt
-        self.filter = flt
-        self.path = path
-        self.cond = threading.Condition(threading.Lock())
-        self.queue: deque[tuple[str, Any]] = deque()
-        self.cut = False
-        self.closed = False
-        self.silence_until = 0.0
-        self.bookmark_requested = False
-
-    def push(self, item: tuple[str, Any]) -> None:
-        with self.cond:
-            self.queue.append(item)
-            self.cond.notify_all()
-
-    def push_many(self, items: Iterable[tuple[str, Any]]) -> None:
-        with self.cond:
-            self.queue.extend(items)
-            self.cond.notify_all()
-
-    def wake(self) -> None:
-        with self.cond:
-            self.cond.notify_all()
-
-
-def encode_continue(rv: int, start: str) -> str:
-    raw = _DUMPS({"v": "meta.k8s.io/v1", "rv": rv, "start": start}).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_continue(token: str) -> tuple[int, str]:
-    """(rv, start key) of a continue token; 400 BadRequest when it is not one of ours."""
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = json.loads(raw)
-        if data.get("v") != "meta.k8s.io/v1":
-            raise ValueError("continue key is not valid: incorrect encoded start resourceVersion (version "
-                             "meta.k8s.io/v1)")
-        rv, start = int(data["rv"]), str(data["start"])
-        if rv <= 0:
-            raise ValueError("continue key is not valid: incorrect encoded start resourceVersion")
-        return rv, start
-    except (binascii.Error, ValueError, KeyError, TypeError, AttributeError) as exc:
-        msg = str(exc) if str(exc).startswith("continue key") else f"continue key is not valid: {exc}"
-        raise E.bad_request(msg) from None
-
-
-def _key_str(key: Key) -> str:
-    return f"{key[0]}/{key[1]}" if key[0] else key[1]
 
 
 class Store:
@@ -230,23 +103,9 @@ class Store:
         for w in self.watchers:
             if w.rt is not rt:
                 continue
-            item = self._event_for(w.filter, etype, new, old)
+            item = event_for(w.filter, etype, new, old)
             if item is not None:
                 w.push(item)
-
-    @staticmethod
-    def _event_for(flt: Filter, etype: str, new: StoredObject, old: StoredObject | None) -> tuple[str, Any] | None:
-        """The event a watch with `flt` sees for this write (selector transitions become ADDED/DELETED)."""
-        if etype == "MODIFIED" and old is not None:
-            now_in, was_in = flt.matches(new), flt.matches(old)
-            if now_in and was_in:
-                return ("MODIFIED", new)
-            if now_in:
-                return ("ADDED", new)
-            if was_in:
-                return ("DELETED", new)
-            return None
-        return (etype, new) if flt.matches(new) else None
 
     def _next_rv(self) -> int:
         self.rv += 1
@@ -278,7 +137,7 @@ class Store:
                     state.pop(ev.new.key, None)
                 else:
                     state[ev.old.key] = ev.old
-        items = sorted(state.values(), key=lambda so: _key_str(so.key))
+        items = sorted(state.values(), key=lambda so: key_str(so.key))
         self._snapshots[(rt, rv)] = items
         return items
 
@@ -328,14 +187,14 @@ class Store:
                         remaining = sum(1 for x in rest if flt.matches(x))
                         has_more = remaining > 0
                     if has_more:
-                        next_start = _key_str(so.key) + "\x00"
+                        next_start = key_str(so.key) + "\x00"
                     break
         meta: Json = {"resourceVersion": str(snapshot_rv)}
         if next_start:
             meta["continue"] = encode_continue(snapshot_rv, next_start)
             if remaining:
                 meta["remainingItemCount"] = remaining
-        head = _DUMPS({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta})[:-1].encode()
+        head = DUMPS({"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": meta})[:-1].encode()
         return head + b',"items":[' + b",".join(selected) + b"]}"
 
     def list_objects(self, rt: ResourceType, flt: Filter) -> list[StoredObject]:
@@ -369,7 +228,7 @@ class Store:
                 for ev in self.history:
                     if ev.rv <= requested or ev.rt is not rt:
                         continue
-                    item = self._event_for(flt, ev.type, ev.new, ev.old)
+                    item = event_for(flt, ev.type, ev.new, ev.old)
                     if item is not None:
                         w.queue.append(item)
             self.watchers.add(w)
@@ -396,7 +255,7 @@ class Store:
             raise E.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
                                 f"the body is not a JSON object")
         try:  # a private deep copy; also rejects what JSON (and so HTTP) could not carry
-            body = json.loads(_DUMPS(body))
+            body = json.loads(DUMPS(body))
         except (TypeError, ValueError) as exc:
             raise E.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
                                 f"not JSON-serialisable: {exc}") from None
@@ -669,7 +528,7 @@ def _bisect_after(items: list[StoredObject], start: str) -> int:
     lo, hi = 0, len(items)
     while lo < hi:
         mid = (lo + hi) // 2
-        if _key_str(items[mid].key) < start:
+        if key_str(items[mid].key) < start:
             lo = mid + 1
         else:
             hi = mid
