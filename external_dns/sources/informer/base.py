@@ -29,6 +29,7 @@ from typing import Any
 import structlog
 
 from external_dns.controller.record_events import Recorder, emit_problem_events
+from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import (
     FilteringResourceEventHandler,
     InformerStartedError,
@@ -221,13 +222,15 @@ class InformerSource(Source):
             if not informer.wait_for_cache_sync(max(0.0, deadline - time.monotonic())):
                 raise CacheSyncError(f"failed to sync {informer.name} after {self.sync_timeout:g}s")
 
-    def endpoints(self) -> list[Any]:
+    def endpoints(self) -> list[Endpoint]:
+        """The desired endpoints of the cached objects (the caches are never listed again here)."""
         self.wait_synced()
         endpoints, problems = self.collect()
         self.report(problems)
         return endpoints
 
-    def collect(self) -> tuple[list[Any], list[Problem]]:
+    def collect(self) -> tuple[list[Endpoint], list[Problem]]:
+        """The endpoints of every admitted cached object and the problems found."""
         raise NotImplementedError
 
     # -- problems -------------------------------------------------------------------------------------------
