@@ -18,7 +18,9 @@ for a full sync); raising refuses the sync (`RunOnceError` step `pre-apply check
 This is where per-zone safety checks and the leader-election fence go. `RunOnceError.changes` holds the
 planned changes when the failure happened at or after that point (for `RecordError` events).
 `source_observers` are called as `fn(zone, endpoints)` with the source's endpoints as read, before any
-adjustment (the zone controller fingerprints what each zone's reconcile used).
+adjustment (the zone controller fingerprints what each zone's reconcile used). `plan_observers` are called
+as `fn(zone, changes, current, desired)` after every plan calculation, changes or not (the in-cluster sources
+report name conflicts from there); like source observers they can never break a sync.
 
 `run_loop` runs `run_once` every `interval` seconds until an Event is set: soft errors (provider.SoftError
 anywhere in the exception's cause chain) are logged with the consecutive count and retried next interval;
@@ -166,6 +168,8 @@ class Controller:
         self.pre_apply_checks: list[PreApplyCheck] = []
         # called as fn(zone, endpoints) with the source's endpoints as read (before any adjustment)
         self.source_observers: list[Callable[[str | None, list[Endpoint]], None]] = []
+        # called as fn(zone, changes, current, desired) after every plan calculation (never breaks a sync)
+        self.plan_observers: list[PreApplyCheck] = []
         self.consecutive_soft_errors = 0
 
     def add_pre_apply_check(self, check: PreApplyCheck) -> None:
@@ -231,6 +235,11 @@ class Controller:
             old_owner_id=self.old_owner_id,
         ).calculate()
         changes = plan.changes
+        for observe_plan in self.plan_observers:
+            try:
+                observe_plan(zone, changes, current, desired)
+            except Exception:  # an observer must never break a sync
+                log.exception("plan observer failed", zone=zone)
         result = RunResult(changes=changes, applied=False, dry_run=self.dry_run, current_count=len(current),
                            desired_count=len(desired), zone=zone)
 

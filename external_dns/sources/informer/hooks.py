@@ -3,13 +3,15 @@
 `install(cfg, process)` runs before the informers start. It finds every `InformerSource` in the
 controller's source pipeline and gives it the process's Kubernetes event recorder (None in `--dry-run` or
 without cluster access), so bad input becomes a Warning Event on the object. With a recorder it also adds a
-`ConflictReporter` as a pre-apply check.
+`ConflictReporter` to the controller's plan observers (called after every plan calculation).
 
-`ConflictReporter(recorder)(zone, changes, current, desired)`: when one name (and set identifier) is
-claimed by endpoints of several objects (`resource` labels), the plan's conflict resolver keeps one; the
-reporter finds the kept endpoint among the changes about to be written and sends one Warning Event
-(`RecordConflict`) to each losing object, once per (name, set identifier, loser, winner) for the life of
-the process. It never raises (it must not block a write).
+`ConflictReporter(recorder, managed_record_types, exclude_record_types)(zone, changes, current, desired)`:
+when one name (and set identifier) of a managed type is claimed by endpoints of several objects (`resource`
+labels), it resolves the claim exactly as the plan's conflict resolver does (`PerResource`: the object
+already holding the record keeps it, else the smallest targets win; CNAME candidates lose to other types
+on the same name) and sends one Warning Event (`RecordConflict`) to each losing object whose endpoint
+differs from the winner's, once per (name, set identifier, loser, winner) for the life of the process. It
+never raises.
 """
 
 from __future__ import annotations
@@ -22,8 +24,14 @@ from typing import Any
 import structlog
 
 from external_dns.controller.record_events import Recorder, objects_of
-from external_dns.endpoint.endpoint import RESOURCE_LABEL_KEY, Endpoint
+from external_dns.endpoint.endpoint import (
+    DEFAULT_MANAGED_RECORD_TYPES,
+    RECORD_TYPE_CNAME,
+    RESOURCE_LABEL_KEY,
+    Endpoint,
+)
 from external_dns.plan.changes import Changes
+from external_dns.plan.conflict import PerResource
 from external_dns.sources.informer.base import InformerSource
 from external_dns.sources.source import Source
 
@@ -49,10 +57,13 @@ def informer_sources(source: Source) -> Iterator[InformerSource]:
 
 
 class ConflictReporter:
-    """Pre-apply check reporting the objects whose endpoints lost a name conflict (see the module docstring)."""
+    """Plan observer reporting the objects whose endpoints lost a name conflict (see the module docstring)."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, managed_record_types: Sequence[str] = DEFAULT_MANAGED_RECORD_TYPES,
+                 exclude_record_types: Sequence[str] = ()) -> None:
         self.recorder = recorder
+        self.managed = frozenset(managed_record_types) - frozenset(exclude_record_types)
+        self.resolver = PerResource()
         self._lock = threading.Lock()
         self._reported: set[tuple[str, str, str, str]] = set()
         self.sent = 0
@@ -60,40 +71,55 @@ class ConflictReporter:
     def __call__(self, zone: str | None, changes: Changes, current: Sequence[Endpoint],
                  desired: Sequence[Endpoint]) -> None:
         try:
-            self._check(changes, desired)
-        except Exception:  # reporting must never refuse a write
+            self._check(current, desired)
+        except Exception:  # reporting must never break a sync
             log.exception("conflict reporting failed", zone=zone)
 
-    def _check(self, changes: Changes, desired: Sequence[Endpoint]) -> None:
-        winners: dict[tuple[str, str], Endpoint] = {}
-        for ep in [*changes.create, *changes.update_new]:
-            winners[(ep.dns_name.rstrip(".").lower(), ep.set_identifier)] = ep
-        if not winners:
-            return
-        claims: dict[tuple[str, str], list[Endpoint]] = {}
+    def _check(self, current: Sequence[Endpoint], desired: Sequence[Endpoint]) -> None:
+        rows: dict[tuple[str, str], dict[str, list[Endpoint]]] = {}
         for ep in desired:
+            if ep.record_type in self.managed and ep.labels.get(RESOURCE_LABEL_KEY):
+                key = (ep.dns_name.rstrip(".").lower(), ep.set_identifier)
+                rows.setdefault(key, {}).setdefault(ep.record_type, []).append(ep)
+        contested = {key: by_type for key, by_type in rows.items()
+                     if len({e.labels[RESOURCE_LABEL_KEY] for eps in by_type.values() for e in eps}) > 1}
+        if not contested:
+            return
+        held: dict[tuple[str, str, str], Endpoint] = {}
+        for ep in current:
             key = (ep.dns_name.rstrip(".").lower(), ep.set_identifier)
-            if key in winners:
-                claims.setdefault(key, []).append(ep)
-        for key, candidates in claims.items():
-            winner = winners[key]
-            won_by = winner.labels.get(RESOURCE_LABEL_KEY, "")
-            if not won_by:
-                continue
-            for ep in candidates:
-                loser = ep.labels.get(RESOURCE_LABEL_KEY, "")
-                if not loser or loser == won_by:
-                    continue
-                if ep.record_type == winner.record_type and ep.targets == winner.targets:
-                    continue
-                mark = (key[0], key[1], loser, won_by)
-                with self._lock:
-                    if mark in self._reported:
-                        continue
-                    if len(self._reported) >= _MAX_REMEMBERED:
-                        self._reported.clear()
-                    self._reported.add(mark)
-                self._send(ep, winner, loser, won_by)
+            if key in contested:
+                held[(*key, ep.record_type)] = ep
+        for key, by_type in contested.items():
+            winners: dict[str, Endpoint] = {}
+            for rtype, candidates in by_type.items():
+                now = held.get((*key, rtype))
+                winners[rtype] = (self.resolver.resolve_update(now, candidates) if now is not None
+                                  else self.resolver.resolve_create(candidates))
+            mixed = RECORD_TYPE_CNAME in by_type and len(by_type) > 1
+            if mixed:  # the plan discards CNAME candidates next to other types (reference 1.3)
+                winners.pop(RECORD_TYPE_CNAME)
+                other = winners[sorted(winners)[0]]
+                for ep in by_type[RECORD_TYPE_CNAME]:
+                    self._maybe_report(key, ep, other)
+            for rtype, winner in winners.items():
+                for ep in by_type[rtype]:
+                    self._maybe_report(key, ep, winner)
+
+    def _maybe_report(self, key: tuple[str, str], ep: Endpoint, winner: Endpoint) -> None:
+        loser, won_by = ep.labels.get(RESOURCE_LABEL_KEY, ""), winner.labels.get(RESOURCE_LABEL_KEY, "")
+        if not loser or not won_by or loser == won_by:
+            return
+        if ep.record_type == winner.record_type and ep.targets == winner.targets:
+            return  # they agree: nothing lost
+        mark = (key[0], key[1], loser, won_by)
+        with self._lock:
+            if mark in self._reported:
+                return
+            if len(self._reported) >= _MAX_REMEMBERED:
+                self._reported.clear()
+            self._reported.add(mark)
+        self._send(ep, winner, loser, won_by)
 
     def _send(self, ep: Endpoint, winner: Endpoint, loser: str, won_by: str) -> None:
         ident = f" [{ep.set_identifier}]" if ep.set_identifier else ""
@@ -120,5 +146,13 @@ def install(cfg: argparse.Namespace, process: Any) -> None:
     recorder = getattr(process, "recorder", None)
     for source in sources:
         source.recorder = recorder
-    if recorder is not None:
-        process.controller.add_pre_apply_check(ConflictReporter(recorder))
+    if recorder is None:
+        return
+    controller = process.controller
+    reporter = ConflictReporter(recorder, getattr(controller, "managed_record_types", DEFAULT_MANAGED_RECORD_TYPES),
+                                getattr(controller, "exclude_record_types", ()))
+    observers = getattr(controller, "plan_observers", None)
+    if isinstance(observers, list):
+        observers.append(reporter)
+    else:  # a controller without plan observers: report when the contested record is written
+        controller.add_pre_apply_check(reporter)

@@ -213,6 +213,12 @@ def test_long_running_events_reach_the_zone(cluster: tuple[KubeAPIServer, str, P
         assert ctl.wait_for(lambda: zone_records(zone_file).get(("conflict.example.org", "A")) == ["192.0.2.50"],
                             10) is not None
         assert "RecordConflict" not in reasons("c-ing")
+        # a later claim on a name another object holds: the holder keeps it (even with larger targets), the
+        # newcomer gets the Event although nothing is written
+        server.create(service("late", hostname="rec.example.org"))
+        set_lb_status(server, "late", {"ip": "192.0.2.1"})
+        assert ctl.wait_for(lambda: "RecordConflict" in reasons("late"), 10) is not None
+        assert zone_records(zone_file)[("rec.example.org", "A")] == ["192.0.2.30"]
     finally:
         code, out = ctl.stop()
     assert code == 0, out
@@ -220,9 +226,12 @@ def test_long_running_events_reach_the_zone(cluster: tuple[KubeAPIServer, str, P
     events = server.list("events.k8s.io/v1", "Event", "default")
     notes = [e["note"] for e in events if e.get("regarding", {}).get("name") == "dup"]
     assert any("external-dns.kubernetes.io/ttl='abc'" in n for n in notes), notes
-    conflicts = [e for e in events if e["reason"] == "RecordConflict"]
-    assert len(conflicts) == 1 and conflicts[0]["regarding"]["kind"] == "DNSEndpoint"
-    assert "ingress/default/c-ing" in conflicts[0]["note"], conflicts[0]["note"]
+    conflicts = {e["regarding"]["name"]: e for e in events if e["reason"] == "RecordConflict"}
+    assert sorted(conflicts) == ["c-crd", "late"]  # once each, although every sync sees the conflict
+    assert conflicts["c-crd"]["regarding"]["kind"] == "DNSEndpoint"
+    assert "ingress/default/c-ing" in conflicts["c-crd"]["note"]
+    assert "crd/default/rec" in conflicts["late"]["note"] and conflicts["late"]["regarding"]["kind"] == "Service"
+    assert conflicts["late"].get("series") is None
 
 
 def test_end_to_end_against_bind(kubeapi: KubeAPIServer, bind_server: BindServer, tmp_path: Path) -> None:

@@ -156,17 +156,36 @@ def test_conflict_reporter_reports_the_loser_once() -> None:
     reporter = ConflictReporter(recorder)
     winner = ep("x.example.org", "1.1.1.1", "ingress/default/a")
     loser = ep("x.example.org", "2.2.2.2", "crd/default/b")
-    same = ep("x.example.org", "1.1.1.1", "service/default/c")  # agrees with the winner: no conflict
+    same = ep("x.example.org", "1.1.1.1", "service/default/c")  # agrees with the winner: nothing lost
     other = ep("y.example.org", "3.3.3.3", "service/default/d")
-    changes = Changes(create=[winner, other])
-    for _ in range(3):
-        reporter(None, changes, [], [winner, loser, same, other])
+    for _ in range(3):  # every sync, changes or not: reported once
+        reporter(None, Changes(), [], [winner, loser, same, other])
     assert len(recorder.events) == 1
     name, type_, reason, note = recorder.events[0]
     assert (name, type_, reason) == ("b", "Warning", "RecordConflict")
     assert "ingress/default/a" in note and "2.2.2.2" in note
-    reporter(None, Changes(), [], [winner, loser])  # nothing written: nothing to report
-    assert len(recorder.events) == 1
+
+
+def test_conflict_reporter_the_holder_keeps_the_name() -> None:
+    recorder = Recorder()
+    reporter = ConflictReporter(recorder)
+    holder = ep("x.example.org", "9.9.9.9", "crd/default/old")  # larger targets, but it holds the record
+    newcomer = ep("x.example.org", "1.1.1.1", "service/default/new")
+    current = Endpoint(dns_name="x.example.org", record_type="A", targets=["9.9.9.9"])  # type: ignore[arg-type]
+    current.labels["resource"] = "crd/default/old"
+    reporter(None, Changes(), [current], [holder, newcomer])
+    assert [(n, r) for n, _t, r, _note in recorder.events] == [("new", "RecordConflict")]
+
+
+def test_conflict_reporter_cname_loses_to_a_and_unmanaged_types_are_ignored() -> None:
+    recorder = Recorder()
+    reporter = ConflictReporter(recorder)
+    a = ep("x.example.org", "1.1.1.1", "service/default/a")
+    cname = ep("x.example.org", "lb.example.net", "ingress/default/c", rtype="CNAME")
+    txt1 = ep("t.example.org", '"a"', "crd/default/t1", rtype="TXT")
+    txt2 = ep("t.example.org", '"b"', "crd/default/t2", rtype="TXT")
+    reporter(None, Changes(), [], [cname, a, txt1, txt2])
+    assert [(n, r) for n, _t, r, _note in recorder.events] == [("c", "RecordConflict")]
 
 
 def test_conflict_reporter_never_raises() -> None:
@@ -196,10 +215,9 @@ def test_install_wires_recorder_into_informer_sources() -> None:
 
     class Controller:
         source = pipeline
-        checks: list[Any] = []
-
-        def add_pre_apply_check(self, check: Any) -> None:
-            self.checks.append(check)
+        plan_observers: list[Any] = []
+        managed_record_types = ["A", "CNAME"]
+        exclude_record_types: list[str] = []
 
     class Process:
         controller = Controller()
@@ -207,7 +225,8 @@ def test_install_wires_recorder_into_informer_sources() -> None:
 
     install(None, Process())  # type: ignore[arg-type]
     assert src.recorder is Process.recorder
-    assert len(Controller.checks) == 1 and isinstance(Controller.checks[0], ConflictReporter)
+    assert len(Controller.plan_observers) == 1 and isinstance(Controller.plan_observers[0], ConflictReporter)
+    assert Controller.plan_observers[0].managed == {"A", "CNAME"}
 
 
 # -- builders and flags ---------------------------------------------------------------------------------------
