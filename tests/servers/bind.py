@@ -7,8 +7,9 @@ isolate them by record names, or call `bind_server.reset()` to empty every zone 
 
 Outside pytest (benchmarks): `with start_bind(["bench.test"]) as srv: ...`.
 
-named runs as a direct child in the foreground (`-f` with logging to stderr, update logging off), in a fresh
-temp dir (no stale journals), with its own rndc port and key; readiness is every zone answering SOA with
+named runs as a direct child in the foreground (`-f` with logging to stderr, update logging off), as the
+unprivileged `bind` user when we are root, in a fresh temp dir (no stale journals), with its own rndc port
+and key; readiness is every zone answering SOA with
 NOERROR and the AA bit (named logs `running` even when a zone failed to load).
 """
 
@@ -18,6 +19,7 @@ import base64
 import contextlib
 import datetime
 import os
+import pwd
 import secrets
 import shutil
 import socket
@@ -42,6 +44,7 @@ NAMED = shutil.which("named") or "/usr/sbin/named"
 DEFAULT_ZONES = ("example.org", "example.com", "sub.example.org")
 TSIG_ALGORITHMS = ("hmac-sha1", "hmac-sha224", "hmac-sha256", "hmac-sha384", "hmac-sha512")
 MAIN_KEY = "externaldns-key"
+NAMED_USER = "bind"  # Debian's bind9 package creates it
 READY_TIMEOUT = 20.0
 
 
@@ -299,6 +302,20 @@ def _named_conf(srv: BindServer, rndc_port: int, rndc_secret: str, tls: tuple[Pa
     )
 
 
+def _drop_root(workdir: Path) -> list[str]:
+    """When we are root, named runs as the unprivileged `bind` user (`-u bind`: it binds its ports, then
+    drops root), owning its work dir; otherwise it runs as we do, which is not root either."""
+    if os.geteuid() != 0:
+        return []
+    try:
+        user = pwd.getpwnam(NAMED_USER)
+    except KeyError:
+        return []  # no such user: named stays root (it does not refuse to)
+    for path in (workdir, *workdir.rglob("*")):
+        os.chown(path, user.pw_uid, user.pw_gid)
+    return ["-u", NAMED_USER]
+
+
 def _zone_ready(host: str, port: int, zone: str) -> bool:
     q = dns.message.make_query(zone, dns.rdatatype.SOA)
     try:
@@ -335,7 +352,7 @@ def start_bind(zones: Sequence[str] = DEFAULT_ZONES, key_algorithm: str = "hmac-
             raise BindStartError(f"named-checkconf failed: {check.stdout}{check.stderr}")
         log = open(workdir / "named.log", "wb")  # noqa: SIM115 - handed to the child
         try:
-            srv.process = subprocess.Popen([NAMED, "-f", "-4", "-c", str(conf)], stdout=log,
+            srv.process = subprocess.Popen([NAMED, "-f", "-4", "-c", str(conf), *_drop_root(workdir)], stdout=log,
                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=workdir)
         finally:
             log.close()
