@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -341,3 +342,10 @@ def test_zone_wide_refusal_is_probed_not_retried_per_record(make_provider: Calla
     assert sent_messages() - before == 5
     text = str(info.value)
     assert "REFUSED" in text and "not sent" in text and "r03.example.org" in text and "(+32 more)" in text
+
+
+def test_named_runs_unprivileged(bind_server: BindServer) -> None:
+    assert bind_server.process is not None
+    status = Path(f"/proc/{bind_server.process.pid}/status").read_text()
+    uids = next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1:]
+    assert all(int(u) != 0 for u in uids), uids
