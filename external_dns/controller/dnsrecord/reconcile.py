@@ -6,8 +6,8 @@ In order:
 2. deleting (deletionTimestamp): without our finalizer nothing to do. Otherwise plan with no desired
    endpoints through the record's registry (only names under `rootHost`): changes are applied, Ready False /
    ProviderEndpointsDeletion, requeue after the validation time (a pass before it is due does nothing); a
-   pass that finds nothing left writes
-   Ready False / ProviderEndpointsRemoved and removes the finalizer (then the metrics go).
+   pass that finds nothing left writes Ready False / ProviderEndpointsRemoved and removes the finalizer
+   (then the metrics go).
 3. the finalizer `kuadrant.io/dns-record` is added on first sight (merge patch with the resourceVersion).
 4. validation (`types.validate`): a bad spec is Ready False / ValidationError with the message, nothing is
    sent to the provider, no requeue (a spec change brings it back).
@@ -25,11 +25,13 @@ In order:
    Both write `queuedAt` = the reconcile's start, `observedGeneration`, `endpoints` (last published),
    `ownerID`, `zoneID` / `zoneDomainName` (the provider zone holding rootHost).
 8. errors (provider, registry, no zone for rootHost, a desired record held by another owner -- nothing is
-   written then): Ready False / ProviderError with the error (and an
-   error log); the other status fields are kept; `Result.error` is set and the controller requeues with its
-   rate limiter. This follows dns-operator's code, not its RFC text ("no requeue"): provider errors are
-   mostly transient (throttling, timeouts), and the rate limiter's back-off (up to 1000 s) keeps a
-   permanent one cheap.
+   written then): Ready False / ProviderError with the error (and an error log); the other status fields
+   are kept; `Result.error` is set and the controller requeues with its rate limiter. This follows
+   dns-operator's code, not its RFC text ("no requeue"): provider errors are mostly transient (throttling,
+   timeouts), and the rate limiter's back-off (up to 1000 s) keeps a permanent one cheap.
+9. stale input: the cache may lag our own last write. When a status write loses to a newer status (409,
+   re-read, status differs: see status.py) the pass ends with `stale` and an immediate requeue, so the
+   decision is taken again from the newer state (nothing overwritten, no early finalizer removal).
 
 Records not owned by the record's owner ID are never updated or deleted (the plan's owner filter), so other
 DNSRecords and the zone-wide controller are safe. Time and randomness are injected (`clock`, `rng`).
@@ -57,6 +59,7 @@ from external_dns.controller.dnsrecord.clock import (
 from external_dns.controller.dnsrecord.registry import MANAGED_RECORD_TYPES, record_registry
 from external_dns.controller.dnsrecord.status import (
     ConflictError,
+    GoneError,
     Obj,
     RecordAPI,
     StatusWriter,
@@ -166,6 +169,9 @@ class Reconciler:
                 obj = self.api.set_finalizers(obj, [*finalizers, FINALIZER])
             except ConflictError:
                 return Result("conflict", requeue_after=1.0)
+            except GoneError:
+                metrics.forget(namespace, name)
+                return Result("gone")
             log.debug("added finalizer", record=key)
         return self._reconcile_live(key, obj, start)
 
@@ -306,6 +312,9 @@ class Reconciler:
             self.api.set_finalizers(base, finalizers)
         except ConflictError:
             return Result("conflict", requeue_after=1.0)
+        except GoneError:  # a pass on a stale cache: an earlier pass removed the finalizer already
+            metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
+            return Result("gone")
         metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
         log.info("DNSRecord records removed from the provider, finalizer removed", record=key)
         return Result("finalizer-removed")

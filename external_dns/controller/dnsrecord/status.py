@@ -3,7 +3,7 @@ finalizer, as raw JSON through `ApiClient.call_api`.
 
 `RecordAPI(api_client)`: `get`, `put_status` (PUT .../status carrying the resourceVersion read), and
 `set_finalizers` (a JSON merge patch carrying the resourceVersion read as a precondition). A 409 raises
-`ConflictError`.
+`ConflictError`, a 404 on a write `GoneError`.
 
 `StatusWriter.write(obj, status)` writes `status` over the object `obj` as read at the start of the
 reconcile. Nothing is sent when the status is unchanged. On a 409 it re-reads: when the status there is
@@ -37,6 +37,10 @@ class ConflictError(Exception):
     """409 Conflict: the object changed since it was read."""
 
 
+class GoneError(Exception):
+    """404 Not Found on a write: the object was deleted meanwhile."""
+
+
 class RecordAPI:
     """Raw JSON reads and writes of DNSRecords (every call has a timeout)."""
 
@@ -57,6 +61,8 @@ class RecordAPI:
         except ApiException as exc:
             if exc.status == 409:
                 raise ConflictError(str(exc.body or exc.reason or "conflict")) from exc
+            if exc.status == 404 and method != "GET":
+                raise GoneError(path) from exc
             raise
         try:
             data = resp.data
@@ -138,10 +144,8 @@ class StatusWriter:
             body["status"] = status
             try:
                 written = self.api.put_status(body)
-            except ApiException as exc:
-                if exc.status == 404:
-                    return None
-                raise
+            except GoneError:
+                return None
             except ConflictError:
                 self.conflicts += 1
                 meta = base.get("metadata") or {}

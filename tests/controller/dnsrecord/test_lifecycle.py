@@ -14,6 +14,7 @@ from prometheus_client import REGISTRY
 from external_dns.controller.dnsrecord.clock import format_time, randomize
 from external_dns.controller.dnsrecord.reconcile import Options, Reconciler
 from external_dns.controller.dnsrecord.registry import txt_prefix
+from external_dns.controller.dnsrecord.status import GoneError
 from external_dns.controller.dnsrecord.types import (
     API_VERSION,
     FINALIZER,
@@ -472,3 +473,30 @@ def test_stale_cache_never_overwrites_the_newer_status(kubeapi: KubeAPIServer, k
     after = get(kubeapi, "app")
     assert after is not None and ready(after)["reason"] == "AwaitingValidation"
     assert after["status"] == current["status"]
+
+
+def test_stale_pass_on_a_record_already_gone(kubeapi: KubeAPIServer, kube_api_client: Any,
+                                             provider: ZoneFileProvider, clock: FakeClock) -> None:
+    rec = reconciler(kubeapi, kube_api_client, provider, clock)
+    create_app(kubeapi)
+    to_ready(rec, clock)
+    kubeapi.delete(API_VERSION, KIND, "default", "app")
+    deleting = rec.reconcile(KEY)
+    assert deleting.requeue_after is not None
+    clock.step(deleting.requeue_after)
+    snapshot = get(kubeapi, "app")  # what a lagging informer still holds
+    assert rec.reconcile(KEY).action == "finalizer-removed"
+    stale_rec = Reconciler(provider, rec.api, lambda key: snapshot, rec.options, clock=clock)
+    assert stale_rec.reconcile(KEY).action == "gone"
+    with pytest.raises(GoneError):
+        rec.api.set_finalizers(snapshot or {}, [])
+
+
+def test_finalizer_patch_on_a_record_already_gone(kubeapi: KubeAPIServer, kube_api_client: Any,
+                                                  provider: ZoneFileProvider, clock: FakeClock) -> None:
+    rec = reconciler(kubeapi, kube_api_client, provider, clock)
+    snapshot = create_app(kubeapi)
+    kubeapi.delete(API_VERSION, KIND, "default", "app")  # no finalizer yet: gone at once
+    stale_rec = Reconciler(provider, rec.api, lambda key: snapshot, rec.options, clock=clock)
+    assert stale_rec.reconcile(KEY).action == "gone"
+    assert find(provider, "app.example.com") is None
