@@ -346,11 +346,12 @@ class Reconciler:
         conditions = [dict(c) for c in status.get("conditions") or [] if isinstance(c, Mapping)]
         conditions = set_condition(conditions, CONDITION_READY, ready, reason, message, gen, start)
         if spec is not None and spec.unsupported:
-            fields = ", ".join(f"spec.{f}" for f in spec.unsupported)
+            what = {"providerRef": "spec.providerRef (the records go to this process's --provider)",
+                    "healthCheck": "spec.healthCheck (no health checks: every endpoint is published)"}
             conditions = set_condition(
                 conditions, CONDITION_UNSUPPORTED, True, REASON_UNSUPPORTED_FIELDS,
-                f"{fields} not served by external-dns-py: the records are published to this process's provider"
-                " without health checks", gen, start)
+                "not served by external-dns-py: " + "; ".join(what.get(f, f"spec.{f}") for f in spec.unsupported),
+                gen, start)
         elif spec is not None:
             conditions = remove_condition(conditions, CONDITION_UNSUPPORTED)
         status["conditions"] = conditions

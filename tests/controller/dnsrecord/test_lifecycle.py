@@ -339,7 +339,15 @@ def test_unserved_fields_are_reported_and_delegate_is_refused(kubeapi: KubeAPISe
     assert obj is not None
     unsupported = [c for c in obj["status"]["conditions"] if c["type"] == "Unsupported"]
     assert len(unsupported) == 1 and unsupported[0]["reason"] == "UnsupportedFields"
-    assert "spec.providerRef, spec.healthCheck not served" in unsupported[0]["message"]
+    assert unsupported[0]["message"] == (
+        "not served by external-dns-py: spec.providerRef (the records go to this process's --provider); "
+        "spec.healthCheck (no health checks: every endpoint is published)")
+    obj["spec"].pop("healthCheck")
+    obj["spec"].pop("providerRef")
+    kubeapi.update(obj)
+    assert rec.reconcile(KEY).action == "ready"
+    obj = get(kubeapi, "app")
+    assert obj is not None and [c["type"] for c in obj["status"]["conditions"]] == ["Ready"]
 
     kubeapi.create(record("deleg", "deleg.example.com", [a_record("deleg.example.com", "1.2.3.4")], delegate=True))
     assert rec.reconcile("default/deleg").action == "invalid"
