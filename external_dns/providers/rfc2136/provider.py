@@ -42,7 +42,7 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, SoftError
 from external_dns.providers.rfc2136 import wire
 from external_dns.providers.rfc2136.config import RFC2136Config
-from external_dns.providers.rfc2136.snapshot import Addition, Removal, ZoneSnapshot
+from external_dns.providers.rfc2136.snapshot import Addition, Removal, ZoneSnapshot, gc_paused
 from external_dns.providers.rfc2136.targets import (
     READ_TYPES,
     canonical_target,
@@ -182,7 +182,7 @@ class RFC2136Provider(Provider):
                 self._warned_no_axfr = True
             return []
         out: list[Endpoint] = []
-        with self._lock:
+        with self._lock, gc_paused():
             # Zones with more labels first, as external-dns does.
             for zone in sorted(self._zones, key=lambda z: (-len(self._origins[z]), z)):
                 out.extend(self._zone_snapshot(zone).endpoints())
@@ -439,7 +439,7 @@ class RFC2136Provider(Provider):
         if changes.is_empty():
             return
         errors: list[str] = []
-        with self._lock:
+        with self._lock, gc_paused():
             zones = self._plan_ops(changes, errors)
             if any(zones.values()):
                 sender = _Sender(self)
