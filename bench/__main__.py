@@ -17,6 +17,7 @@ BENCHES: tuple[str, ...] = (
     "event_latency",
     "plan_safety_outputs",
     "informer_memory",
+    "dnsrecord_lifecycle",
 )
 
 
