@@ -3,15 +3,20 @@
 Full names are `external_dns_<subsystem>_<name>` as external-dns; counters are exposed with their `_total`
 suffix. Per-record-type gauges are cleared every cycle and carry a lower-cased `record_type` label
 (`a`, `aaaa`, `cname`, ...); every known type is reported (0 when absent) so dashboards see stable series.
+`external_dns_build_info` is 1 with external-dns's labels (`version`, `revision`, `go_version`, `os`, `arch`);
+there is no Go here, so `go_version` carries the Python version (`python3.11.2`) and `arch` uses Go's names.
 """
 
 from __future__ import annotations
 
+import platform
+import sys
 from collections import Counter as _Tally
 from collections.abc import Iterable
 
 from prometheus_client import Counter, Gauge
 
+from external_dns import __version__
 from external_dns.endpoint.endpoint import KNOWN_RECORD_TYPES, Endpoint
 
 NAMESPACE = "external_dns"
@@ -45,6 +50,23 @@ SOURCE_ENDPOINTS = Gauge(
 SOURCE_RECORDS = Gauge(
     "records", "Number of source records by record type", ["record_type"],
     namespace=NAMESPACE, subsystem="source")
+
+BUILD_INFO = Gauge(
+    "build_info", "A metric with a constant '1' value labeled with the version of external-dns-py",
+    ["version", "revision", "go_version", "os", "arch"], namespace=NAMESPACE)
+
+_GO_ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
+            "i686": "386", "armv7l": "arm", "ppc64le": "ppc64le", "s390x": "s390x"}
+
+
+def build_info_labels() -> dict[str, str]:
+    """The `external_dns_build_info` labels of this process."""
+    machine = platform.machine().lower()
+    return {"version": __version__, "revision": "unknown", "go_version": f"python{platform.python_version()}",
+            "os": sys.platform.rstrip("0123456789") or sys.platform, "arch": _GO_ARCH.get(machine, machine)}
+
+
+BUILD_INFO.labels(**build_info_labels()).set(1)
 
 
 def count_by_type(endpoints: Iterable[Endpoint]) -> dict[str, int]:

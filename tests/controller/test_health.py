@@ -124,3 +124,27 @@ def test_bind_error_names_the_address() -> None:
         second = HealthServer(f"127.0.0.1:{first.port}")
         with pytest.raises(OSError, match="--metrics-address"):
             second.start()
+
+
+def test_default_metrics_carry_the_external_dns_names_and_build_info() -> None:
+    """/metrics of the process (default registry) exposes reference 4.3's controller metrics by name."""
+    import platform
+
+    from external_dns.controller import metrics  # registers the controller metrics in the default registry
+
+    metrics.NO_OP_RUNS.inc(0)
+    server = HealthServer("127.0.0.1:0")
+    with server:
+        code, body, _ = fetch(server.url + "/metrics")
+    assert code == 200
+    for name in ("external_dns_controller_last_sync_timestamp_seconds",
+                 "external_dns_controller_last_reconcile_timestamp_seconds",
+                 "external_dns_controller_no_op_runs_total", "external_dns_controller_consecutive_soft_errors",
+                 "external_dns_registry_errors_total", "external_dns_registry_endpoints_total",
+                 "external_dns_source_errors_total", "external_dns_source_endpoints_total"):
+        assert f"\n{name} " in body, name
+    build = [line for line in body.splitlines() if line.startswith("external_dns_build_info{")]
+    assert len(build) == 1 and build[0].endswith("} 1.0")
+    for label in ('version="0.1.0"', 'revision="', f'go_version="python{platform.python_version()}"', 'os="',
+                  'arch="'):
+        assert label in build[0], label
