@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
-from prometheus_client import Counter
+from prometheus_client import REGISTRY, Metric
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
@@ -107,9 +107,9 @@ class CachedProvider(Provider):
     def records(self) -> list[Endpoint]:
         with self._lock:
             if self._fresh() and self._cached is not None:
-                _CACHE_RECORDS_CALLS.labels(from_cache="true").inc()
+                CACHE_CALLS.records_call(from_cache=True)
                 return [ep.copy() for ep in self._cached]
-        _CACHE_RECORDS_CALLS.labels(from_cache="false").inc()
+        CACHE_CALLS.records_call(from_cache=False)
         records = self.provider.records()
         with self._lock:
             self._cached = [ep.copy() for ep in records]
@@ -121,7 +121,7 @@ class CachedProvider(Provider):
             return
         with self._lock:
             self._cached = None
-        _CACHE_APPLY_CHANGES_CALLS.inc()
+        CACHE_CALLS.apply_call()
         self.provider.apply_changes(changes)
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
@@ -134,9 +134,39 @@ class CachedProvider(Provider):
         return self.provider.zones()
 
 
-_CACHE_RECORDS_CALLS = Counter(
-    "records_calls", "Number of calls to the provider cache Records list", ["from_cache"],
-    namespace="external_dns", subsystem="provider_cache")
-_CACHE_APPLY_CHANGES_CALLS = Counter(
-    "apply_changes_calls", "Number of calls to the provider cache ApplyChanges", namespace="external_dns",
-    subsystem="provider_cache")
+class _CacheCallsCollector:
+    """The two provider-cache counters under external-dns's exact names, which have no `_total` suffix
+    (`external_dns_provider_cache_records_calls{from_cache}`, `external_dns_provider_cache_apply_changes_calls`);
+    a prometheus_client `Counter` would expose them as `..._total`, which dashboards written for external-dns
+    do not query."""
+
+    RECORDS = "external_dns_provider_cache_records_calls"
+    APPLY = "external_dns_provider_cache_apply_changes_calls"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records = {"true": 0, "false": 0}
+        self._apply = 0
+
+    def records_call(self, from_cache: bool) -> None:
+        with self._lock:
+            self._records["true" if from_cache else "false"] += 1
+
+    def apply_call(self) -> None:
+        with self._lock:
+            self._apply += 1
+
+    def collect(self) -> Iterator[Metric]:
+        with self._lock:
+            records, apply = dict(self._records), self._apply
+        family = Metric(self.RECORDS, "Number of calls to the provider cache Records list", "unknown")
+        for from_cache, value in sorted(records.items()):
+            family.add_sample(self.RECORDS, {"from_cache": from_cache}, float(value))
+        yield family
+        family = Metric(self.APPLY, "Number of calls to the provider cache ApplyChanges", "unknown")
+        family.add_sample(self.APPLY, {}, float(apply))
+        yield family
+
+
+CACHE_CALLS = _CacheCallsCollector()
+REGISTRY.register(CACHE_CALLS)

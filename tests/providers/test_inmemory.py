@@ -214,3 +214,28 @@ def test_cached_provider_serves_records_until_expiry_and_invalidates_on_apply() 
     got[0].targets[0] = "6.6.6.6"
     assert keys(cached.records()) == {("www.example.org", "A", "", ("1.1.1.1",))}, "callers get copies"
     assert list(cached.zones()) == ["example.org"]
+
+
+def test_cached_provider_metrics_use_external_dns_names_without_total() -> None:
+    from prometheus_client import REGISTRY, generate_latest
+
+    def value(name: str, **labels: str) -> float:
+        got = REGISTRY.get_sample_value(name, labels)
+        return 0.0 if got is None else got
+
+    records = "external_dns_provider_cache_records_calls"
+    apply = "external_dns_provider_cache_apply_changes_calls"
+    before = (value(records, from_cache="true"), value(records, from_cache="false"), value(apply))
+    now = [0.0]
+    cached = CachedProvider(InMemoryProvider(["example.org"]), refresh_interval=60, clock=lambda: now[0])
+    cached.records()
+    cached.records()
+    cached.records()
+    cached.apply_changes(Changes())
+    cached.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
+    assert value(records, from_cache="true") == before[0] + 2
+    assert value(records, from_cache="false") == before[1] + 1
+    assert value(apply) == before[2] + 1
+    text = generate_latest(REGISTRY).decode()
+    assert f'\n{records}{{from_cache="true"}} ' in text and f"\n{apply} " in text
+    assert f"{records}_total" not in text and f"{apply}_total" not in text
