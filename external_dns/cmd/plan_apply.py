@@ -40,7 +40,7 @@ import structlog
 from external_dns.cmd.flags import ConfigError
 from external_dns.cmd.flags_safety import plan_output_files, safety_config
 from external_dns.controller import metrics
-from external_dns.controller.controller import Controller
+from external_dns.controller.controller import Controller, notify_synced
 from external_dns.controller.progress import Progress
 from external_dns.controller.zone_plans import (
     ZoneWork,
@@ -135,7 +135,12 @@ def write_plan_file(path: str, controller: Controller, cfg: argparse.Namespace, 
 
 
 def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
-    """`--once`: plan every zone, show, check (all-or-nothing), apply. Returns the exit code."""
+    """`--once`: plan every zone, show, check (all-or-nothing), apply. Returns the exit code. After a
+    successful apply (or when nothing needed one) the controller's `sync_observers` are told (DNSEndpoint
+    status is written from there); a refused or failed run tells them nothing."""
+    from external_dns.sources.informer.hooks import status_after_sync
+
+    status_after_sync(controller)
     safety = safety_config(cfg)
     try:
         works = compute_zone_plans(controller, dataclasses.replace(safety, force=False))
@@ -162,6 +167,8 @@ def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
     if not any(w.has_changes for w in works):
         metrics.NO_OP_RUNS.inc()
         log.info("All records are already up to date")
+        if not cfg.dry_run:
+            notify_synced(controller.sync_observers, None)
         return EXIT_OK
     if cfg.dry_run:
         log.info("Dry run: no changes were applied")
@@ -172,6 +179,7 @@ def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
     except Exception as exc:
         log.error(f"failed to do run once: {exc}")
         return EXIT_FAILED
+    notify_synced(controller.sync_observers, None)
     return EXIT_OK
 
 

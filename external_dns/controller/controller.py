@@ -21,6 +21,10 @@ planned changes when the failure happened at or after that point (for `RecordErr
 adjustment (the zone controller fingerprints what each zone's reconcile used). `plan_observers` are called
 as `fn(zone, changes, current, desired)` after every plan calculation, changes or not (the in-cluster sources
 report name conflicts from there); like source observers they can never break a sync.
+`sync_observers` are called as `fn(zone, synced)` after a *successful*, non-dry-run sync (changes applied, or
+none needed): `synced(name)` is True for every DNS name that sync covered (every name for a full sync; for
+a zone, the names of that zone and names in no zone, which nothing can write). A refused or failed sync
+calls none of them (the crd source writes DNSEndpoint `status.observedGeneration` from there).
 
 `run_loop` runs `run_once` every `interval` seconds until an Event is set: soft errors (provider.SoftError
 anywhere in the exception's cause chain) are logged with the consecutive count and retried next interval;
@@ -58,6 +62,25 @@ class RunOnceError(Exception):
 
 
 PreApplyCheck = Callable[[str | None, Changes, Sequence[Endpoint], Sequence[Endpoint]], None]
+SyncObserver = Callable[[str | None, Callable[[str], bool]], None]
+
+
+def notify_synced(observers: Iterable[SyncObserver], zone: str | None, zones: Sequence[str] = ()) -> None:
+    """Tell `observers` that the sync of `zone` (None: everything) succeeded; see the module docstring.
+    `zones` are the provider's zones (needed for a zone). An observer's error is logged, never raised."""
+    if zone is None:
+        def synced(name: str) -> bool:
+            return True
+    else:
+        zone_list = list(zones) or [""]
+
+        def synced(name: str) -> bool:
+            return zone_for_name(name, zone_list) in (zone, None)
+    for observe in observers:
+        try:
+            observe(zone, synced)
+        except Exception:  # an observer must never break a sync
+            log.exception("sync observer failed", zone=zone)
 
 
 def is_soft_error(exc: BaseException) -> bool:
@@ -170,6 +193,8 @@ class Controller:
         self.source_observers: list[Callable[[str | None, list[Endpoint]], None]] = []
         # called as fn(zone, changes, current, desired) after every plan calculation (never breaks a sync)
         self.plan_observers: list[PreApplyCheck] = []
+        # called as fn(zone, synced) after a successful, non-dry-run sync (never breaks a sync)
+        self.sync_observers: list[SyncObserver] = []
         self.consecutive_soft_errors = 0
 
     def add_pre_apply_check(self, check: PreApplyCheck) -> None:
@@ -219,6 +244,7 @@ class Controller:
         except Exception as exc:
             raise RunOnceError("adjusting endpoints", exc) from exc
 
+        zones: list[str] = []
         if zone is not None:
             zones = list(self.registry.provider.zones()) or [""]
             current = [ep for ep in current if zone_for_name(ep.dns_name, zones) == zone]
@@ -271,6 +297,8 @@ class Controller:
             zlog.info("All records are already up to date")
 
         metrics.LAST_SYNC_TIMESTAMP.set(self._clock())
+        if not self.dry_run:
+            notify_synced(self.sync_observers, zone, zones)
         result.duration_seconds = time.monotonic() - started
         return result
 

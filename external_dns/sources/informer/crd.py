@@ -12,12 +12,20 @@ Status: after an `endpoints()` call computed an object's endpoints, an object wh
 subresource (`PUT .../dnsendpoints/<name>/status`, RBAC verb `update` on `dnsendpoints/status`), once per
 generation; a 409 (the object changed meanwhile) is retried on the next call, a 404 is ignored, anything
 else is a warning naming the object. Objects rejected as a whole (error problems) keep their status.
+
+Status after a successful sync: `defer_status_until_synced()` (called by the process wiring,
+sources/informer/hooks.py, for the long-running controller and `--once`) makes `endpoints()` only note each
+object's generation and DNS names; `synced(zone, covered)` (a `Controller.sync_observers` entry, called
+after a sync that applied its changes or needed none) writes the status of the objects every one of whose
+names a successful sync has covered (`covered(name)`). A sync refused by the safety check or failed at the
+provider writes nothing, so `observedGeneration` tells that the generation reached DNS.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -61,6 +69,10 @@ class DNSEndpointInformerSource(InformerSource):
         self._status_lock = threading.Lock()
         self._status_written: set[tuple[str, Any]] = set()
         self.status_updates = 0
+        self.status_after_sync = False
+        self._pending_lock = threading.Lock()
+        # (ns/name/uid, generation) -> (the object, its DNS names no successful sync has covered yet)
+        self._pending: dict[tuple[str, Any], tuple[dict[str, Any], set[str]]] = {}
 
     def access_checks(self) -> list[AccessCheck]:
         ns = self.options.namespace or None
@@ -73,20 +85,65 @@ class DNSEndpointInformerSource(InformerSource):
         endpoints: list[Endpoint] = []
         problems: list[Problem] = []
         done: list[dict[str, Any]] = []
+        names: list[set[str]] = []
         for obj in admitted_objects(self.dnsendpoints):
             eps, probs = dnsendpoint_endpoints(obj, self.options)
             endpoints.extend(eps)
             problems.extend(probs)
             if not any(p.severity == ERROR for p in probs):
                 done.append(obj)
+                names.append({ep.dns_name for ep in eps})
         if self.update_status:
-            self.write_status(done)
+            if self.status_after_sync:
+                self._note_pending(done, names)
+            else:
+                self.write_status(done)
         return merge_dnsendpoint_endpoints(endpoints), problems
 
+    # -- status after a successful sync -----------------------------------------------------------------------
+    def defer_status_until_synced(self) -> None:
+        """Write status only from `synced` (after a successful sync), not from `endpoints()`."""
+        self.status_after_sync = True
+
+    @staticmethod
+    def _status_key(obj: dict[str, Any]) -> tuple[str, Any]:
+        meta = obj.get("metadata") or {}
+        return f"{meta.get('namespace')}/{meta.get('name')}/{meta.get('uid')}", meta.get("generation")
+
+    def _note_pending(self, objs: list[dict[str, Any]], names: list[set[str]]) -> None:
+        with self._pending_lock:
+            live: dict[tuple[str, Any], tuple[dict[str, Any], set[str]]] = {}
+            for obj, obj_names in zip(objs, names, strict=True):
+                if not dnsendpoint_needs_status_update(obj):
+                    continue
+                key = self._status_key(obj)
+                # the same generation keeps what earlier zone syncs already covered (with the newest object,
+                # whose resourceVersion the status write needs)
+                before = self._pending.get(key)
+                live[key] = (obj, before[1] if before is not None else set(obj_names))
+            self._pending = live
+
+    def synced(self, zone: str | None, covered: Callable[[str], bool]) -> None:
+        """A `Controller.sync_observers` entry: a sync of `zone` succeeded and covered the names for which
+        `covered(name)` is True; objects with nothing left uncovered get their status written."""
+        del zone
+        if not (self.update_status and self.status_after_sync):
+            return
+        with self._pending_lock:
+            ready: list[dict[str, Any]] = []
+            for obj, remaining in self._pending.values():
+                remaining.difference_update({n for n in remaining if covered(n)})
+                if not remaining:
+                    ready.append(obj)
+        if ready:
+            self.write_status(ready, prune=False)
+
     # -- status -----------------------------------------------------------------------------------------------
-    def write_status(self, objs: list[dict[str, Any]]) -> None:
-        """Set status.observedGeneration on the objects that lag (one writer at a time; others skip)."""
-        if not self._status_lock.acquire(blocking=False):
+    def write_status(self, objs: list[dict[str, Any]], *, prune: bool = True) -> None:
+        """Set status.observedGeneration on the objects that lag (one writer at a time; others skip). With
+        `prune`, `objs` are all live objects and the memory of objects not among them is dropped."""
+        acquired = self._status_lock.acquire(blocking=False) if prune else self._status_lock.acquire(timeout=30.0)
+        if not acquired:
             return
         try:
             live: set[tuple[str, Any]] = set()
@@ -98,7 +155,10 @@ class DNSEndpointInformerSource(InformerSource):
                     continue
                 if self._put_status(obj):
                     self._status_written.add(key)
-            self._status_written &= live
+                    with self._pending_lock:
+                        self._pending.pop(key, None)
+            if prune:
+                self._status_written &= live
         finally:
             self._status_lock.release()
 

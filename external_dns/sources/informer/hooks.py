@@ -12,6 +12,10 @@ already holding the record keeps it, else the smallest targets win; CNAME candid
 on the same name) and sends one Warning Event (`RecordConflict`) to each losing object whose endpoint
 differs from the winner's, once per (name, set identifier, loser, winner) for the life of the process. It
 never raises.
+
+`status_after_sync(controller)` (called by `install` and by `--once`): every crd source in the pipeline
+writes DNSEndpoint `status.observedGeneration` only after a successful sync (the controller's
+`sync_observers`), not when the endpoints are read.
 """
 
 from __future__ import annotations
@@ -137,12 +141,31 @@ class ConflictReporter:
                 log.debug("cannot record event", reason=RECORD_CONFLICT, error=str(exc))
 
 
+def status_after_sync(controller: Any) -> int:
+    """Wire the crd sources of `controller`'s pipeline to its `sync_observers` (once per source); returns
+    how many were wired. A controller without sync observers keeps the write-on-read behaviour."""
+    from external_dns.sources.informer.crd import DNSEndpointInformerSource
+
+    observers = getattr(controller, "sync_observers", None)
+    if not isinstance(observers, list):
+        return 0
+    wired = 0
+    for source in informer_sources(controller.source):
+        if isinstance(source, DNSEndpointInformerSource) and not source.status_after_sync:
+            source.defer_status_until_synced()
+            observers.append(source.synced)
+            wired += 1
+    return wired
+
+
 def install(cfg: argparse.Namespace, process: Any) -> None:
-    """PROCESS_HOOKS entry: recorder for the informer sources, conflict reporting (see the module docstring)."""
+    """PROCESS_HOOKS entry: recorder for the informer sources, conflict reporting, DNSEndpoint status after
+    a successful sync (see the module docstring)."""
     del cfg
     sources = list(informer_sources(process.controller.source))
     if not sources:
         return
+    status_after_sync(process.controller)
     recorder = getattr(process, "recorder", None)
     for source in sources:
         source.recorder = recorder

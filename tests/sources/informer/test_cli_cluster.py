@@ -260,3 +260,27 @@ def test_end_to_end_against_bind(kubeapi: KubeAPIServer, bind_server: BindServer
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert query("web.example.org", "A") == []
     assert query("rec.example.org", "A") == ["192.0.2.30"]
+
+
+
+def test_dnsendpoint_status_is_written_only_after_a_successful_sync(cluster: tuple[KubeAPIServer, str, Path]) -> None:
+    server, kubeconfig, zones = cluster
+    dns = ("externaldns.k8s.io/v1alpha1", "DNSEndpoint")
+    hosts = [{"dnsName": f"h{i}.example.org", "recordType": "A", "targets": [f"192.0.2.{40 + i}"]} for i in range(4)]
+    server.create(dnsendpoint("many", *hosts))
+    args = base_args(kubeconfig, zones, "--min-existing-records=1")
+    run_once(args)
+    assert server.get(*dns, "default", "many")["status"] == {"observedGeneration": 1}  # type: ignore[index]
+
+    # generation 2 drops two of four records: 50 % deletes, refused by the safety check
+    server.patch(*dns, "default", "many", {"spec": {"endpoints": hosts[:2]}})
+    proc = run_once(args, expect=3)
+    assert "[example.org.] Too many deletes, 50.00% is over 30.00% (2/4), force required" in proc.stderr
+    many = server.get(*dns, "default", "many")
+    assert many is not None and many["metadata"]["generation"] == 2
+    assert many["status"] == {"observedGeneration": 1}, "a refused sync must not mark generation 2 observed"
+    assert ("h3.example.org", "A") in zone_records(zones / "example.org.zone")
+
+    run_once([*args, "--force"])
+    assert ("h3.example.org", "A") not in zone_records(zones / "example.org.zone")
+    assert server.get(*dns, "default", "many")["status"] == {"observedGeneration": 2}  # type: ignore[index]

@@ -161,3 +161,35 @@ def test_dnsendpoint_not_matching_the_crd_is_reported(kubeapi: KubeAPIServer, fa
     assert [(p.ref, p.field, p.severity) for p in src.problems] == [
         ("dnsendpoint/default/bad", "spec.endpoints", "error")]
     assert src.status_updates == 1  # the good one; the rejected one keeps its status
+
+
+def test_dnsendpoint_status_waits_for_every_zone_of_the_object_to_sync(kubeapi: KubeAPIServer,
+                                                                      factory: SharedInformerFactory,
+                                                                      waiter: Waiter) -> None:
+    from external_dns.controller.controller import notify_synced
+
+    kubeapi.create(dnsendpoint("two", {"dnsName": "a.example.org", "recordType": "A", "targets": ["1.1.1.1"]},
+                               {"dnsName": "b.example.net", "recordType": "A", "targets": ["1.1.1.2"]}))
+    src = crd_source(factory, waiter)
+    src.defer_status_until_synced()
+    zones = ["example.org", "example.net"]
+
+    def status() -> dict[str, Any]:
+        return (kubeapi.get(*DNS, "default", "two") or {}).get("status") or {}
+
+    assert len(src.endpoints()) == 2
+    assert "observedGeneration" not in status(), "reading the endpoints writes no status"
+    notify_synced([src.synced], "example.org", zones)
+    assert "observedGeneration" not in status(), "example.net has not synced yet"
+    assert len(src.endpoints()) == 2  # the next zone's pass reads again: what example.org covered is kept
+    notify_synced([src.synced], "example.net", zones)
+    assert status() == {"observedGeneration": 1} and src.status_updates == 1
+
+    # a new generation starts over; a full sync (zone None) covers every name at once
+    kubeapi.patch(*DNS, "default", "two", {"spec": {"endpoints": [
+        {"dnsName": "a.example.org", "recordType": "A", "targets": ["1.1.1.3"]}]}})
+    assert waiter.until(lambda: names(src.endpoints()) == {("a.example.org", "A"): ["1.1.1.3"]})
+    assert status() == {"observedGeneration": 1}
+    notify_synced([src.synced], None)
+    assert status() == {"observedGeneration": 2}
+
