@@ -16,7 +16,8 @@ import contextlib
 import gc
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
@@ -38,11 +39,13 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass
-class _Rrset:
+class _Rrset(NamedTuple):
+    """One record set. Immutable tuples of strings: the garbage collector stops tracking them, so a big
+    snapshot adds nothing to the cost of every collection."""
+
     name: str  # as the server spells it, without the trailing dot
     ttl: int
-    targets: list[str] = field(default_factory=list)
+    targets: tuple[str, ...]
 
 
 @dataclass
@@ -68,7 +71,7 @@ class ZoneSnapshot:
         self.serial = serial
         self.taken_at = time.monotonic() if taken_at is None else taken_at
         self._rrsets: dict[tuple[str, str], _Rrset] = {}
-        self._types: dict[str, set[str]] = {}
+        self._types: dict[str, tuple[str, ...]] = {}  # lower-case name -> record types present
 
     def fresh(self) -> bool:
         return time.monotonic() - self.taken_at < MAX_AGE
@@ -77,12 +80,11 @@ class ZoneSnapshot:
         key = (name.lower(), rtype)
         rrset = self._rrsets.get(key)
         if rrset is None:
-            rrset = self._rrsets[key] = _Rrset(name, ttl)
-            self._types.setdefault(key[0], set()).add(rtype)
-        rrset.ttl = ttl
-        for t in targets:
-            if t not in rrset.targets:
-                rrset.targets.append(t)
+            self._rrsets[key] = _Rrset(name, ttl, tuple(dict.fromkeys(targets)))
+            self._types[key[0]] = (*self._types.get(key[0], ()), rtype)
+            return
+        merged = rrset.targets + tuple(t for t in dict.fromkeys(targets) if t not in rrset.targets)
+        self._rrsets[key] = _Rrset(rrset.name, ttl, merged)
 
     def remove(self, name: str, rtype: str, targets: list[str] | None) -> None:
         """Remove targets (None = the whole rrset); an emptied rrset disappears."""
@@ -90,15 +92,16 @@ class ZoneSnapshot:
         rrset = self._rrsets.get(key)
         if rrset is None:
             return
-        if targets is not None:
-            rrset.targets = [t for t in rrset.targets if t not in targets]
-        if targets is None or not rrset.targets:
-            del self._rrsets[key]
-            types = self._types.get(key[0])
-            if types is not None:
-                types.discard(rtype)
-                if not types:
-                    del self._types[key[0]]
+        left = () if targets is None else tuple(t for t in rrset.targets if t not in targets)
+        if left:
+            self._rrsets[key] = rrset._replace(targets=left)
+            return
+        del self._rrsets[key]
+        types = tuple(t for t in self._types.get(key[0], ()) if t != rtype)
+        if types:
+            self._types[key[0]] = types
+        else:
+            self._types.pop(key[0], None)
 
     def apply_message(self, removals: list[Removal], additions: list[Addition]) -> bool:
         """Fold one successful UPDATE (removals first, as sent). False when the server's result is uncertain;
@@ -111,16 +114,12 @@ class ZoneSnapshot:
         for a in additions:
             key_name = a.name.lower()
             existing = self._types.get(key_name)
-            if existing:
-                # The server keeps the spelling of an existing node.
-                other = next(iter(existing))
-                display = self._rrsets[(key_name, other)].name
-            else:
-                display = a.name
+            # The server keeps the spelling of an existing node.
+            display = self._rrsets[(key_name, existing[0])].name if existing else a.name
             self.add(display, a.rtype, a.ttl, a.targets)
             touched.add(key_name)
         for name in touched:
-            types = self._types.get(name, set())
+            types = self._types.get(name, ())
             if "CNAME" in types and len(types) > 1:
                 return False
         return True
