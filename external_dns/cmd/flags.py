@@ -15,7 +15,7 @@ import argparse
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 ENV_PREFIX = "EXTERNAL_DNS_"
 
@@ -109,14 +109,22 @@ def _list_type(item_type: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     return convert
 
 
+class _OneLineErrorParser(argparse.ArgumentParser):
+    """argparse, but a bad command line gives one line (`external-dns: error: <message>, try --help`, exit 2)
+    instead of the whole usage text, as external-dns (kingpin) does."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}, try --help\n")
+
+
 class FlagParser:
     """Wraps argparse with external-dns flag conventions; remembers secrets (masked in the config log) and
     which flags were set explicitly."""
 
     def __init__(self, prog: str = "external-dns", description: str = "") -> None:
-        self.parser = argparse.ArgumentParser(prog=prog, description=description,
-                                              formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-                                              allow_abbrev=False)
+        self.parser = _OneLineErrorParser(prog=prog, description=description,
+                                          formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                          allow_abbrev=False)
         self.secrets: set[str] = set()
         self._env_flags: dict[str, tuple[str, Callable[[str], Any], bool]] = {}
         self._group: argparse._ArgumentGroup | None = None

@@ -35,6 +35,18 @@ def test_config_error_is_one_line_naming_the_flag(capsys: pytest.CaptureFixture[
     assert err[-1] == "external-dns: error: --zonefile-dir must be set for --provider=zonefile"
 
 
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--version"], "external-dns: error: unrecognized arguments: --version, try --help"),
+    (["--workers=x", "--policy=sync"], "external-dns: error: argument --workers: invalid int value: 'x', try --help"),
+    (["--interval=abc"], "external-dns: error: argument --interval: invalid duration 'abc'"),
+])
+def test_bad_command_line_is_one_line_without_the_usage(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                                        message: str) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(message), err[:3]
+
+
 def test_logfmt_renderer_quotes_only_when_needed() -> None:
     line = logfmt_renderer(None, "info", {"timestamp": "T", "level": "info", "event": "All records are up",
                                           "zone": "example.org", "note": "two words", "n": 3, "cfg": {"a": 1}})
