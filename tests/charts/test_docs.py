@@ -19,7 +19,7 @@ from tests.charts.render import ROOT, render_chart
 
 DOCS = ROOT / "docs"
 GUIDES = ("README.md", "install-helm.md", "migrate-from-external-dns.md", "ci-once-plan.md",
-          "metrics-and-alerts.md", "troubleshooting.md")
+          "metrics-and-alerts.md", "troubleshooting.md", "sources.md")
 # Flags of other tools (kubectl, helm, gh) that the guides use.
 OTHER_TOOLS_FLAGS = {"--body-file", "--from-literal", "--previous", "--replicas", "--strict"}
 METRIC_MODULES = (
@@ -204,3 +204,35 @@ def test_documented_commands_are_accepted(guide: str, argv: list[str]) -> None:
 
 def test_docs_path_is_a_directory() -> None:
     assert isinstance(DOCS, Path) and DOCS.is_dir()
+
+
+# the sample object docs/sources.md describes above its template table
+TEMPLATE_SAMPLE = {"apiVersion": "v1", "kind": "Service",
+                   "metadata": {"name": "web", "namespace": "shop", "labels": {"team": "Blue"},
+                                "annotations": {"env": "prod"}},
+                   "spec": {"type": "LoadBalancer"}}
+
+
+def _template_rows() -> list[tuple[str, list[str]]]:
+    section = _text("sources.md").split("## Host names from a template", 1)[1]
+    rows = re.findall(r"^\| `(.+?)` \| (`.+`) \|$", section, re.M)
+    return [(template.replace("\\|", "|"), re.findall(r"`([^`]+)`", names)) for template, names in rows]
+
+
+def test_template_examples_are_found() -> None:
+    assert len(_template_rows()) >= 5
+
+
+@pytest.mark.parametrize(("template", "names"), _template_rows(), ids=lambda v: str(v)[:40])
+def test_documented_templates_render_as_documented(template: str, names: list[str]) -> None:
+    from external_dns.sources.template import FQDNTemplate
+
+    assert FQDNTemplate(template).render(TEMPLATE_SAMPLE, "Service") == names
+
+
+@pytest.mark.parametrize("template", ['{{printf "%s" .Name}}', "{{call .Name}}", "{{.Name}"])
+def test_what_the_template_guide_refuses_is_refused(template: str) -> None:
+    from external_dns.sources.template import TemplateError, parse_fqdn_template
+
+    with pytest.raises(TemplateError):
+        parse_fqdn_template(template)
