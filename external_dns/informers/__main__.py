@@ -4,7 +4,8 @@
         [--namespace NS] [--label-selector S] [--field-selector S]
 
 stdout: one JSON object per event, flushed per line (see `probe.py`); logs go to stderr. SIGTERM or SIGINT
-stops it cleanly with exit status 0; a configuration error exits with status 2.
+stops it cleanly with exit status 0; a configuration error (unreadable kubeconfig, a label selector that
+does not parse) exits with status 2.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from external_dns.cmd.logging_setup import configure_logging
 from external_dns.informers.factory import SharedInformerFactory
 from external_dns.informers.probe import JsonLinesHandler
 from external_dns.informers.resource import BY_NAME
+from external_dns.sources.selector import SelectorError, parse_selector
 
 log = structlog.get_logger("external_dns.informers.probe")
 
@@ -61,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         configure_logging(args.log_level, "text", sys.stderr)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        parse_selector(args.label_selector)  # a typo is a usage error, not a LIST the server refuses for ever
+    except SelectorError as exc:
+        print(f"error: --label-selector: {exc}", file=sys.stderr)
         return 2
     try:
         api = _api_client(args.kubeconfig, args.context)

@@ -142,6 +142,15 @@ def test_probe_bad_kubeconfig_is_a_clear_error(tmp_path: Path) -> None:
     assert proc.stdout == ""
 
 
+def test_probe_bad_label_selector_is_a_usage_error(kubeconfig_file: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "external_dns.informers", "--kubeconfig", kubeconfig_file,
+                           "--resource", "services", "--label-selector", "app in (web"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "--label-selector" in proc.stderr and "app in (web" in proc.stderr
+    assert proc.stdout == ""
+
+
 def test_probe_wrong_token_backs_off_without_output(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
     kubeapi.add_token("right", RULES)
     kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kc", token="wrong")
