@@ -40,9 +40,21 @@ def _kubeconfig_path(explicit: str) -> str:
     return str(home) if home.is_file() else ""
 
 
+# where Kubernetes mounts the pod's service account (token, ca.crt); a module constant so tests can move it
+SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+
+
 def _in_cluster() -> bool:
-    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and Path(
-        "/var/run/secrets/kubernetes.io/serviceaccount/token").is_file()
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and (SERVICE_ACCOUNT_DIR / "token").is_file()
+
+
+def _load_in_cluster(configuration: k8s_client.Configuration) -> None:
+    """The service account's token (re-read when it rotates) and CA, `https://$KUBERNETES_SERVICE_HOST:PORT`."""
+    from kubernetes.config.incluster_config import InClusterConfigLoader
+
+    InClusterConfigLoader(token_filename=str(SERVICE_ACCOUNT_DIR / "token"),
+                          cert_filename=str(SERVICE_ACCOUNT_DIR / "ca.crt"),
+                          try_refresh_token=True).load_and_set(configuration)
 
 
 def _configuration(kubeconfig: str, server: str) -> k8s_client.Configuration:
@@ -53,7 +65,7 @@ def _configuration(kubeconfig: str, server: str) -> k8s_client.Configuration:
             k8s_config.load_kube_config(config_file=path, client_configuration=configuration,
                                         persist_config=False)
         elif _in_cluster():
-            k8s_config.load_incluster_config(client_configuration=configuration)
+            _load_in_cluster(configuration)
         elif not server:
             raise ConfigError("no Kubernetes API configuration: give --kubeconfig or --server, set $KUBECONFIG, "
                               "or run in a cluster")

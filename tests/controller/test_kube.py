@@ -153,3 +153,39 @@ def test_default_request_timeout_applies_to_requests_without_one() -> None:
             assert time.monotonic() - started < 5.0
         finally:
             api.close()
+
+
+def test_in_cluster_service_account_when_neither_flag_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from external_dns.controller import kube
+
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    (account / "token").write_text("sa-token-1")
+    (account / "ca.crt").write_text("-----BEGIN CERTIFICATE-----\nnot checked here\n-----END CERTIFICATE-----\n")
+    monkeypatch.setattr(kube, "SERVICE_ACCOUNT_DIR", account)
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    _, cfg = load_config(BASE, environ={})
+    api = kube_api_client(cfg)
+    try:
+        conf = api.configuration
+        assert conf.host == "https://10.96.0.1:443"
+        assert conf.ssl_ca_cert == str(account / "ca.crt")
+        assert conf.get_api_key_with_prefix("BearerToken").lower() == "bearer sa-token-1"
+    finally:
+        api.close()
+    # --server keeps the service account's credentials and changes only the URL
+    _, cfg = load_config([*BASE, "--server=https://api.internal:6443"], environ={})
+    api = kube_api_client(cfg)
+    try:
+        assert api.configuration.host == "https://api.internal:6443"
+        assert api.configuration.get_api_key_with_prefix("BearerToken").lower() == "bearer sa-token-1"
+    finally:
+        api.close()
+    # a mounted account without its CA is a configuration error naming where it looked
+    (account / "ca.crt").unlink()
+    _, cfg = load_config(BASE, environ={})
+    with pytest.raises(ConfigError, match="in-cluster configuration"):
+        kube_api_client(cfg)
