@@ -8,7 +8,8 @@ verdict and the zone plan the outputs render. Nothing is written.
 
 `apply_zone_plans(registry, works, progress, batch_size)` writes them zone by zone, in batches of at most
 `batch_size` changes (all changes of one name stay in one batch, so a CNAME replaced by an A record is
-never split), reporting progress per zone and per batch.
+never split), reporting progress per zone and per batch. A zone whose write fails does not stop the
+others; the failure is raised after every zone was tried.
 
 `find_safety_gate(controller)` returns the SafetyGate installed as a pre-apply check (the long-running
 process sets its `recorder` so refused zones get a Kubernetes Event).
@@ -146,11 +147,13 @@ def change_count(changes: Changes) -> int:
 
 def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], progress: Progress,
                      batch_size: int) -> int:
-    """Write each zone's changes in batches; returns the number of changes applied. Raises RunOnceError
-    (step `applying changes`) at the first failed batch; earlier batches stay applied."""
+    """Write each zone's changes in batches; returns the number of changes applied. A failed batch ends its
+    zone (earlier batches stay applied) but never the others: every zone is tried, then RunOnceError (step
+    `applying changes`, naming the failed zones, caused by the first failure) is raised if any failed."""
     todo = [(z, c) for z, c in works if c.has_changes()]
     progress.start(len(todo), sum(change_count(c) for _, c in todo))
     applied = 0
+    failed: list[tuple[str, Exception, Changes]] = []
     try:
         for zone, changes in todo:
             progress.zone_started(zone, change_count(changes))
@@ -158,13 +161,23 @@ def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], p
                 try:
                     registry.apply_changes(batch)
                 except Exception as exc:
-                    raise RunOnceError("applying changes", exc, batch) from exc
+                    failed.append((zone, exc, batch))
+                    log.error(f"failed to apply changes: {exc}", zone=display_zone(zone))
+                    break
                 applied += change_count(batch)
                 progress.batch_done(zone, change_count(batch))
-            progress.zone_done(zone)
-            log.info(f"{change_count(changes)} record(s) were successfully updated", zone=display_zone(zone))
+            else:
+                progress.zone_done(zone)
+                log.info(f"{change_count(changes)} record(s) were successfully updated", zone=display_zone(zone))
     finally:
         progress.finish()
+    if failed:
+        _zone, first, batch = failed[0]
+        cause: Exception = first
+        if len(failed) > 1:
+            names = ", ".join(display_zone(z) for z, _, _ in failed)
+            cause = RuntimeError(f"{len(failed)} zones failed ({names}); the first: {first}")
+        raise RunOnceError("applying changes", cause, batch) from first
     return applied
 
 
