@@ -56,6 +56,7 @@ class Progress:
         self._zone_total = 0
         self._zone_done = 0
         self._last_log = float("-inf")
+        self._logged = (0, -1)  # (zone index, zone changes done) of the last progress line logged
         self.log_lines = 0
 
     def start(self, zones: int, total: int) -> None:
@@ -94,8 +95,11 @@ class Progress:
             self.stream.flush()
         elif self.mode == "log":
             now = self._clock()
+            if final and self._logged == (self.zone_index, self._zone_done):
+                return  # the zone's last batch was just logged: no identical line at its end
             if final or now - self._last_log >= self.interval:
                 self._last_log = now
+                self._logged = (self.zone_index, self._zone_done)
                 self.log_lines += 1
                 log.info("Apply progress", zone=display_zone(self._zone), zone_done=self._zone_done,
                          zone_total=self._zone_total, zone_index=self.zone_index, zones=self.zones,

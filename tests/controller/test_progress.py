@@ -77,3 +77,15 @@ def test_none_prints_nothing() -> None:
         p.zone_done("z")
         p.finish()
     assert stream.getvalue() == "" and not logs
+
+
+def test_single_batch_zone_logs_one_line_not_two() -> None:
+    p = Progress("log", interval=10.0, stream=io.StringIO(), clock=Clock())
+    with structlog.testing.capture_logs() as logs:
+        p.start(zones=2, total=4)
+        for zone in ("a.org", "b.org"):
+            p.zone_started(zone, 2)
+            p.batch_done(zone, 2)
+            p.zone_done(zone)
+    lines = [(e["zone"], e["done"]) for e in logs if e["event"] == "Apply progress"]
+    assert lines == [("a.org.", 2), ("b.org.", 4)]
