@@ -36,7 +36,7 @@ from typing import Any
 import structlog
 
 from external_dns.cmd.build import REGISTRY_BUILDERS, build_provider, load_builder
-from external_dns.cmd.config import load_config
+from external_dns.cmd.config import build_parser, load_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.cmd.logging_setup import configure_logging
 from external_dns.controller.controller import Controller
@@ -157,8 +157,21 @@ def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
     return restore
 
 
+def _wants_webhook_server(argv: Sequence[str], environ: Mapping[str, str] | None) -> bool:
+    """`--webhook-server` (or EXTERNAL_DNS_WEBHOOK_SERVER=true): serve the provider instead of syncing."""
+    try:
+        return bool(build_parser().parse(argv, environ).webhook_server)
+    except (ConfigError, SystemExit):
+        return False  # the full parse below reports the error
+
+
 def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
-    """The controller: parse, wire, run once or loop. Returns the exit code."""
+    """The controller: parse, wire, run once or loop. Returns the exit code. With `--webhook-server` the
+    process is the `webhook-server` sub-command instead (as external-dns's flag of the same name)."""
+    if _wants_webhook_server(argv, environ):
+        module, _, func = SUBCOMMANDS["webhook-server"].partition(":")
+        result: int = getattr(importlib.import_module(module), func)(list(argv))
+        return result
     try:
         parser, cfg = load_config(argv, environ)
     except ConfigError as exc:

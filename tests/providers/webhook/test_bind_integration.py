@@ -90,3 +90,25 @@ def test_webhook_server_subcommand_config_error() -> None:
                           "--rfc2136-host=127.0.0.1"], cwd=ROOT, capture_output=True, text=True, timeout=60,
                          check=False)
     assert out.returncode == 2 and "--rfc2136-port" in out.stderr
+
+
+def test_webhook_server_flag_runs_the_server(tmp_path: Path) -> None:
+    """`external-dns --webhook-server` is the sub-command under external-dns's flag name (no --source or
+    --policy needed)."""
+    cmd = [sys.executable, "-m", "external_dns", "--webhook-server", "--provider=inmemory",
+           "--inmemory-zone=example.org", "--webhook-server-address=127.0.0.1:0"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "listening on http://" in line, line
+        client = _client(line.rsplit(" ", 1)[1].strip())
+        assert client.get_domain_filter().match("www.example.org")
+        assert not client.get_domain_filter().match("www.example.net")
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=20)
+        assert proc.returncode == 0, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=10)
