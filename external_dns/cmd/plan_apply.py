@@ -87,6 +87,19 @@ def attach_event_recorder(cfg: argparse.Namespace, process: Any) -> None:
         gate.recorder = process.recorder
 
 
+def attach_plan_outputs(cfg: argparse.Namespace, process: Any) -> None:
+    """Process hook: `--plan-output` formats other than `log` and `--plan-output-file` in the long-running
+    mode (plan/output/live.py: the latest plan of every zone, before the safety check, in dry-run too)."""
+    from external_dns.plan.output.live import LivePlanOutputs
+
+    formats, files = getattr(cfg, "plan_output", None) or [], plan_output_files(cfg)
+    if not LivePlanOutputs(formats, files).active:
+        return
+    controller = process.controller
+    controller.plan_observers.append(LivePlanOutputs(formats, files, owner_id=controller.registry.owner_id(),
+                                                     managed_record_types=controller.managed_record_types))
+
+
 def _zone_records(provider: Provider, zones: Sequence[str]) -> dict[str, list[Endpoint]]:
     from external_dns.providers.provider import zone_for_name
 

@@ -47,6 +47,7 @@ log = structlog.get_logger(__name__)
 
 # "module:function(cfg, process) -> None", called before the informers start.
 PROCESS_HOOKS: list[str] = ["external_dns.cmd.plan_apply:attach_event_recorder",
+                           "external_dns.cmd.plan_apply:attach_plan_outputs",
                            "external_dns.sources.informer.hooks:install",
                            "external_dns.controller.dnsrecord.controller:install"]
 
