@@ -73,6 +73,7 @@ class DNSEndpointInformerSource(InformerSource):
         self._pending_lock = threading.Lock()
         # (ns/name/uid, generation) -> (the object, its DNS names no successful sync has covered yet)
         self._pending: dict[tuple[str, Any], tuple[dict[str, Any], set[str]]] = {}
+        self._live: set[tuple[str, Any]] = set()  # the objects the last endpoints() call saw
 
     def access_checks(self) -> list[AccessCheck]:
         ns = self.options.namespace or None
@@ -112,6 +113,7 @@ class DNSEndpointInformerSource(InformerSource):
 
     def _note_pending(self, objs: list[dict[str, Any]], names: list[set[str]]) -> None:
         with self._pending_lock:
+            self._live = {self._status_key(obj) for obj in objs}
             live: dict[tuple[str, Any], tuple[dict[str, Any], set[str]]] = {}
             for obj, obj_names in zip(objs, names, strict=True):
                 if not dnsendpoint_needs_status_update(obj):
@@ -159,6 +161,9 @@ class DNSEndpointInformerSource(InformerSource):
                         self._pending.pop(key, None)
             if prune:
                 self._status_written &= live
+            else:  # forget objects (and generations) the last endpoints() call no longer saw
+                with self._pending_lock:
+                    self._status_written &= self._live | live
         finally:
             self._status_lock.release()
 
