@@ -36,8 +36,8 @@ from typing import Any
 import structlog
 
 from external_dns.cmd.build import REGISTRY_BUILDERS, build_provider, load_builder
-from external_dns.cmd.config import build_parser, load_config
-from external_dns.cmd.flags import ConfigError
+from external_dns.cmd.config import load_config
+from external_dns.cmd.flags import ConfigError, env_name, parse_bool
 from external_dns.cmd.logging_setup import configure_logging
 from external_dns.controller.controller import Controller
 from external_dns.endpoint.domain_filter import DomainFilter
@@ -158,11 +158,18 @@ def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
 
 
 def _wants_webhook_server(argv: Sequence[str], environ: Mapping[str, str] | None) -> bool:
-    """`--webhook-server` (or EXTERNAL_DNS_WEBHOOK_SERVER=true): serve the provider instead of syncing."""
+    """`--webhook-server` (or EXTERNAL_DNS_WEBHOOK_SERVER=true): serve the provider instead of syncing. A bad
+    value is left to the full parse, which reports it."""
+    text = (os.environ if environ is None else environ).get(env_name("--webhook-server"), "false")
+    for arg in argv:
+        if arg in ("--webhook-server", "--no-webhook-server"):
+            text = str(arg == "--webhook-server")
+        elif arg.startswith("--webhook-server="):
+            text = arg.partition("=")[2]
     try:
-        return bool(build_parser().parse(argv, environ).webhook_server)
-    except (ConfigError, SystemExit):
-        return False  # the full parse below reports the error
+        return parse_bool(text)
+    except argparse.ArgumentTypeError:
+        return False
 
 
 def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
