@@ -111,8 +111,10 @@ def _zone_records(provider: Provider, zones: Sequence[str]) -> dict[str, list[En
     return out
 
 
-def _unsafe(works: Sequence[tuple[str, Changes, Verdict]], force: bool) -> list[tuple[str, Changes, Verdict]]:
-    """The unsafe zones (reported: log + metric); with `force` they are logged as forced and none returned."""
+def _unsafe(works: Sequence[tuple[str, Changes, Verdict]], force: bool,
+            recorder: Any = None) -> list[tuple[str, Changes, Verdict]]:
+    """The unsafe zones (reported: log + metric, and an `UnsafePlan` Event with a recorder); with `force`
+    they are logged as forced and none returned."""
     refused: list[tuple[str, Changes, Verdict]] = []
     for zone, changes, verdict in works:
         if verdict.safe:
@@ -121,7 +123,7 @@ def _unsafe(works: Sequence[tuple[str, Changes, Verdict]], force: bool) -> list[
             for problem in verdict.problems:
                 log.warning(f"Applying with --force: {problem}", zone=zone)
             continue
-        report_unsafe(verdict.problems[0], changes)
+        report_unsafe(verdict.problems[0], changes, recorder)
         refused.append((zone, changes, verdict))
     return refused
 
@@ -154,6 +156,35 @@ def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
     from external_dns.sources.informer.hooks import status_after_sync
 
     status_after_sync(controller)
+    recorder = _once_event_recorder(controller, cfg)
+    try:
+        return _run_once_safely(controller, cfg)
+    finally:
+        if recorder is not None and not recorder.stop(5.0):
+            log.warning("not every Kubernetes Event could be sent before exiting")
+
+
+def _once_event_recorder(controller: Controller, cfg: argparse.Namespace) -> Any:
+    """`--once` with in-cluster sources (not in dry-run): an event recorder on their API client, so bad input
+    and refused plans become Warning Events on the objects as in the long-running mode. None otherwise."""
+    from external_dns.sources.informer.hooks import informer_sources
+
+    sources = list(informer_sources(controller.source))
+    if not sources or cfg.dry_run:
+        return None
+    from external_dns.controller.events import EventRecorder
+
+    recorder = EventRecorder(sources[0].factory.api_client)
+    recorder.start()
+    for source in sources:
+        source.recorder = recorder
+    gate = find_safety_gate(controller)
+    if gate is not None:
+        gate.recorder = recorder
+    return recorder
+
+
+def _run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
     safety = safety_config(cfg)
     try:
         works = compute_zone_plans(controller, dataclasses.replace(safety, force=False))
@@ -171,7 +202,9 @@ def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
     except Exception as exc:
         log.error(f"failed to do run once: {exc}")
         return EXIT_FAILED
-    refused = _unsafe([(w.zone, w.changes, w.verdict) for w in works], safety.force)
+    gate = find_safety_gate(controller)
+    refused = _unsafe([(w.zone, w.changes, w.verdict) for w in works], safety.force,
+                      gate.recorder if gate is not None else None)
     if refused:
         log.error(f"Unsafe plan in {len(refused)} zone(s): nothing was applied in any zone "
                   f"(review the plan and re-run with --force, or adjust the thresholds)",

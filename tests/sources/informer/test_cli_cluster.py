@@ -291,3 +291,31 @@ def test_dnsendpoint_status_is_written_only_after_a_successful_sync(cluster: tup
     run_once([*args, "--force"])
     assert ("h3.example.org", "A") not in zone_records(zones / "example.org.zone")
     assert server.get(*dns, "default", "many")["status"] == {"observedGeneration": 2}  # type: ignore[index]
+
+
+def test_once_sends_bad_input_and_unsafe_plan_events(cluster: tuple[KubeAPIServer, str, Path]) -> None:
+    server, kubeconfig, zones = cluster
+    server.create(service("bad", hostname="bad.example.org", annotations={PREFIX + "ttl": "abc"}))
+    set_lb_status(server, "bad", {"ip": "192.0.2.70"})
+    hosts = [{"dnsName": f"u{i}.example.org", "recordType": "A", "targets": [f"192.0.2.{80 + i}"]} for i in range(4)]
+    server.create(dnsendpoint("many", *hosts))
+    args = base_args(kubeconfig, zones, "--min-existing-records=1")
+    run_once(args)
+
+    def events(name: str) -> list[dict[str, Any]]:
+        return [e for e in server.list("events.k8s.io/v1", "Event", "default")
+                if e.get("regarding", {}).get("name") == name]
+
+    bad = [e for e in events("bad") if e["reason"] == "RecordError"]
+    assert len(bad) == 1 and "external-dns.kubernetes.io/ttl='abc'" in bad[0]["note"], events("bad")
+    assert zone_records(zones / "example.org.zone")[("bad.example.org", "A")] == ["192.0.2.70"]  # kept, default TTL
+
+    server.patch("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "default", "many", {"spec": {"endpoints": hosts[:1]}})
+    run_once(args, expect=3)
+    unsafe = [e for e in events("many") if e["reason"] == "UnsafePlan"]
+    assert len(unsafe) == 1 and "Too many deletes" in unsafe[0]["note"] and unsafe[0]["type"] == "Warning"
+    # --dry-run sends none
+    before = len(server.list("events.k8s.io/v1", "Event", "default"))
+    run_once([*args, "--dry-run"], expect=3)
+    assert len(server.list("events.k8s.io/v1", "Event", "default")) == before
+    assert forbidden_requests(server) == []
