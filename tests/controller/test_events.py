@@ -4,7 +4,6 @@ fallback, bounded queue, per-object spam limit, clean stop."""
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +20,7 @@ from external_dns.controller.events import (
     EventRecorder,
     object_reference,
 )
+from tests.helpers.threads import thread_leak_check
 from tests.kubeapi.server import KubeAPIServer
 
 MICRO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
@@ -35,17 +35,7 @@ NODE: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name":
 
 @pytest.fixture(autouse=True)
 def no_thread_leak() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    deadline = time.monotonic() + 5.0
-    leaked: list[threading.Thread] = []
-    while time.monotonic() < deadline:
-        leaked = [t for t in threading.enumerate()
-                  if t not in before and t.is_alive() and not t.name.startswith("kubeapi-")]
-        if not leaked:
-            return
-        leaked[0].join(0.1)
-    raise AssertionError(f"threads leaked: {[t.name for t in leaked]}")
+    yield from thread_leak_check(ignore_prefix="kubeapi-")
 
 
 class Clock:

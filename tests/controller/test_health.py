@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -12,20 +11,12 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter
 
 from external_dns.controller.health import HealthServer, WorkerWatchdog, parse_address
+from tests.helpers.threads import thread_leak_check
 
 
 @pytest.fixture(autouse=True)
 def no_thread_leak() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    deadline = time.monotonic() + 5.0
-    leaked: list[threading.Thread] = []
-    while time.monotonic() < deadline:
-        leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not leaked:
-            return
-        leaked[0].join(0.1)
-    raise AssertionError(f"threads leaked: {[t.name for t in leaked]}")
+    yield from thread_leak_check()
 
 
 def fetch(url: str) -> tuple[int, str, str]:

@@ -22,6 +22,7 @@ from external_dns.controller.leader_election import (
     format_micro_time,
     leader_elector_from_config,
 )
+from tests.helpers.threads import thread_leak_check
 from tests.kubeapi.server import KubeAPIServer
 
 MICRO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
@@ -31,17 +32,7 @@ LEASE = ("coordination.k8s.io/v1", "Lease", "default", "le-test")
 
 @pytest.fixture(autouse=True)
 def no_thread_leak() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    deadline = time.monotonic() + 5.0
-    leaked: list[threading.Thread] = []
-    while time.monotonic() < deadline:
-        leaked = [t for t in threading.enumerate()
-                  if t not in before and t.is_alive() and not t.name.startswith("kubeapi-")]
-        if not leaked:
-            return
-        leaked[0].join(0.1)
-    raise AssertionError(f"threads leaked: {[t.name for t in leaked]}")
+    yield from thread_leak_check(ignore_prefix="kubeapi-")
 
 
 class Candidate:

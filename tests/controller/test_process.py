@@ -31,6 +31,7 @@ from external_dns.registry import TXTRegistry
 from external_dns.sources.objects.service import service_endpoints
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.source import Source
+from tests.helpers.threads import thread_leak_check
 from tests.kubeapi.server import KubeAPIServer
 
 OWNER = "process-test"
@@ -38,17 +39,7 @@ OWNER = "process-test"
 
 @pytest.fixture(autouse=True)
 def no_thread_leak() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    deadline = time.monotonic() + 5.0
-    leaked: list[threading.Thread] = []
-    while time.monotonic() < deadline:
-        leaked = [t for t in threading.enumerate()
-                  if t not in before and t.is_alive() and not t.name.startswith("kubeapi-")]
-        if not leaked:
-            return
-        leaked[0].join(0.1)
-    raise AssertionError(f"threads leaked: {[t.name for t in leaked]}")
+    yield from thread_leak_check(ignore_prefix="kubeapi-")
 
 
 def config(**overrides: Any) -> argparse.Namespace:

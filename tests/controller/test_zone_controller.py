@@ -26,6 +26,7 @@ from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.registry import TXTRegistry
 from external_dns.sources.source import Source
 from external_dns.workqueue import ItemExponentialFailureRateLimiter
+from tests.helpers.threads import thread_leak_check
 
 OWNER = "zone-test"
 SVC = {"apiVersion": "v1", "kind": "Service", "metadata": {"namespace": "default", "name": "web", "uid": "u1"}}
@@ -33,16 +34,7 @@ SVC = {"apiVersion": "v1", "kind": "Service", "metadata": {"namespace": "default
 
 @pytest.fixture(autouse=True)
 def no_thread_leak() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    deadline = time.monotonic() + 5.0
-    leaked: list[threading.Thread] = []
-    while time.monotonic() < deadline:
-        leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not leaked:
-            return
-        leaked[0].join(0.1)
-    raise AssertionError(f"threads leaked: {[t.name for t in leaked]}")
+    yield from thread_leak_check()
 
 
 class ListSource(Source):
