@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from bench.octodns import ensure_octodns, write_octo_config
 from external_dns.cmd.config import build_parser
 from external_dns.cmd.logging_setup import configure_logging
 from external_dns.controller.controller import Controller
@@ -37,9 +38,6 @@ from external_dns.registry.txt import TXTRegistry
 from external_dns.sources.source import Source
 from tests.servers.bind import BindServer, running_bind
 
-ROOT = Path(__file__).resolve().parents[1]
-BENCH_DIR = ROOT / ".bench"
-OCTO_VENV = BENCH_DIR / "octodns-venv"
 OCTO_PACKAGES = ("octodns==1.22.*", "octodns-bind==1.1.*")
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_BIND_SIZES", "1000,5000,20000").split(",") if s.strip())
 REPEAT = max(1, int(os.environ.get("BENCH_BIND_REPEAT", "3")))  # median of this many runs, each into a new zone
@@ -167,48 +165,10 @@ def run_ours(srv: BindServer, zone: str, zone_yaml: Path, n: int, batch: int) ->
     return full, noop
 
 
-def ensure_octodns() -> tuple[Path | None, str]:
-    """The octoDNS venv's python (installed on first use), or None and the reason."""
-    python = OCTO_VENV / "bin" / "python"
-    probe = [str(python), "-c", "import octodns, octodns_bind; print(octodns.__version__)"]
-    if python.exists() and subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode == 0:
-        return python, ""
-    BENCH_DIR.mkdir(exist_ok=True)
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(OCTO_VENV)], check=True, timeout=300,
-                       capture_output=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", *OCTO_PACKAGES], check=True, timeout=900,
-                       capture_output=True, text=True)
-    except subprocess.CalledProcessError as exc:
-        return None, f"installing {' '.join(OCTO_PACKAGES)} failed: {(exc.stderr or '')[-500:]}"
-    except subprocess.TimeoutExpired:
-        return None, "installing octoDNS timed out"
-    if subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode != 0:
-        return None, "octoDNS installed but cannot be imported"
-    return python, ""
-
-
-def write_octo_config(path: Path, srv: BindServer, zone: str, directory: Path) -> None:
-    config = {
-        "providers": {
-            "config": {"class": "octodns.provider.yaml.YamlProvider", "directory": str(directory),
-                       "default_ttl": TTL, "enforce_order": False},
-            "bind": {"class": "octodns_bind.Rfc2136Provider", "host": srv.host, "port": srv.port,
-                     "key_name": srv.key_name, "key_secret": srv.key_secret,
-                     "key_algorithm": srv.key_algorithm},
-        },
-        "processors": {"owner": {"class": "octodns.processor.ownership.OwnershipProcessor"}},
-        "zones": {f"{zone}.": {"sources": ["config"], "processors": ["owner"], "targets": ["bind"]}},
-    }
-    path.write_text(yaml.safe_dump(config))
-
-
 def run_octo(python: Path, srv: BindServer, zone: str, zone_yaml: Path, workdir: Path, n: int) -> tuple[float, float]:
-    directory = workdir / f"octo-config-{zone}"
-    directory.mkdir(exist_ok=True)
-    (directory / f"{zone}.yaml").write_text(zone_yaml.read_text())
-    config = workdir / f"octo-{zone}.yaml"
-    write_octo_config(config, srv, zone, directory)
+    config = write_octo_config(workdir, zone, zone_yaml, TTL, "bind", {
+        "class": "octodns_bind.Rfc2136Provider", "host": srv.host, "port": srv.port, "key_name": srv.key_name,
+        "key_secret": srv.key_secret, "key_algorithm": srv.key_algorithm})
     driver = workdir / "octo_driver.py"
     driver.write_text(OCTO_DRIVER)
 
@@ -229,7 +189,7 @@ def run_octo(python: Path, srv: BindServer, zone: str, zone_yaml: Path, workdir:
 
 def main() -> None:
     configure_logging("warning")  # octoDNS's driver logs nothing either; per-record info lines cost time
-    python, why = ensure_octodns()
+    python, why = ensure_octodns(OCTO_PACKAGES, "octodns_bind")
     default_batch = build_parser().parse([], environ={}).rfc2136_batch_change_size
     sides = ("ours", "ours50", "octo")
     zones = [f"{side}-{n}-{r}.test" for n in SIZES for r in range(REPEAT) for side in sides]

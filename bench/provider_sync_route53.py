@@ -32,6 +32,7 @@ from typing import Any
 import boto3
 import yaml
 
+from bench.octodns import ensure_octodns, write_octo_config
 from external_dns.cmd.logging_setup import configure_logging
 from external_dns.controller.controller import Controller
 from external_dns.endpoint.domain_filter import DomainFilter
@@ -43,9 +44,6 @@ from external_dns.registry.txt import TXTRegistry
 from external_dns.sources.source import Source
 from tests.servers.moto import start_moto_process
 
-ROOT = Path(__file__).resolve().parents[1]
-BENCH_DIR = ROOT / ".bench"
-OCTO_VENV = BENCH_DIR / "octodns-venv"
 OCTO_PACKAGES = ("octodns==1.22.*", "octodns-route53==1.3.*")
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_ROUTE53_SIZES", "1000,5000,20000").split(",") if s.strip())
 TTL = 300
@@ -178,44 +176,11 @@ def run_ours(url: str, r53: Any, zone: str, zone_yaml: Path, n: int) -> tuple[Ti
     return full, noop, noop_cached, len(batches)
 
 
-def ensure_octodns() -> tuple[Path | None, str]:
-    """The octoDNS venv's python with octodns-route53 (installed on first use), or None and the reason."""
-    python = OCTO_VENV / "bin" / "python"
-    probe = [str(python), "-c", "import octodns, octodns_route53; print(octodns.__version__)"]
-    if python.exists() and subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode == 0:
-        return python, ""
-    BENCH_DIR.mkdir(exist_ok=True)
-    try:
-        if not python.exists():
-            subprocess.run([sys.executable, "-m", "venv", str(OCTO_VENV)], check=True, timeout=300,
-                           capture_output=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", *OCTO_PACKAGES], check=True, timeout=900,
-                       capture_output=True, text=True)
-    except subprocess.CalledProcessError as exc:
-        return None, f"installing {' '.join(OCTO_PACKAGES)} failed: {(exc.stderr or '')[-500:]}"
-    except subprocess.TimeoutExpired:
-        return None, "installing octoDNS timed out"
-    if subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode != 0:
-        return None, "octoDNS installed but octodns_route53 cannot be imported"
-    return python, ""
-
-
 def run_octo(python: Path, url: str, r53: Any, zone: str, zone_yaml: Path, workdir: Path,
              n: int) -> tuple[Timing, Timing]:
-    directory = workdir / f"octo-config-{zone}"
-    directory.mkdir(exist_ok=True)
-    (directory / f"{zone}.yaml").write_text(zone_yaml.read_text())
-    config = workdir / f"octo-{zone}.yaml"
-    config.write_text(yaml.safe_dump({
-        "providers": {
-            "config": {"class": "octodns.provider.yaml.YamlProvider", "directory": str(directory),
-                       "default_ttl": TTL, "enforce_order": False},
-            "route53": {"class": "octodns_route53.Route53Provider", "access_key_id": "bench",
-                        "secret_access_key": "bench", "max_changes": 500},
-        },
-        "processors": {"owner": {"class": "octodns.processor.ownership.OwnershipProcessor"}},
-        "zones": {f"{zone}.": {"sources": ["config"], "processors": ["owner"], "targets": ["route53"]}},
-    }))
+    config = write_octo_config(workdir, zone, zone_yaml, TTL, "route53", {
+        "class": "octodns_route53.Route53Provider", "access_key_id": "bench", "secret_access_key": "bench",
+        "max_changes": 500})
     driver = workdir / "octo_route53_driver.py"
     driver.write_text(OCTO_DRIVER)
     env = {**os.environ, **CREDENTIALS, "AWS_ENDPOINT_URL": url}
@@ -242,7 +207,7 @@ def main() -> None:
     configure_logging("warning")
     for key, value in CREDENTIALS.items():
         os.environ.setdefault(key, value)
-    python, why = ensure_octodns()
+    python, why = ensure_octodns(OCTO_PACKAGES, "octodns_route53")
     rows: list[tuple[int, str, Timing, Timing | None, str]] = []
     batch_counts: dict[int, int] = {}
     octo_error = ""
