@@ -13,29 +13,13 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-import dns.rdatatype
-import dns.zone
 import pytest
+
+from tests.helpers.cli import ROOT, clean_env, dns_endpoint, run_cli, zone_records
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 AES_KEY = "0123456789abcdef0123456789abcdef"
-
-
-def dns_endpoint(name: str, fqdn: str, target: str, rtype: str = "A") -> str:
-    return textwrap.dedent(f"""\
-        apiVersion: externaldns.k8s.io/v1alpha1
-        kind: DNSEndpoint
-        metadata:
-          name: {name}
-          namespace: default
-        spec:
-          endpoints:
-          - dnsName: {fqdn}
-            recordType: {rtype}
-            targets: ["{target}"]
-        """)
 
 
 def service(name: str, hostname: str, ip: str) -> str:
@@ -80,30 +64,7 @@ class Env:
         return run_cli(self.args(*extra, policy=policy), env=env, expect=expect)
 
     def records(self) -> dict[tuple[str, str], list[str]]:
-        z = dns.zone.from_file(str(self.zone_file), origin=None, relativize=False, check_origin=False)
-        out: dict[tuple[str, str], list[str]] = {}
-        for name, node in z.nodes.items():
-            for rds in node.rdatasets:
-                if rds.rdtype != dns.rdatatype.SOA:
-                    out[(name.to_text(omit_final_dot=True), dns.rdatatype.to_text(rds.rdtype))] = sorted(
-                        r.to_text() for r in rds)
-        return out
-
-
-def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")}
-    env["PYTHONPATH"] = str(ROOT)
-    env.update(extra or {})
-    return env
-
-
-def run_cli(args: list[str], env: Mapping[str, str] | None = None, expect: int | None = 0,
-            timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "external_dns", *args], capture_output=True, text=True,
-                          env=clean_env(env), cwd=ROOT, timeout=timeout, check=False)
-    if expect is not None:
-        assert proc.returncode == expect, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    return proc
+        return zone_records(self.zone_file)
 
 
 @pytest.fixture

@@ -5,12 +5,10 @@ API server hand over when the leader is SIGKILLed (fail-over time printed)."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 import urllib.error
@@ -23,32 +21,10 @@ from typing import Any
 import pytest
 
 from external_dns.providers.webhook.protocol import MEDIA_TYPE
+from tests.helpers.cli import ROOT, clean_env, dns_endpoint
 from tests.kubeapi.server import KubeAPIServer
 
 pytestmark = pytest.mark.integration
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")}
-    env["PYTHONPATH"] = str(ROOT)
-    return env
-
-
-def dns_endpoint(name: str, fqdn: str, target: str) -> str:
-    return textwrap.dedent(f"""\
-        apiVersion: externaldns.k8s.io/v1alpha1
-        kind: DNSEndpoint
-        metadata:
-          name: {name}
-          namespace: default
-        spec:
-          endpoints:
-          - dnsName: {fqdn}
-            recordType: A
-            targets: ["{target}"]
-        """)
 
 
 class LogTail:

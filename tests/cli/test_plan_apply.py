@@ -6,9 +6,7 @@ owner or provider: exit 2)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,9 +14,10 @@ import dns.rdatatype
 import dns.zone
 import pytest
 
+from tests.helpers.cli import run_cli
+
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 OWNER = "plan-test"
 
 
@@ -28,16 +27,6 @@ def endpoints_manifest(name: str, hosts: Sequence[str], ip: str = "192.0.2.10") 
     for host in hosts:
         lines += [f"  - dnsName: {host}", "    recordType: A", f'    targets: ["{ip}"]', "    recordTTL: 300"]
     return "\n".join(lines) + "\n"
-
-
-def run_cli(args: Sequence[str], expect: int | None = 0) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")}
-    env["PYTHONPATH"] = str(ROOT)
-    proc = subprocess.run([sys.executable, "-m", "external_dns", *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=60, check=False)
-    if expect is not None:
-        assert proc.returncode == expect, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    return proc
 
 
 class Env:

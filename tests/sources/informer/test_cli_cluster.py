@@ -5,7 +5,6 @@ conflict and bad-input Events, and one end-to-end run against BIND."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import dns.zone
 import pytest
 
 from external_dns.sources.rbac import cluster_role, rules_for_sources
+from tests.helpers.cli import ROOT, check_exit, clean_env, zone_records
 from tests.kubeapi.authz import bind_cluster_role, bind_rendered_roles, forbidden_requests
 from tests.kubeapi.server import KubeAPIServer
 from tests.servers.bind import BindServer
@@ -28,29 +28,9 @@ from tests.sources.informer.conftest import PREFIX, dnsendpoint, ingress, servic
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "external-dns-token"
 LEASE_NAMESPACE = "dns"
 SOURCES = ("service", "ingress", "crd")
-
-
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_") and k != "KUBECONFIG"}
-    env["PYTHONPATH"] = str(ROOT)
-    return env
-
-
-def zone_records(zone_file: Path) -> dict[tuple[str, str], list[str]]:
-    if not zone_file.exists():
-        return {}
-    z = dns.zone.from_file(str(zone_file), origin=None, relativize=False, check_origin=False)
-    out: dict[tuple[str, str], list[str]] = {}
-    for name, node in z.nodes.items():
-        for rds in node.rdatasets:
-            if rds.rdtype != dns.rdatatype.SOA:
-                out[(name.to_text(omit_final_dot=True), dns.rdatatype.to_text(rds.rdtype))] = sorted(
-                    r.to_text() for r in rds)
-    return out
 
 
 def populate(server: KubeAPIServer) -> None:
@@ -89,9 +69,9 @@ def base_args(kubeconfig: str, zones: Path, *extra: str) -> list[str]:
 
 
 def run_once(args: list[str], expect: int = 0) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([*args, "--once"], capture_output=True, text=True, env=clean_env(), cwd=ROOT, timeout=90,
-                          check=False)
-    assert proc.returncode == expect, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    proc = subprocess.run([*args, "--once"], capture_output=True, text=True, env=clean_env(drop=["KUBECONFIG"]),
+                          cwd=ROOT, timeout=90, check=False)
+    check_exit(proc, expect)
     return proc
 
 
@@ -143,7 +123,7 @@ class Controller:
     """The long-running CLI as a subprocess; `stop()` sends SIGTERM and returns (exit code, output)."""
 
     def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen(args, cwd=ROOT, env=clean_env(), stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(args, cwd=ROOT, env=clean_env(drop=["KUBECONFIG"]), stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
 
     def stop(self) -> tuple[int, str]:
@@ -245,7 +225,7 @@ def test_end_to_end_against_bind(kubeapi: KubeAPIServer, bind_server: BindServer
     bind_server.reset()
     populate(kubeapi)
     kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
-    env = {**clean_env(), "EXTERNAL_DNS_RFC2136_TSIG_SECRET": bind_server.key_secret}
+    env = {**clean_env(drop=["KUBECONFIG"]), "EXTERNAL_DNS_RFC2136_TSIG_SECRET": bind_server.key_secret}
     args = [sys.executable, "-m", "external_dns", *(f"--source={s}" for s in SOURCES), "--provider=rfc2136",
             f"--rfc2136-host={bind_server.host}", f"--rfc2136-port={bind_server.port}",
             *(f"--rfc2136-zone={z}" for z in bind_server.zones), f"--rfc2136-tsig-keyname={bind_server.key_name}",

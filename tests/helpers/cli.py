@@ -1,0 +1,68 @@
+"""Running the real CLI (`python -m external_dns`) as a subprocess in tests: a clean environment, the exit-code
+check with the output in the message, a DNSEndpoint manifest and reading back a zone file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import dns.rdatatype
+import dns.zone
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def clean_env(extra: Mapping[str, str] | None = None, drop: Sequence[str] = ()) -> dict[str, str]:
+    """os.environ without EXTERNAL_DNS_* (and the names in `drop`), PYTHONPATH set to the repo, then `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_") and k not in drop}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra or {})
+    return env
+
+
+def check_exit(proc: subprocess.CompletedProcess[str], expect: int) -> None:
+    assert proc.returncode == expect, f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+
+
+def run_cli(args: Sequence[str], env: Mapping[str, str] | None = None, expect: int | None = 0,
+            timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """`python -m external_dns *args` from the repo root with clean_env(env); checks the exit code unless None."""
+    proc = subprocess.run([sys.executable, "-m", "external_dns", *args], capture_output=True, text=True,
+                          env=clean_env(env), cwd=ROOT, timeout=timeout, check=False)
+    if expect is not None:
+        check_exit(proc, expect)
+    return proc
+
+
+def dns_endpoint(name: str, fqdn: str, target: str, rtype: str = "A") -> str:
+    """A DNSEndpoint manifest (namespace default) with one endpoint."""
+    return textwrap.dedent(f"""\
+        apiVersion: externaldns.k8s.io/v1alpha1
+        kind: DNSEndpoint
+        metadata:
+          name: {name}
+          namespace: default
+        spec:
+          endpoints:
+          - dnsName: {fqdn}
+            recordType: {rtype}
+            targets: ["{target}"]
+        """)
+
+
+def zone_records(zone_file: Path) -> dict[tuple[str, str], list[str]]:
+    """{(name, type): sorted rdata} of a zone file, without the SOA; {} when the file does not exist."""
+    if not zone_file.exists():
+        return {}
+    z = dns.zone.from_file(str(zone_file), origin=None, relativize=False, check_origin=False)
+    out: dict[tuple[str, str], list[str]] = {}
+    for name, node in z.nodes.items():
+        for rds in node.rdatasets:
+            if rds.rdtype != dns.rdatatype.SOA:
+                out[(name.to_text(omit_final_dot=True), dns.rdatatype.to_text(rds.rdtype))] = sorted(
+                    r.to_text() for r in rds)
+    return out
