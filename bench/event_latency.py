@@ -17,7 +17,6 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import kubernetes.client
@@ -27,15 +26,12 @@ from external_dns.cmd.build import SOURCE_BUILDERS
 from external_dns.cmd.config import load_config
 from external_dns.controller.controller import Controller
 from external_dns.controller.process import ControllerProcess, LazyInformerFactory
-from external_dns.endpoint.endpoint import Endpoint
-from external_dns.informers import SERVICES, ResourceEventHandlerFuncs
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry
-from external_dns.sources.objects.service import service_endpoints
-from external_dns.sources.options import SourceOptions
 from external_dns.sources.source import Source
 from external_dns.workqueue import Queue
+from tests.helpers.service_source import ServiceInformerSource
 from tests.kubeapi.server import KubeAPIServer
 
 UPDATES = 200
@@ -69,31 +65,6 @@ class _WatchedZone(InMemoryProvider):
                     return None
                 self.cond.wait(remaining)
             return self.seen[target]
-
-
-class _MiniServiceSource(Source):
-    """Fallback when `--source=service` is not registered: the shared Service informer + object logic."""
-
-    def __init__(self, factory: Any) -> None:
-        self.informer = factory.informer_for(SERVICES)
-        self.options = SourceOptions()
-        self.handlers: list[Callable[[], None]] = []
-        self.informer.add_event_handler(ResourceEventHandlerFuncs(
-            on_add=lambda _o: self._notify(), on_update=lambda _o, _n: self._notify(),
-            on_delete=lambda _o: self._notify()))
-
-    def _notify(self) -> None:
-        for handler in self.handlers:
-            handler()
-
-    def add_event_handler(self, handler: Callable[[], None]) -> None:
-        self.handlers.append(handler)
-
-    def endpoints(self) -> list[Endpoint]:
-        out: list[Endpoint] = []
-        for svc in self.informer.get_store().list():
-            out.extend(service_endpoints(svc, self.options).endpoints)
-        return out
 
 
 def _service(name: str, host: str) -> dict[str, Any]:
@@ -142,7 +113,7 @@ def event_latency(updates: int = UPDATES, zones: int = 1,
                                                  "informer_factory": factory})
             used = "--source=service"
         else:
-            source = _MiniServiceSource(factory())
+            source = ServiceInformerSource(factory())
             used = "Service informer (fallback)"
         ctl = Controller(source, TXTRegistry(provider, owner_id="bench"), "sync")
         process = ControllerProcess(cfg, ctl, stop=stop, kube_client=lambda: api, informer_factory=factory,

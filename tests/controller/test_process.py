@@ -22,15 +22,13 @@ from external_dns.controller.process import ControllerProcess, LazyInformerFacto
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
-from external_dns.informers import SERVICES, ResourceEventHandlerFuncs
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.providers.provider import Provider
 from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.registry import TXTRegistry
-from external_dns.sources.objects.service import service_endpoints
-from external_dns.sources.options import SourceOptions
 from external_dns.sources.source import Source
+from tests.helpers.service_source import ServiceInformerSource
 from tests.helpers.threads import thread_leak_check
 from tests.kubeapi.server import KubeAPIServer
 
@@ -51,32 +49,6 @@ def config(**overrides: Any) -> argparse.Namespace:
     }
     values.update(overrides)
     return argparse.Namespace(**values)
-
-
-class ServiceInformerSource(Source):
-    """A minimal in-cluster Service source for these tests: the shared Service informer's cache through the
-    manifest source's object logic; every informer event calls the registered handlers."""
-
-    def __init__(self, factory: Any) -> None:
-        self.informer = factory.informer_for(SERVICES)
-        self.options = SourceOptions()
-        self.handlers: list[Callable[[], None]] = []
-        self.informer.add_event_handler(ResourceEventHandlerFuncs(
-            on_add=lambda _o: self._notify(), on_update=lambda _o, _n: self._notify(),
-            on_delete=lambda _o: self._notify()))
-
-    def _notify(self) -> None:
-        for handler in self.handlers:
-            handler()
-
-    def add_event_handler(self, handler: Callable[[], None]) -> None:
-        self.handlers.append(handler)
-
-    def endpoints(self) -> list[Endpoint]:
-        out: list[Endpoint] = []
-        for svc in self.informer.get_store().list():
-            out.extend(service_endpoints(svc, self.options).endpoints)
-        return out
 
 
 def service(name: str, hostname: str, ip: str) -> dict[str, Any]:
