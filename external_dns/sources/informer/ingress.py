@@ -20,6 +20,7 @@ from external_dns.sources.informer.filters import (
 )
 from external_dns.sources.informer.service import annotation_keys_read
 from external_dns.sources.informer.slim import generic_transformer, ingress_transformer
+from external_dns.sources.objects.common import collect_objects
 from external_dns.sources.objects.ingress import (
     INGRESS_CLASS_ANNOTATION,
     ingress_endpoints,
@@ -46,10 +47,5 @@ class IngressInformerSource(InformerSource):
         return [AccessCheck(INGRESSES, verb, ns) for verb in ("list", "watch")]
 
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
-        endpoints: list[Endpoint] = []
-        problems: list[Problem] = []
-        for ing in admitted_objects(self.ingresses):
-            eps, probs = ingress_endpoints(ing, self.options)
-            endpoints.extend(eps)
-            problems.extend(probs)
-        return merge_ingress_endpoints(endpoints), problems
+        return collect_objects(admitted_objects(self.ingresses), lambda ing: ingress_endpoints(ing, self.options),
+                               merge_ingress_endpoints)

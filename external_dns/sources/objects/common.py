@@ -4,7 +4,7 @@ host names, and the `ObjectEndpoints` result type."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 from external_dns.endpoint.endpoint import RESOURCE_LABEL_KEY, Endpoint
@@ -19,6 +19,19 @@ class ObjectEndpoints(NamedTuple):
 
     endpoints: list[Endpoint]
     problems: list[Problem]
+
+
+def collect_objects(objs: Iterable[Mapping[str, Any]], one: Callable[[Mapping[str, Any]], ObjectEndpoints],
+                    merge: Callable[[list[Endpoint]], list[Endpoint]]) -> ObjectEndpoints:
+    """What a source returns for all its objects: every object's endpoints through `one`, then `merge` over
+    all of them; the problems of all objects."""
+    endpoints: list[Endpoint] = []
+    problems: list[Problem] = []
+    for obj in objs:
+        eps, probs = one(obj)
+        endpoints.extend(eps)
+        problems.extend(probs)
+    return ObjectEndpoints(merge(endpoints), problems)
 
 
 class FieldError(ValueError):

@@ -36,6 +36,7 @@ from external_dns.sources.objects.common import (
     ObjectEndpoints,
     admitted,
     attach,
+    collect_objects,
     field_problem,
     get_list,
     get_map,
@@ -168,10 +169,4 @@ def merge_dnsendpoint_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]
 
 def collect_dnsendpoint_endpoints(objs: Iterable[Mapping[str, Any]], options: SourceOptions) -> ObjectEndpoints:
     """What a CRD source returns for all its DNSEndpoints (merged) and the problems of all of them."""
-    endpoints: list[Endpoint] = []
-    problems: list[Problem] = []
-    for obj in objs:
-        eps, probs = dnsendpoint_endpoints(obj, options)
-        endpoints.extend(eps)
-        problems.extend(probs)
-    return ObjectEndpoints(merge_dnsendpoint_endpoints(endpoints), problems)
+    return collect_objects(objs, lambda obj: dnsendpoint_endpoints(obj, options), merge_dnsendpoint_endpoints)

@@ -32,6 +32,7 @@ from external_dns.sources.objects.common import (
     ObjectEndpoints,
     admitted,
     attach,
+    collect_objects,
     field_problem,
     get_list,
     get_str,
@@ -178,10 +179,4 @@ def merge_ingress_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
 
 def collect_ingress_endpoints(ingresses: Iterable[Mapping[str, Any]], options: SourceOptions) -> ObjectEndpoints:
     """What an ingress source returns for all its Ingresses (merged) and the problems of all of them."""
-    endpoints: list[Endpoint] = []
-    problems: list[Problem] = []
-    for ing in ingresses:
-        eps, probs = ingress_endpoints(ing, options)
-        endpoints.extend(eps)
-        problems.extend(probs)
-    return ObjectEndpoints(merge_ingress_endpoints(endpoints), problems)
+    return collect_objects(ingresses, lambda ing: ingress_endpoints(ing, options), merge_ingress_endpoints)

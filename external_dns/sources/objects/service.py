@@ -49,6 +49,7 @@ from external_dns.sources.objects.common import (
     ObjectEndpoints,
     admitted,
     attach,
+    collect_objects,
     field_problem,
     get_list,
     get_map,
@@ -473,15 +474,13 @@ def collect_service_endpoints(services: Iterable[Mapping[str, Any]], options: So
             owner = labels.get(SERVICE_NAME_LABEL) if isinstance(labels, Mapping) else None
             if isinstance(owner, str):
                 slices_by_service.setdefault((_meta_str(es, "namespace"), owner), []).append(es)
-    endpoints: list[Endpoint] = []
-    problems: list[Problem] = []
-    for svc in services:
+
+    def one(svc: Mapping[str, Any]) -> ObjectEndpoints:
         ns, name = _meta_str(svc, "namespace"), _meta_str(svc, "name")
-        eps, probs = service_endpoints(svc, options, nodes=nodes, pods=pods_by_ns.get(ns, ()),
-                                       endpoint_slices=slices_by_service.get((ns, name), ()))
-        endpoints.extend(eps)
-        problems.extend(probs)
-    return ObjectEndpoints(merge_service_endpoints(endpoints), problems)
+        return service_endpoints(svc, options, nodes=nodes, pods=pods_by_ns.get(ns, ()),
+                                 endpoint_slices=slices_by_service.get((ns, name), ()))
+
+    return collect_objects(services, one, merge_service_endpoints)
 
 
 __all__ = ["collect_service_endpoints", "default_resolver", "merge_service_endpoints", "service_endpoints"]
