@@ -33,14 +33,16 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 
 from external_dns.controller.leader_election import format_micro_time
+from external_dns.controller.record_events import NORMAL, RECORD_DELETED, RECORD_ERROR, RECORD_READY, WARNING
 
 log = structlog.get_logger(__name__)
 
-NORMAL = "Normal"
-WARNING = "Warning"
-RECORD_READY = "RecordReady"
-RECORD_DELETED = "RecordDeleted"
-RECORD_ERROR = "RecordError"
+# The event types and reasons are defined in record_events (which does not import the Kubernetes client) and
+# re-exported here.
+__all__ = [
+    "DEFAULT_ACTIONS", "MAX_NOTE_BYTES", "NORMAL", "RECORD_DELETED", "RECORD_ERROR", "RECORD_READY", "SERIES_REFRESH",
+    "SERIES_WINDOW", "SPAM_BURST", "SPAM_QPS", "WARNING", "EventRecorder", "object_reference",
+]
 
 DEFAULT_ACTIONS = {RECORD_READY: "Updated", RECORD_DELETED: "Deleted", RECORD_ERROR: "FailedSync"}
 
