@@ -30,7 +30,30 @@ class RateLimiter(Protocol):
     def num_requeues(self, item: Hashable) -> int: ...
 
 
-class ItemExponentialFailureRateLimiter:
+class _PerItemFailures:
+    """The failure count per item of the per-item limiters, with their `num_requeues` and `forget`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._failures: dict[Hashable, int] = {}
+
+    def _count_failure(self, item: Hashable) -> int:
+        """Counts one more failure of `item`; returns the number of failures before this one."""
+        with self._lock:
+            before = self._failures.get(item, 0)
+            self._failures[item] = before + 1
+        return before
+
+    def num_requeues(self, item: Hashable) -> int:
+        with self._lock:
+            return self._failures.get(item, 0)
+
+    def forget(self, item: Hashable) -> None:
+        with self._lock:
+            self._failures.pop(item, None)
+
+
+class ItemExponentialFailureRateLimiter(_PerItemFailures):
     """Per-item exponential back-off: `base`, `2*base`, `4*base`, ... capped at `max_delay` seconds."""
 
     def __init__(self, base: float = 0.005, max_delay: float = 1000.0) -> None:
@@ -38,49 +61,29 @@ class ItemExponentialFailureRateLimiter:
             raise ValueError("ItemExponentialFailureRateLimiter: base and max_delay must be >= 0")
         self.base = base
         self.max_delay = max_delay
-        self._lock = threading.Lock()
-        self._failures: dict[Hashable, int] = {}
+        super().__init__()
 
     def when(self, item: Hashable) -> float:
-        with self._lock:
-            exp = self._failures.get(item, 0)
-            self._failures[item] = exp + 1
+        exp = self._count_failure(item)
         if exp >= 1024:  # 2**exp would overflow a float: client-go answers max on overflow too
             return self.max_delay
         return min(self.base * float(2**exp), self.max_delay)
 
-    def num_requeues(self, item: Hashable) -> int:
-        with self._lock:
-            return self._failures.get(item, 0)
-
-    def forget(self, item: Hashable) -> None:
-        with self._lock:
-            self._failures.pop(item, None)
 
 
-class ItemFastSlowRateLimiter:
+class ItemFastSlowRateLimiter(_PerItemFailures):
     """`fast` seconds for the first `max_fast_attempts` attempts of an item, `slow` afterwards."""
 
     def __init__(self, fast: float, slow: float, max_fast_attempts: int) -> None:
         self.fast = fast
         self.slow = slow
         self.max_fast_attempts = max_fast_attempts
-        self._lock = threading.Lock()
-        self._failures: dict[Hashable, int] = {}
+        super().__init__()
 
     def when(self, item: Hashable) -> float:
-        with self._lock:
-            n = self._failures.get(item, 0) + 1
-            self._failures[item] = n
+        n = self._count_failure(item) + 1
         return self.fast if n <= self.max_fast_attempts else self.slow
 
-    def num_requeues(self, item: Hashable) -> int:
-        with self._lock:
-            return self._failures.get(item, 0)
-
-    def forget(self, item: Hashable) -> None:
-        with self._lock:
-            self._failures.pop(item, None)
 
 
 class BucketRateLimiter:
