@@ -70,7 +70,6 @@ class ItemExponentialFailureRateLimiter(_PerItemFailures):
         return min(self.base * float(2**exp), self.max_delay)
 
 
-
 class ItemFastSlowRateLimiter(_PerItemFailures):
     """`fast` seconds for the first `max_fast_attempts` attempts of an item, `slow` afterwards."""
 
@@ -83,7 +82,6 @@ class ItemFastSlowRateLimiter(_PerItemFailures):
     def when(self, item: Hashable) -> float:
         n = self._count_failure(item) + 1
         return self.fast if n <= self.max_fast_attempts else self.slow
-
 
 
 class BucketRateLimiter:
