@@ -26,40 +26,14 @@ from external_dns.controller.dnsrecord.controller import build_dnsrecord_control
 from external_dns.controller.dnsrecord.reconcile import Options, Reconciler
 from external_dns.controller.dnsrecord.status import RecordAPI
 from external_dns.controller.dnsrecord.types import API_VERSION, KIND
-from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import SharedInformerFactory
-from external_dns.plan.changes import Changes
-from external_dns.providers.provider import Provider
 from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.workqueue import FakeClock
+from tests.controller.dnsrecord.helpers import CountingProvider
 from tests.kubeapi.server import KubeAPIServer
 
 SIZES = (50, 200, 500)
 TIMEOUT = 600.0
-
-
-class _Counting(Provider):
-    def __init__(self, inner: Provider) -> None:
-        self.inner = inner
-        self.reads = 0
-        self.writes = 0
-
-    def records(self) -> list[Endpoint]:
-        self.reads += 1
-        return self.inner.records()
-
-    def apply_changes(self, changes: Changes) -> None:
-        self.writes += 1
-        self.inner.apply_changes(changes)
-
-    def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
-        return self.inner.adjust_endpoints(endpoints)
-
-    def get_domain_filter(self) -> Any:
-        return self.inner.get_domain_filter()
-
-    def zones(self) -> Any:
-        return self.inner.zones()
 
 
 def _record(i: int) -> dict[str, Any]:
@@ -82,7 +56,7 @@ def lifecycle(n: int) -> dict[str, Any]:
     with KubeAPIServer() as kubeapi, tempfile.TemporaryDirectory() as tmp:
         kubeapi.ensure_namespace("default")
         api = kubernetes.client.ApiClient(kubeapi.configuration())
-        provider = _Counting(ZoneFileProvider(tmp, create_zones=["example.com"]))
+        provider = CountingProvider(ZoneFileProvider(tmp, create_zones=["example.com"]))
         factory = SharedInformerFactory(api)
         cfg = argparse.Namespace(namespace="", min_requeue_time=1.0, requeue_time=900.0, valid_for=840.0,
                                  write_counter_limit=20)
