@@ -19,6 +19,9 @@ from tests.helpers.cli import ROOT, clean_env, dns_endpoint, run_cli, zone_recor
 
 pytestmark = pytest.mark.integration
 
+# tests/plan/test_live_output.py imports these from here (the helpers themselves live in tests/helpers/cli.py).
+__all__ = ["ROOT", "Env", "clean_env", "dns_endpoint"]
+
 AES_KEY = "0123456789abcdef0123456789abcdef"
 
 

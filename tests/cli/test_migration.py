@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import Env, dns_endpoint, run_cli, service
+from tests.cli.test_cli import Env, service
+from tests.helpers.cli import dns_endpoint, run_cli
 
 pytestmark = pytest.mark.integration
 
