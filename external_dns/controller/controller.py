@@ -1,4 +1,4 @@
-"""The reconcile pipeline: `Controller.run_once()` (one full sync) and a simple interval loop around it.
+"""The reconcile pipeline: `Controller.run_once()`, one sync of everything or of one zone.
 
 `run_once` follows external-dns `controller.RunOnce` (reference 4.1) step by step: registry records ->
 source endpoints -> registry.adjust_endpoints -> Plan(...).calculate() -> registry.apply_changes only when
@@ -25,10 +25,6 @@ report name conflicts from there); like source observers they can never break a 
 none needed): `synced(name)` is True for every DNS name that sync covered (every name for a full sync; for
 a zone, the names of that zone and names in no zone, which nothing can write). A refused or failed sync
 calls none of them (the crd source writes DNSEndpoint `status.observedGeneration` from there).
-
-`run_loop` runs `run_once` every `interval` seconds until an Event is set: soft errors (provider.SoftError
-anywhere in the exception's cause chain) are logged with the consecutive count and retried next interval;
-any other error ends the loop by propagating (the CLI exits 1).
 """
 
 from __future__ import annotations
@@ -301,26 +297,3 @@ class Controller:
             notify_synced(self.sync_observers, zone, zones)
         result.duration_seconds = time.monotonic() - started
         return result
-
-    # -- the interval loop ----------------------------------------------------------------------------------
-    def run_loop(self, stop: threading.Event, interval: float) -> None:
-        """`run_once` now and then every `interval` seconds (measured from each run's start) until `stop` is
-        set. Soft errors are retried; any other error propagates."""
-        while not stop.is_set():
-            started = time.monotonic()
-            try:
-                self.run_once()
-            except Exception as exc:
-                if not is_soft_error(exc):
-                    raise
-                self.consecutive_soft_errors += 1
-                metrics.CONSECUTIVE_SOFT_ERRORS.set(self.consecutive_soft_errors)
-                log.error(f"Failed to do run once: {exc} (consecutive soft errors: {self.consecutive_soft_errors})")
-            else:
-                if self.consecutive_soft_errors:
-                    log.info("Reconciliation succeeded after soft errors",
-                             consecutive_soft_errors=self.consecutive_soft_errors)
-                self.consecutive_soft_errors = 0
-                metrics.CONSECUTIVE_SOFT_ERRORS.set(0)
-            stop.wait(max(0.0, interval - (time.monotonic() - started)))
-        log.info("Terminating main controller loop")

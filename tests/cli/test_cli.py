@@ -10,17 +10,13 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import ROOT, clean_env, dns_endpoint, run_cli, zone_records
+from tests.helpers.cli import ROOT, Env, clean_env, dns_endpoint, run_cli
 
 pytestmark = pytest.mark.integration
-
-# tests/plan/test_live_output.py imports these from here (the helpers themselves live in tests/helpers/cli.py).
-__all__ = ["ROOT", "Env", "clean_env", "dns_endpoint"]
 
 AES_KEY = "0123456789abcdef0123456789abcdef"
 
@@ -41,33 +37,6 @@ def service(name: str, hostname: str, ip: str) -> str:
           loadBalancer:
             ingress: [{{ip: {ip}}}]
         """)
-
-
-class Env:
-    """A manifest dir and a zone dir, and a way to run the CLI on them."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.manifests = tmp / "manifests"
-        self.zones = tmp / "zones"
-        self.manifests.mkdir()
-        self.zone_file = self.zones / "example.org.zone"
-
-    def write(self, filename: str, text: str) -> None:
-        (self.manifests / filename).write_text(text)
-
-    def args(self, *extra: str, policy: str | None = "sync") -> list[str]:
-        base = ["--once", "--source=manifest", f"--manifest-dir={self.manifests}", "--provider=zonefile",
-                f"--zonefile-dir={self.zones}", "--zonefile-create-zone=example.org", "--txt-owner-id=cli-test"]
-        if policy is not None:
-            base.append(f"--policy={policy}")
-        return [*base, *extra]
-
-    def run(self, *extra: str, policy: str | None = "sync", env: Mapping[str, str] | None = None,
-            expect: int = 0) -> subprocess.CompletedProcess[str]:
-        return run_cli(self.args(*extra, policy=policy), env=env, expect=expect)
-
-    def records(self) -> dict[tuple[str, str], list[str]]:
-        return zone_records(self.zone_file)
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 import pytest
@@ -256,42 +255,3 @@ def test_soft_errors_are_detected_through_the_cause_chain() -> None:
     except RunOnceError as outer:
         assert is_soft_error(outer)
     assert not is_soft_error(RunOnceError("x", RuntimeError("hard")))
-
-
-def test_loop_retries_soft_errors_and_stops_on_event() -> None:
-    ctl, source, provider = make()
-    stop = threading.Event()
-
-    def on_call(n: int) -> None:
-        source.fail = SoftError("throttled") if n <= 2 else None
-        if n == 4:
-            stop.set()
-
-    source.on_call = on_call
-    ctl.run_loop(stop, interval=0.001)
-    assert source.calls == 4
-    assert ctl.consecutive_soft_errors == 0
-    assert sample("external_dns_controller_consecutive_soft_errors") == 0
-    assert ("www.example.org", "A") in stored(provider)
-
-
-def test_loop_counts_consecutive_soft_errors() -> None:
-    ctl, source, _ = make()
-    stop = threading.Event()
-
-    def on_call(n: int) -> None:
-        source.fail = SoftError("throttled")
-        if n == 3:
-            stop.set()
-
-    source.on_call = on_call
-    ctl.run_loop(stop, interval=0.001)
-    assert ctl.consecutive_soft_errors == 3
-    assert sample("external_dns_controller_consecutive_soft_errors") == 3
-
-
-def test_loop_ends_on_hard_error() -> None:
-    ctl, source, _ = make()
-    source.fail = RuntimeError("boom")
-    with pytest.raises(RunOnceError, match="boom"):
-        ctl.run_loop(threading.Event(), interval=0.001)

@@ -66,3 +66,30 @@ def zone_records(zone_file: Path) -> dict[tuple[str, str], list[str]]:
                 out[(name.to_text(omit_final_dot=True), dns.rdatatype.to_text(rds.rdtype))] = sorted(
                     r.to_text() for r in rds)
     return out
+
+
+class Env:
+    """A manifest dir and a zone dir, and a way to run the CLI on them."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.manifests = tmp / "manifests"
+        self.zones = tmp / "zones"
+        self.manifests.mkdir()
+        self.zone_file = self.zones / "example.org.zone"
+
+    def write(self, filename: str, text: str) -> None:
+        (self.manifests / filename).write_text(text)
+
+    def args(self, *extra: str, policy: str | None = "sync") -> list[str]:
+        base = ["--once", "--source=manifest", f"--manifest-dir={self.manifests}", "--provider=zonefile",
+                f"--zonefile-dir={self.zones}", "--zonefile-create-zone=example.org", "--txt-owner-id=cli-test"]
+        if policy is not None:
+            base.append(f"--policy={policy}")
+        return [*base, *extra]
+
+    def run(self, *extra: str, policy: str | None = "sync", env: Mapping[str, str] | None = None,
+            expect: int = 0) -> subprocess.CompletedProcess[str]:
+        return run_cli(self.args(*extra, policy=policy), env=env, expect=expect)
+
+    def records(self) -> dict[tuple[str, str], list[str]]:
+        return zone_records(self.zone_file)

@@ -107,7 +107,7 @@ def test_long_running_dry_run_writes_the_plan_file(tmp_path: Path) -> None:
     import sys
     import time
 
-    from tests.cli.test_cli import ROOT, Env, clean_env, dns_endpoint
+    from tests.helpers.cli import ROOT, Env, clean_env, dns_endpoint
 
     env = Env(tmp_path)
     env.write("web.yaml", dns_endpoint("web", "www.example.org", "192.0.2.10"))
