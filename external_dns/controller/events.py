@@ -18,7 +18,6 @@ Reasons used by the controller: RecordReady, RecordDeleted, RecordError (any str
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
 import time
@@ -34,6 +33,7 @@ from kubernetes.client.exceptions import ApiException
 
 from external_dns.controller.leader_election import format_micro_time
 from external_dns.controller.record_events import NORMAL, RECORD_DELETED, RECORD_ERROR, RECORD_READY, WARNING
+from external_dns.informers.api import call_json
 
 log = structlog.get_logger(__name__)
 
@@ -313,15 +313,7 @@ class EventRecorder:
 
     # -- API calls -----------------------------------------------------------------------------------
     def _call(self, method: str, path: str, body: Any, content_type: str = "application/json") -> Any:
-        resp = self.api.call_api(path, method, header_params={"Accept": "application/json",
-                                                              "Content-Type": content_type},
-                                 body=body, auth_settings=["BearerToken"], _preload_content=False,
-                                 _request_timeout=self.request_timeout)
-        try:
-            data = resp.data
-        finally:
-            resp.release_conn()
-        return json.loads(data) if data else None
+        return call_json(self.api, method, path, body, timeout=self.request_timeout, content_type=content_type)
 
     def _events_api_served(self) -> bool:
         try:

@@ -17,7 +17,6 @@ Callbacks run on the elector thread and must return quickly (start/stop work els
 
 from __future__ import annotations
 
-import json
 import random
 import socket
 import threading
@@ -32,6 +31,8 @@ import structlog
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from prometheus_client import Gauge
+
+from external_dns.informers.api import call_json
 
 log = structlog.get_logger(__name__)
 
@@ -105,18 +106,9 @@ class LeaseLock:
         return f"{base}/{self.name}" if with_name else base
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
-        headers = {"Accept": "application/json"}
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        resp = self.api.call_api(path, method, header_params=headers, body=body, auth_settings=["BearerToken"],
-                                 _preload_content=False, _request_timeout=timeout)
-        try:
-            data = resp.data
-        finally:
-            resp.release_conn()
-        parsed = json.loads(data)
+        parsed = call_json(self.api, method, path, body, timeout=timeout)
         if not isinstance(parsed, dict):
-            raise ValueError(f"Lease {self.describe()}: unexpected response {data[:200]!r}")
+            raise ValueError(f"Lease {self.describe()}: unexpected response {parsed!r:.200}")
         return parsed
 
     def get(self, timeout: float) -> dict[str, Any] | None:

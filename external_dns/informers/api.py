@@ -6,6 +6,9 @@ with `json.loads`, never into the client's model classes. Non-2xx answers become
 `ApiStatusError` (with the Kubernetes `Status` reason and any Retry-After); connection failures, timeouts
 and broken streams become `TransportError`. A watch is a `WatchStream` that yields decoded event dicts
 line by line and can be closed from another thread (which unblocks a reader at once).
+
+`call_json` is the one helper for the controller's other raw requests (Lease, Event and status writes):
+through `call_api` (so `ApiException` on a non-2xx answer, as callers expect), answer parsed as raw JSON.
 """
 
 from __future__ import annotations
@@ -197,3 +200,19 @@ class WatchStream:
             self._resp.release_conn()
         except Exception:
             pass
+
+
+def call_json(api_client: Any, method: str, path: str, body: Any = None, *, timeout: float | Timeout,
+              content_type: str = "application/json") -> Any:
+    """One request through `api_client.call_api` with `_preload_content=False`; the answer parsed as raw
+    JSON (None for an empty body). A non-2xx answer raises the client's `ApiException`."""
+    headers = dict(_HEADERS)
+    if body is not None:
+        headers["Content-Type"] = content_type
+    resp = api_client.call_api(path, method, header_params=headers, body=body, auth_settings=_AUTH,
+                               _preload_content=False, _request_timeout=timeout)
+    try:
+        data = resp.data
+    finally:
+        resp.release_conn()
+    return json.loads(data) if data else None

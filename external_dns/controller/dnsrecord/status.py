@@ -16,7 +16,6 @@ when somebody wrote a newer status, it gives up (returns None) and never overwri
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +24,7 @@ from kubernetes.client.exceptions import ApiException
 
 from external_dns.controller.dnsrecord.clock import format_time
 from external_dns.controller.dnsrecord.types import RESOURCE
+from external_dns.informers.api import call_json
 
 log = structlog.get_logger(__name__)
 
@@ -52,25 +52,16 @@ class RecordAPI:
         return f"{RESOURCE.path(namespace)}/{name}" + (f"/{sub}" if sub else "")
 
     def _call(self, method: str, path: str, body: Any = None, content_type: str = "application/json") -> Obj:
-        headers = {"Accept": "application/json"}
-        if body is not None:
-            headers["Content-Type"] = content_type
         try:
-            resp = self.api.call_api(path, method, header_params=headers, body=body, auth_settings=["BearerToken"],
-                                     _preload_content=False, _request_timeout=self.timeout)
+            parsed = call_json(self.api, method, path, body, timeout=self.timeout, content_type=content_type)
         except ApiException as exc:
             if exc.status == 409:
                 raise ConflictError(str(exc.body or exc.reason or "conflict")) from exc
             if exc.status == 404 and method != "GET":
                 raise GoneError(path) from exc
             raise
-        try:
-            data = resp.data
-        finally:
-            resp.release_conn()
-        parsed = json.loads(data)
         if not isinstance(parsed, dict):
-            raise ValueError(f"{method} {path}: unexpected response {data[:200]!r}")
+            raise ValueError(f"{method} {path}: unexpected response {parsed!r:.200}")
         return parsed
 
     def get(self, namespace: str, name: str) -> Obj | None:

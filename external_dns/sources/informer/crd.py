@@ -32,6 +32,7 @@ import structlog
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import DNSENDPOINTS, SharedInformerFactory
+from external_dns.informers.api import call_json
 from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource
 from external_dns.sources.informer.filters import (
     WITH_SELECTORS,
@@ -177,10 +178,7 @@ class DNSEndpointInformerSource(InformerSource):
                 "status": {**copy.deepcopy(obj.get("status") or {}), "observedGeneration": meta.get("generation")}}
         path = f"{DNSENDPOINTS.path(ns)}/{name}/status"
         try:
-            resp = self.factory.api_client.call_api(
-                path, "PUT", header_params={"Accept": "application/json", "Content-Type": "application/json"},
-                body=body, auth_settings=["BearerToken"], _preload_content=False, _request_timeout=STATUS_TIMEOUT)
-            resp.release_conn()
+            call_json(self.factory.api_client, "PUT", path, body, timeout=STATUS_TIMEOUT)
         except ApiException as exc:
             if exc.status == 409:
                 log.debug("DNSEndpoint changed while updating its status; retrying on the next sync",
