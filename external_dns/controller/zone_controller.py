@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
@@ -49,6 +48,7 @@ from external_dns.controller.controller import (
     split_by_zone,
 )
 from external_dns.controller.health import WorkerWatchdog
+from external_dns.controller.outcomes import OutcomeLog
 from external_dns.controller.record_events import Recorder, emit_applied_events, emit_error_events
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.endpoint.endpoint import Endpoint
@@ -129,9 +129,7 @@ class ZoneController:
         self._known_keys: list[str] = []
         self._failures: dict[str, int] = {}
         self._soft_failures: dict[str, int] = {}
-        self._outcomes_cond = threading.Condition()
-        self._outcomes: deque[ZoneOutcome] = deque(maxlen=HISTORY)
-        self.reconciles = 0
+        self._outcomes: OutcomeLog[ZoneOutcome] = OutcomeLog(HISTORY)
         self.passes = 0
         self.skipped = 0  # zones left out of event-triggered passes because nothing changed for them
         # zone -> fingerprint of the desired endpoints its last successful reconcile used; zones in flight
@@ -342,27 +340,21 @@ class ZoneController:
         metrics.CONSECUTIVE_SOFT_ERRORS.set(worst)
 
     def _record(self, outcome: ZoneOutcome) -> None:
-        with self._outcomes_cond:
-            self._outcomes.append(outcome)
-            self.reconciles += 1
-            self._outcomes_cond.notify_all()
+        self._outcomes.append(outcome)
 
     # -- observation ---------------------------------------------------------------------------------------
     def outcomes(self, zone: str | None = None) -> list[ZoneOutcome]:
         """The finished reconciles so far (the last 10 000), oldest first; optionally of one zone."""
-        with self._outcomes_cond:
-            return [o for o in self._outcomes if zone is None or o.zone == zone]
+        return self._outcomes.items(None if zone is None else lambda o: o.zone == zone)
+
+    @property
+    def reconciles(self) -> int:
+        """Finished reconciles since the controller was made."""
+        return self._outcomes.total
 
     def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until `predicate()` is true, re-checked after every finished reconcile (or `timeout`)."""
-        deadline = time.monotonic() + timeout
-        with self._outcomes_cond:
-            while not predicate():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._outcomes_cond.wait(remaining)
-            return True
+        return self._outcomes.wait_until(predicate, timeout)
 
     def failures(self, zone: str) -> int:
         """Failed reconciles of `zone` in a row (0 after a success)."""

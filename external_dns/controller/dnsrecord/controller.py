@@ -24,7 +24,6 @@ import argparse
 import random
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ from external_dns.controller.dnsrecord.clock import SYSTEM_CLOCK, WallClock
 from external_dns.controller.dnsrecord.reconcile import Options, Reconciler, Result
 from external_dns.controller.dnsrecord.status import RecordAPI
 from external_dns.controller.dnsrecord.types import RESOURCE
+from external_dns.controller.outcomes import OutcomeLog
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import (
     DeletedFinalStateUnknown,
@@ -85,8 +85,7 @@ class DNSRecordController:
         self.queue_name = queue_name
         self._lock = threading.Lock()
         self._term: _Term | None = None
-        self._outcomes_cond = threading.Condition()
-        self._outcomes: deque[RecordOutcome] = deque(maxlen=HISTORY)
+        self._outcomes: OutcomeLog[RecordOutcome] = OutcomeLog(HISTORY)
         self.registration = informer.add_event_handler(ResourceEventHandlerFuncs(
             on_add=self._on_add, on_update=self._on_update, on_delete=self._on_delete))
 
@@ -185,25 +184,15 @@ class DNSRecordController:
             queue.forget(key)
             if result.requeue_after is not None:
                 queue.add_after(key, max(0.0, result.requeue_after))
-        with self._outcomes_cond:
-            self._outcomes.append(RecordOutcome(key, result, time.monotonic()))
-            self._outcomes_cond.notify_all()
+        self._outcomes.append(RecordOutcome(key, result, time.monotonic()))
 
     # -- observation ----------------------------------------------------------------------------------------
     def outcomes(self, key: str | None = None) -> list[RecordOutcome]:
-        with self._outcomes_cond:
-            return [o for o in self._outcomes if key is None or o.key == key]
+        return self._outcomes.items(None if key is None else lambda o: o.key == key)
 
     def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until `predicate()` holds, re-checked after every finished reconcile (or `timeout`)."""
-        deadline = time.monotonic() + timeout
-        with self._outcomes_cond:
-            while not predicate():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._outcomes_cond.wait(min(remaining, 0.5))
-            return True
+        return self._outcomes.wait_until(predicate, timeout)
 
 
 def options_from_config(cfg: argparse.Namespace) -> Options:
