@@ -8,35 +8,16 @@ import selectors
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import ROOT, Env, clean_env, dns_endpoint, run_cli
+from tests.helpers.cli import ROOT, Env, clean_env, dns_endpoint, run_cli, service
 
 pytestmark = pytest.mark.integration
 
 AES_KEY = "0123456789abcdef0123456789abcdef"
-
-
-def service(name: str, hostname: str, ip: str) -> str:
-    return textwrap.dedent(f"""\
-        apiVersion: v1
-        kind: Service
-        metadata:
-          name: {name}
-          namespace: default
-          annotations:
-            external-dns.kubernetes.io/hostname: {hostname}
-        spec:
-          type: LoadBalancer
-          ports: [{{port: 80}}]
-        status:
-          loadBalancer:
-            ingress: [{{ip: {ip}}}]
-        """)
 
 
 @pytest.fixture

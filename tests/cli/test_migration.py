@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import Env, service
-from tests.helpers.cli import dns_endpoint, run_cli
+from tests.helpers.cli import Env, dns_endpoint, run_cli, service
 
 pytestmark = pytest.mark.integration
 

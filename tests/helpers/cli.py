@@ -93,3 +93,21 @@ class Env:
 
     def records(self) -> dict[tuple[str, str], list[str]]:
         return zone_records(self.zone_file)
+
+
+def service(name: str, hostname: str, ip: str) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: v1
+        kind: Service
+        metadata:
+          name: {name}
+          namespace: default
+          annotations:
+            external-dns.kubernetes.io/hostname: {hostname}
+        spec:
+          type: LoadBalancer
+          ports: [{{port: 80}}]
+        status:
+          loadBalancer:
+            ingress: [{{ip: {ip}}}]
+        """)
