@@ -21,53 +21,10 @@ from typing import Any
 import pytest
 
 from external_dns.providers.webhook.protocol import MEDIA_TYPE
-from tests.helpers.cli import ROOT, clean_env, dns_endpoint
+from tests.helpers.cli import ROOT, LogTail, clean_env, dns_endpoint
 from tests.kubeapi.server import KubeAPIServer
 
 pytestmark = pytest.mark.integration
-
-
-class LogTail:
-    """Collects a subprocess's stderr on a thread; `wait_for(text, timeout)` blocks on a Condition."""
-
-    def __init__(self, proc: subprocess.Popen[bytes], name: str) -> None:
-        self.proc = proc
-        self.lines: list[str] = []
-        self.cond = threading.Condition()
-        self.closed = False
-        self.thread = threading.Thread(target=self._read, name=f"logtail-{name}", daemon=True)
-        self.thread.start()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for raw in self.proc.stderr:
-            with self.cond:
-                self.lines.append(raw.decode(errors="replace"))
-                self.cond.notify_all()
-        with self.cond:
-            self.closed = True
-            self.cond.notify_all()
-
-    def text(self) -> str:
-        with self.cond:
-            return "".join(self.lines)
-
-    def count(self, needle: str) -> int:
-        with self.cond:
-            return sum(needle in line for line in self.lines)
-
-    def wait_for(self, needle: str, timeout: float, occurrences: int = 1) -> bool:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while sum(needle in line for line in self.lines) < occurrences:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.closed:
-                    return False
-                self.cond.wait(remaining)
-            return True
-
-    def join(self) -> None:
-        self.thread.join(10)
 
 
 def start_cli(args: list[str], name: str) -> tuple[subprocess.Popen[bytes], LogTail]:

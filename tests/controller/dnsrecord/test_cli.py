@@ -7,55 +7,15 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.controller.dnsrecord.helpers import a_record, get, record
+from tests.helpers.cli import ROOT, LogTail
 from tests.kubeapi.server import KubeAPIServer
 
 pytestmark = pytest.mark.integration
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-class StderrTail:
-    """Reads a subprocess's stderr on a thread; `wait_for(text, timeout)` blocks on a Condition."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.proc = proc
-        self.lines: list[str] = []
-        self.cond = threading.Condition()
-        self.closed = False
-        self.thread = threading.Thread(target=self._read, name="dnsrecord-cli-stderr", daemon=True)
-        self.thread.start()
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for raw in self.proc.stderr:
-            with self.cond:
-                self.lines.append(raw.decode(errors="replace"))
-                self.cond.notify_all()
-        with self.cond:
-            self.closed = True
-            self.cond.notify_all()
-
-    def wait_for(self, needle: str, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while not any(needle in line for line in self.lines):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self.closed:
-                    return False
-                self.cond.wait(remaining)
-            return True
-
-    def text(self) -> str:
-        with self.cond:
-            return "".join(self.lines)
-
 
 def test_cli_publishes_a_dnsrecord(kubeapi: KubeAPIServer, kubeconfig_file: str, tmp_path: Path) -> None:
     zones = tmp_path / "zones"
@@ -69,7 +29,7 @@ def test_cli_publishes_a_dnsrecord(kubeapi: KubeAPIServer, kubeconfig_file: str,
             "--metrics-address=127.0.0.1:0", "--txt-owner-id=zone-wide"]
     proc = subprocess.Popen([sys.executable, "-m", "external_dns", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, env=env, cwd=ROOT)
-    tail = StderrTail(proc)
+    tail = LogTail(proc, "dnsrecord-cli")
     try:
         ok = tail.wait_for("DNSRecord ready", 30.0)
         obj = get(kubeapi, "app")
