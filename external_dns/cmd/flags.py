@@ -13,44 +13,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
+from external_dns.durations import parse_duration
+from external_dns.errors import ConfigError
+
+__all__ = ["ConfigError", "FlagParser", "duration", "env_name", "parse_bool", "parse_duration"]
+
 ENV_PREFIX = "EXTERNAL_DNS_"
-
-
-class ConfigError(Exception):
-    """An invalid flag or flag combination; the CLI prints it and exits 2."""
-
-
-_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-
-
-def parse_duration(text: str) -> float:
-    """Parse a Go duration (`1m30s`, `500ms`, `0s`) or plain seconds (`90`, `1.5`) into seconds."""
-    value = text.strip()
-    if not value:
-        raise ValueError("empty duration")
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    sign = 1.0
-    if value[0] in "+-":
-        sign = -1.0 if value[0] == "-" else 1.0
-        value = value[1:]
-    pos = 0
-    total = 0.0
-    for m in _DURATION_RE.finditer(value):
-        if m.start() != pos:
-            break
-        total += float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
-        pos = m.end()
-    if pos != len(value) or pos == 0:
-        raise ValueError(f"invalid duration {text!r} (use e.g. 30s, 1m, 1h30m, 500ms)")
-    return sign * total
 
 
 def duration(text: str) -> float:

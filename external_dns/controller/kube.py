@@ -22,7 +22,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.config.config_exception import ConfigException
 
-from external_dns.cmd.flags import ConfigError
+from external_dns.errors import ConfigError
 from external_dns.workqueue.limiters import BucketRateLimiter
 
 log = structlog.get_logger(__name__)

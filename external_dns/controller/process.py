@@ -38,7 +38,7 @@ from typing import Any
 
 import structlog
 
-from external_dns.cmd.flags import ConfigError
+from external_dns.errors import ConfigError
 from external_dns.controller.controller import Controller
 from external_dns.controller.health import HealthServer, WorkerWatchdog
 from external_dns.controller.zone_controller import ZoneController

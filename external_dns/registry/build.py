@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from external_dns.cmd.flags import ConfigError
+from external_dns.errors import ConfigError
 from external_dns.endpoint.endpoint import DEFAULT_MANAGED_RECORD_TYPES
 from external_dns.providers.provider import Provider
 from external_dns.registry.noop import NoopRegistry

@@ -383,7 +383,7 @@ class DynamoDBRegistry(Registry):
 def build(cfg: argparse.Namespace, provider: Provider) -> DynamoDBRegistry:
     """REGISTRY_BUILDERS["dynamodb"]: `--dynamodb-table`, `--dynamodb-region`, `--txt-owner-id` and the TXT
     naming flags (for the migration from the TXT registry)."""
-    from external_dns.cmd.flags import ConfigError
+    from external_dns.errors import ConfigError
     from external_dns.providers.aws.config import AWSConfig, client_config, make_session
 
     aws = AWSConfig(api_retries=int(getattr(cfg, "aws_api_retries", 3) or 3),

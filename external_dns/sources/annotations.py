@@ -32,6 +32,7 @@ from typing import Any
 
 import cachetools
 
+from external_dns.durations import parse_go_duration
 from external_dns.endpoint.endpoint import (
     PROVIDER_SPECIFIC_ALIAS,
     PROVIDER_SPECIFIC_RECORD_TYPE,
@@ -71,36 +72,9 @@ _PROVIDER_PREFIXES = (("aws-", "aws/"), ("scw-", "scw/"), ("webhook-", "webhook/
                       ("azure-", "azure/"))
 _CLOUDFLARE_PREFIX = "cloudflare-"
 
-# -- Go durations --------------------------------------------------------------------------------------------
+# -- TTLs --------------------------------------------------------------------------------------------------
 
-_GO_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_GO_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
 _INT_RE = re.compile(r"[-+]?[0-9]+\Z")
-
-
-def parse_go_duration(text: str) -> float:
-    """Seconds of a Go `time.ParseDuration` string (`300ms`, `1h30m`, `-5s`, `0`); ValueError otherwise.
-    A unit is required except for `0`."""
-    s = text
-    sign = 1.0
-    if s[:1] in ("+", "-"):
-        sign = -1.0 if s[0] == "-" else 1.0
-        s = s[1:]
-    if s == "0":
-        return 0.0
-    if not s:
-        raise ValueError(f"invalid duration {text!r}")
-    pos = 0
-    total = 0.0
-    while pos < len(s):
-        m = _GO_DURATION_PART.match(s, pos)
-        if m is None or m.group(1) in ("", "."):
-            if m is None and re.match(r"[0-9.]+\Z", s[pos:]):
-                raise ValueError(f"missing unit in duration {text!r}")
-            raise ValueError(f"invalid duration {text!r}")
-        total += float(m.group(1)) * _GO_UNITS[m.group(2)]
-        pos = m.end()
-    return sign * total
 
 
 def parse_ttl(value: str) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from external_dns.cmd.build import SOURCE_BUILDERS, load_builder
-from external_dns.cmd.flags import ConfigError
+from external_dns.errors import ConfigError
 from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.sources.manifest import ManifestSource
 from external_dns.sources.options import SourceOptions

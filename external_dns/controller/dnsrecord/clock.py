@@ -13,7 +13,7 @@ import time
 from datetime import UTC, datetime
 from typing import Protocol
 
-from external_dns.cmd.flags import parse_duration
+from external_dns.durations import format_go_duration, parse_duration
 
 MIN_RANDOMIZE_BASE = 1.0
 
@@ -62,19 +62,8 @@ def parse_time(text: object) -> float | None:
 
 
 def format_duration(seconds: float) -> str:
-    """A Go duration string (`14m0s`, `3.2s`, `1h0m0s`) as metav1.Duration prints it."""
-    if seconds <= 0:
-        return "0s"
-    ms = round(seconds * 1000)
-    hours, rest = divmod(ms, 3_600_000)
-    minutes, rest = divmod(rest, 60_000)
-    secs = rest / 1000
-    sec_text = f"{secs:.3f}".rstrip("0").rstrip(".") + "s"
-    if hours:
-        return f"{hours}h{minutes}m{sec_text}"
-    if minutes:
-        return f"{minutes}m{sec_text}"
-    return sec_text
+    """A Go duration string (`14m0s`, `3.2s`, `1h0m0s`) as metav1.Duration prints it; never negative."""
+    return format_go_duration(max(seconds, 0.0))
 
 
 def parse_valid_for(text: object) -> float:

@@ -231,7 +231,7 @@ def install(cfg: argparse.Namespace, process: Any) -> None:
                     "the records' status and their finalizers)")
         return
     if process.kube_client is None or process.informer_factory is None:
-        from external_dns.cmd.flags import ConfigError
+        from external_dns.errors import ConfigError
 
         raise ConfigError("--source=dnsrecord needs a Kubernetes API connection (--kubeconfig / --server)")
     provider = process.controller.registry.provider

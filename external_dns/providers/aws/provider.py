@@ -359,7 +359,7 @@ def _cname_conflicts(changes: list[Route53Change], existing: set[tuple[str, str]
 
 def build(cfg: Any) -> AWSProvider:
     """PROVIDER_BUILDERS["aws"]: the provider from parsed flags."""
-    from external_dns.cmd.flags import ConfigError
+    from external_dns.errors import ConfigError
 
     try:
         domain_filter = DomainFilter(include=getattr(cfg, "domain_filter", None) or [],

@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from external_dns.cmd.flags import ConfigError
+from external_dns.errors import ConfigError
 from external_dns.informers import SharedInformerFactory
 from external_dns.sources.build import source_options
 from external_dns.sources.informer.base import InformerSource, check_access
