@@ -29,10 +29,10 @@ import yaml
 
 from bench.octodns import ensure_octodns, write_octo_config
 from external_dns.cmd.config import build_parser
-from external_dns.cmd.logging_setup import configure_logging
 from external_dns.controller.controller import Controller
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
+from external_dns.logging_setup import configure_logging
 from external_dns.providers.rfc2136 import RFC2136Config, RFC2136Provider
 from external_dns.registry.txt import TXTRegistry
 from external_dns.sources.source import Source

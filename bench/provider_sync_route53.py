@@ -33,11 +33,11 @@ import boto3
 import yaml
 
 from bench.octodns import ensure_octodns, write_octo_config
-from external_dns.cmd.logging_setup import configure_logging
 from external_dns.controller.controller import Controller
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
+from external_dns.logging_setup import configure_logging
 from external_dns.providers.aws import AWSConfig, AWSProvider
 from external_dns.providers.provider import CachedProvider
 from external_dns.registry.txt import TXTRegistry

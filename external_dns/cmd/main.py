@@ -38,9 +38,9 @@ import structlog
 from external_dns.cmd.build import REGISTRY_BUILDERS, build_provider, load_builder
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import ConfigError, env_name, parse_bool
-from external_dns.cmd.logging_setup import configure_logging
 from external_dns.controller.controller import Controller
 from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.logging_setup import configure_logging
 from external_dns.providers.provider import CachedProvider, Provider
 from external_dns.registry.registry import Registry
 from external_dns.sources.source import Source

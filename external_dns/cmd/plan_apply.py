@@ -276,7 +276,7 @@ def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) ->
         return _error(str(exc))
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_CONFIG)
-    from external_dns.cmd.logging_setup import configure_logging
+    from external_dns.logging_setup import configure_logging
 
     try:
         configure_logging(cfg.log_level, cfg.log_format)

@@ -20,10 +20,10 @@ import structlog
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
-from external_dns.cmd.logging_setup import configure_logging
 from external_dns.informers.factory import SharedInformerFactory
 from external_dns.informers.probe import JsonLinesHandler
 from external_dns.informers.resource import BY_NAME
+from external_dns.logging_setup import configure_logging
 from external_dns.sources.selector import SelectorError, parse_selector
 
 log = structlog.get_logger("external_dns.informers.probe")

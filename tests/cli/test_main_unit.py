@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from external_dns.cmd.logging_setup import configure_logging, logfmt_renderer
 from external_dns.cmd.main import main
+from external_dns.logging_setup import configure_logging, logfmt_renderer
 
 
 def test_unknown_sub_command_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,7 +21,7 @@ import structlog
 from external_dns.cmd.build import build_provider
 from external_dns.cmd.config import FLAG_GROUPS, build_parser
 from external_dns.cmd.flags import ConfigError
-from external_dns.cmd.logging_setup import configure_logging
+from external_dns.logging_setup import configure_logging
 from external_dns.providers.provider import ProviderError
 from external_dns.providers.webhook.server import WebhookServer
 
