@@ -172,7 +172,7 @@ def _once_event_recorder(controller: Controller, cfg: argparse.Namespace) -> Any
     sources = list(informer_sources(controller.source))
     if not sources or cfg.dry_run:
         return None
-    from external_dns.controller.events import EventRecorder
+    from external_dns.events.recorder import EventRecorder
 
     recorder = EventRecorder(sources[0].factory.api_client)
     recorder.start()

@@ -32,7 +32,7 @@ from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
 from prometheus_client import Gauge
 
-from external_dns.informers.api import call_json
+from external_dns.informers.api import call_json, format_micro_time
 
 log = structlog.get_logger(__name__)
 
@@ -42,13 +42,6 @@ MIN_REQUEST_TIMEOUT = 0.2
 LEADER_STATUS = Gauge("leader_election_master_status",
                       "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, "
                       "1 indicates master. 'name' is the string used to identify the lease.", ["name"])
-
-
-def format_micro_time(when: datetime) -> str:
-    """Kubernetes MicroTime: `2026-01-02T03:04:05.000000Z` (always 6 fraction digits, UTC, `Z`)."""
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def parse_micro_time(text: str | None) -> datetime | None:

@@ -38,10 +38,10 @@ from typing import Any
 
 import structlog
 
-from external_dns.errors import ConfigError
 from external_dns.controller.controller import Controller
 from external_dns.controller.health import HealthServer, WorkerWatchdog
 from external_dns.controller.zone_controller import ZoneController
+from external_dns.errors import ConfigError
 
 log = structlog.get_logger(__name__)
 
@@ -207,7 +207,7 @@ class ControllerProcess:
         log.info("Serving /healthz, /readyz and /metrics", url=self.server.url)
 
         if self._events_wanted():
-            from external_dns.controller.events import EventRecorder
+            from external_dns.events.recorder import EventRecorder
 
             assert self.kube_client is not None
             self.recorder = EventRecorder(self.kube_client(), dry_run=bool(getattr(cfg, "dry_run", False)))

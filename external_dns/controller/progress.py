@@ -25,7 +25,7 @@ from typing import TextIO
 
 import structlog
 
-from external_dns.plan.safety import display_zone
+from external_dns.endpoint.zones import display_zone
 
 log = structlog.get_logger(__name__)
 

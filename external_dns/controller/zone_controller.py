@@ -49,9 +49,9 @@ from external_dns.controller.controller import (
 )
 from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.outcomes import OutcomeLog
-from external_dns.controller.record_events import Recorder, emit_applied_events, emit_error_events
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.events import Recorder, emit_applied_events, emit_error_events
 from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
 
 log = structlog.get_logger(__name__)

@@ -26,9 +26,10 @@ from external_dns.controller.controller import Controller, RunOnceError, change_
 from external_dns.controller.progress import Progress
 from external_dns.endpoint.domain_filter import MatchAllDomainFilters
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.zones import display_zone
 from external_dns.plan import Changes, Plan
 from external_dns.plan.output import ZonePlan
-from external_dns.plan.safety import SafetyConfig, SafetyGate, Verdict, check_zone, display_zone
+from external_dns.plan.safety import SafetyConfig, SafetyGate, Verdict, check_zone
 from external_dns.registry.registry import Registry
 
 log = structlog.get_logger(__name__)

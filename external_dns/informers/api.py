@@ -17,6 +17,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import urllib3
@@ -216,3 +217,10 @@ def call_json(api_client: Any, method: str, path: str, body: Any = None, *, time
     finally:
         resp.release_conn()
     return json.loads(data) if data else None
+
+
+def format_micro_time(when: datetime) -> str:
+    """Kubernetes MicroTime: `2026-01-02T03:04:05.000000Z` (always 6 fraction digits, UTC, `Z`)."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

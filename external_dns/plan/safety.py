@@ -41,6 +41,7 @@ import structlog
 from prometheus_client import Counter
 
 from external_dns.endpoint.endpoint import RECORD_TYPE_NS, RECORD_TYPE_TXT, Endpoint
+from external_dns.endpoint.zones import display_zone, normalize_zone
 from external_dns.plan.changes import Changes
 
 log = structlog.get_logger(__name__)
@@ -59,19 +60,6 @@ UNSAFE_PLANS = Counter(
 
 EVENT_REASON_UNSAFE_PLAN = "UnsafePlan"
 _MAX_EVENT_OBJECTS = 10
-
-
-# -- zone names -----------------------------------------------------------------------------------------------
-def normalize_zone(zone: str) -> str:
-    """Lower-case, without the trailing dot ("" stays "": the provider's one zone holding everything)."""
-    z = zone.strip().lower()
-    return z[:-1] if z.endswith(".") else z
-
-
-def display_zone(zone: str | None) -> str:
-    """The zone as octoDNS prints it: fully qualified with a trailing dot (`.` for the catch-all zone)."""
-    z = normalize_zone(zone or "")
-    return z + "." if z else "."
 
 
 # -- errors ---------------------------------------------------------------------------------------------------
@@ -294,7 +282,7 @@ def report_unsafe(error: UnsafePlanError, changes: Changes | None = None,
     log.error(f"Unsafe plan, not applied: {error}", zone=display_zone(error.zone), reason=error.reason)
     if recorder is None or changes is None:
         return 0
-    from external_dns.controller.record_events import objects_of
+    from external_dns.events import objects_of
 
     seen: set[tuple[str, str, str]] = set()
     for ep in changes.all_endpoints():

@@ -17,7 +17,10 @@ from prometheus_client import REGISTRY, Metric
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.zones import normalize_zone, zone_for_name
 from external_dns.plan.changes import Changes
+
+__all__ = ["CachedProvider", "Provider", "ProviderError", "SoftError", "ensure_trailing_dot", "zone_for_name"]
 
 SUPPORTED_RECORD_TYPES = ("A", "AAAA", "CNAME", "DNAME", "SRV", "TXT", "NS", "MX", "PTR", "NAPTR")
 
@@ -68,22 +71,7 @@ def ensure_trailing_dot(hostname: str) -> str:
 
 def _bare(name: str) -> str:
     """Lower-case, without one trailing dot."""
-    name = name.strip().lower()
-    return name[:-1] if name.endswith(".") else name
-
-
-def zone_for_name(name: str, zones: Sequence[str]) -> str | None:
-    """The zone (one of `zones`) that holds `name`: the longest zone name equal to `name` or a suffix of it on
-    a label boundary (`www.example.org` is in `example.org`, `badexample.org` is not). A zone named "" holds
-    every name. None when no zone fits. Comparison is case-insensitive and ignores trailing dots."""
-    bare = _bare(name)
-    best: str | None = None
-    best_len = -1
-    for zone in zones:
-        z = _bare(zone)
-        if (not z or bare == z or bare.endswith("." + z)) and len(z) > best_len:
-            best, best_len = zone, len(z)
-    return best
+    return normalize_zone(name)
 
 
 class CachedProvider(Provider):

@@ -11,7 +11,7 @@ from typing import Any
 import kubernetes.client
 import pytest
 
-from external_dns.controller.events import (
+from external_dns.events.recorder import (
     NORMAL,
     RECORD_DELETED,
     RECORD_ERROR,

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.zones import display_zone
 from external_dns.plan.changes import Changes
-from external_dns.plan.safety import display_zone
 
 NO_CHANGES = "No changes were planned"
 

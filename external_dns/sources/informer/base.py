@@ -28,8 +28,8 @@ from typing import Any
 
 import structlog
 
-from external_dns.controller.record_events import Recorder, emit_problem_events
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.events import Recorder, emit_problem_events
 from external_dns.informers import (
     FilteringResourceEventHandler,
     InformerStartedError,

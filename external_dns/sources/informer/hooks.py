@@ -27,13 +27,13 @@ from typing import Any
 
 import structlog
 
-from external_dns.controller.record_events import Recorder, objects_of
 from external_dns.endpoint.endpoint import (
     DEFAULT_MANAGED_RECORD_TYPES,
     RECORD_TYPE_CNAME,
     RESOURCE_LABEL_KEY,
     Endpoint,
 )
+from external_dns.events import Recorder, objects_of
 from external_dns.plan.changes import Changes
 from external_dns.plan.conflict import PerResource
 from external_dns.sources.informer.base import InformerSource

@@ -1,0 +1,32 @@
+"""Zone names: which zone holds a DNS name, and the one normal form zone names are compared in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def normalize_zone(zone: str) -> str:
+    """Lower-case, blanks and one trailing dot removed ("" stays "": the provider's one zone holding
+    everything)."""
+    z = zone.strip().lower()
+    return z[:-1] if z.endswith(".") else z
+
+
+def display_zone(zone: str | None) -> str:
+    """The zone as octoDNS prints it: fully qualified with a trailing dot (`.` for the catch-all zone)."""
+    z = normalize_zone(zone or "")
+    return z + "." if z else "."
+
+
+def zone_for_name(name: str, zones: Sequence[str]) -> str | None:
+    """The zone (one of `zones`, as given) that holds `name`: the longest zone name equal to `name` or a
+    suffix of it on a label boundary (`www.example.org` is in `example.org`, `badexample.org` is not). A
+    zone named "" holds every name. None when no zone fits. Case-insensitive; trailing dots ignored."""
+    bare = normalize_zone(name)
+    best: str | None = None
+    best_len = -1
+    for zone in zones:
+        z = normalize_zone(zone)
+        if (not z or bare == z or bare.endswith("." + z)) and len(z) > best_len:
+            best, best_len = zone, len(z)
+    return best
