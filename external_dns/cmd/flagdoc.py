@@ -17,7 +17,7 @@ END = "<!-- flags:end -->"
 
 def _default(action: argparse.Action) -> str:
     value = action.default
-    if value is None or value == "" or value == []:
+    if value is None or value == "" or value == [] or value == argparse.SUPPRESS:
         return ""
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)

@@ -80,6 +80,13 @@ def _list_type(item_type: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     return convert
 
 
+def _single_list(item_type: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+    def convert(text: str) -> list[Any]:
+        return [item_type(text)]
+
+    return convert
+
+
 class _OneLineErrorParser(argparse.ArgumentParser):
     """argparse, but a bad command line gives one line (`external-dns: error: <message>, try --help`, exit 2)
     instead of the whole usage text, as external-dns (kingpin) does."""
@@ -106,8 +113,9 @@ class FlagParser:
 
     def add(self, flag: str, *, default: Any = None, help: str = "", type: Callable[[str], Any] = str,
             repeat: bool = False, choices: Sequence[str] | None = None, secret: bool = False,
-            aliases: Sequence[str] = (), metavar: str | None = None) -> None:
-        """Add `--flag`. `type=bool` makes a boolean flag; `repeat=True` a repeatable list flag."""
+            aliases: Sequence[str] = (), metavar: str | None = None, split: bool = True) -> None:
+        """Add `--flag`. `type=bool` makes a boolean flag; `repeat=True` a repeatable list flag (values are
+        split on commas unless `split=False`, for values that may contain commas, e.g. templates)."""
         target: Any = self._group or self.parser
         dest = flag.lstrip("-").replace("-", "_")
         names = [flag, *aliases]
@@ -121,7 +129,8 @@ class FlagParser:
         elif repeat:
             if choices:
                 help = f"{help} (one of: {', '.join(choices)})" if help else f"one of: {', '.join(choices)}"
-            conv = _list_type(_choice(type, choices, flag) if choices else type)
+            item = _choice(type, choices, flag) if choices else type
+            conv = _list_type(item) if split else _single_list(item)
             target.add_argument(*names, dest=dest, action=_Repeat, type=conv,
                                 default=list(default or []), help=help, metavar=metavar or dest.upper())
         else:

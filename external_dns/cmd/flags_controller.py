@@ -7,6 +7,9 @@ import argparse
 
 from external_dns.cmd.flags import ConfigError, FlagParser, duration
 
+# --events-emit values (external-dns's record event reasons).
+EMITTABLE_EVENTS = ("RecordReady", "RecordDeleted", "RecordError")
+
 # client-go leader election: RenewDeadline must exceed JitterFactor * RetryPeriod.
 LEADER_ELECT_JITTER = 1.2
 
@@ -16,6 +19,9 @@ def add_flags(p: FlagParser) -> None:
     p.add("--workers", type=int, default=2, help="number of worker threads processing the work queue")
     p.add("--events", type=bool, default=False,
           help="trigger a sync when a watched Kubernetes object changes (in addition to --interval)")
+    p.add("--events-emit", repeat=True, choices=EMITTABLE_EVENTS,
+          help="Kubernetes Events to emit about records on their source objects (repeatable; empty: all of "
+               "them, see docs/migration.md)")
     p.add("--min-event-sync-interval", type=duration, default=5.0,
           help="minimum time between two event-triggered syncs")
     p.add("--metrics-address", default=":7979", help="address of the /healthz, /readyz and /metrics server")

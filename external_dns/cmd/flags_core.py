@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from external_dns import __version__
 from external_dns.cmd.flags import ConfigError, FlagParser, duration
 
 POLICIES = ("sync", "upsert-only", "create-only")
@@ -38,8 +39,14 @@ def add_flags(p: FlagParser) -> None:
     p.add("--managed-record-types", repeat=True, default=["A", "AAAA", "CNAME"],
           help="record types to manage (repeatable)")
     p.add("--exclude-record-types", repeat=True, help="record types never to manage (repeatable)")
+    p.add("--create-ptr", type=bool, default=False, aliases=("--rfc2136-create-ptr",),
+          help="also manage a PTR record for every A/AAAA record, in the managed reverse zones (needs PTR in "
+               "--managed-record-types; the record-type annotation overrides it per object; "
+               "--rfc2136-create-ptr is a deprecated alias)")
 
     p.group("run mode")
+    # kingpin's --version: print the version and exit 0.
+    p.parser.add_argument("--version", action="version", version=__version__, help="show the version and exit")
     p.add("--once", type=bool, default=False, help="run one sync and exit")
     p.add("--dry-run", type=bool, default=False, help="compute and show the plan, write nothing")
     p.add("--interval", type=duration, default=60.0, help="interval between full syncs")
@@ -64,5 +71,7 @@ def validate(cfg: argparse.Namespace) -> None:
         raise ConfigError("txt-prefix and txt-suffix are mutual exclusive")
     if cfg.registry in ("txt", "dynamodb") and not cfg.txt_owner_id:
         raise ConfigError("owner id cannot be empty")
+    if cfg.create_ptr and "PTR" not in [t.upper() for t in cfg.managed_record_types]:
+        raise ConfigError("--create-ptr requires PTR in --managed-record-types")
     if cfg.interval <= 0 and not cfg.once:
         raise ConfigError(f"--interval must be positive, got {cfg.interval}")

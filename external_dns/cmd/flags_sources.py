@@ -24,8 +24,10 @@ def add_flags(p: FlagParser) -> None:
     p.add("--label-filter", default="", help="only objects whose labels match this label selector")
     p.add("--annotation-prefix", default=DEFAULT_ANNOTATION_PREFIX,
           help="prefix of the external-dns annotations (must end with '/')")
-    p.add("--fqdn-template", default="",
-          help="template for host names of objects without hostname annotation, e.g. '{{.Name}}.example.org'")
+    # Repeatable as upstream's list; values are never split on commas (a template may contain commas).
+    p.add("--fqdn-template", repeat=True, split=False,
+          help="template for host names of objects without hostname annotation, e.g. '{{.Name}}.example.org' "
+               "(repeatable; each template's output may be a comma-separated list)")
     p.add("--combine-fqdn-annotation", type=bool, default=False,
           help="use the FQDN template together with the hostname annotations")
     p.add("--ignore-hostname-annotation", type=bool, default=False,
@@ -44,6 +46,11 @@ def add_flags(p: FlagParser) -> None:
     p.add("--default-targets", repeat=True, help="targets for endpoints that have none (repeatable)")
     p.add("--force-default-targets", type=bool, default=False,
           help="replace the targets of every endpoint with --default-targets")
+    p.add("--prefer-alias", type=bool, default=False,
+          help="mark CNAME records without an alias property alias=true (providers with ALIAS records use them)")
+    p.add("--nat64-networks", repeat=True,
+          help="for each AAAA record in one of these /96 NAT64 prefixes, also publish the embedded IPv4 as an "
+               "A record (repeatable)")
     p.add("--min-ttl", type=duration, default=0.0, help="TTL for records without one (e.g. 60s; 0 = off)")
     p.add("--exclude-target-net", repeat=True, help="drop targets in this CIDR (repeatable)")
     p.add("--target-net-filter", repeat=True, help="keep only targets in this CIDR (repeatable)")
@@ -61,6 +68,25 @@ def add_flags(p: FlagParser) -> None:
           help="API version of the CRD source's objects (only externaldns.k8s.io/v1alpha1 is supported)")
     p.add("--crd-source-kind", default="DNSEndpoint",
           help="kind of the CRD source's objects (only DNSEndpoint is supported)")
+
+
+def fqdn_template_text(cfg: argparse.Namespace) -> str:
+    """Every `--fqdn-template` as one template: outputs are comma-separated lists, so joining the templates
+    with commas gives the union of their host names, as upstream evaluates its list."""
+    value = getattr(cfg, "fqdn_template", None) or []
+    return value if isinstance(value, str) else ",".join(t for t in value if t.strip())
+
+
+def _nat64(values: list[str]) -> None:
+    for value in values:
+        if not value:
+            continue
+        try:
+            net = ipaddress.ip_network(value.strip(), strict=False)
+        except ValueError:
+            raise ConfigError(f"--nat64-networks: invalid CIDR {value!r}") from None
+        if net.version != 6 or net.prefixlen != 96:
+            raise ConfigError(f"--nat64-networks: {value!r} must be an IPv6 /96 network")
 
 
 def _cidrs(flag: str, values: list[str]) -> None:
@@ -88,7 +114,7 @@ def validate(cfg: argparse.Namespace) -> None:
     except SelectorError as exc:
         raise ConfigError(f"--annotation-filter does not specify a valid label selector: {exc}") from None
     try:
-        template = parse_fqdn_template(cfg.fqdn_template)
+        template = parse_fqdn_template(fqdn_template_text(cfg))
     except TemplateError as exc:
         raise ConfigError(f"--fqdn-template: {exc}") from None
     if cfg.ignore_hostname_annotation and template is None:
@@ -100,6 +126,7 @@ def validate(cfg: argparse.Namespace) -> None:
         raise ConfigError(f"--min-ttl must not be negative, got {cfg.min_ttl}")
     _cidrs("--exclude-target-net", cfg.exclude_target_net)
     _cidrs("--target-net-filter", cfg.target_net_filter)
+    _nat64(cfg.nat64_networks)
     if cfg.crd_source_apiversion != "externaldns.k8s.io/v1alpha1" or cfg.crd_source_kind != "DNSEndpoint":
         raise ConfigError(f"--crd-source-apiversion/--crd-source-kind: only externaldns.k8s.io/v1alpha1 "
                           f"DNSEndpoint is supported, got {cfg.crd_source_apiversion} {cfg.crd_source_kind}")

@@ -96,7 +96,8 @@ class SourceOptions:
             "namespace": get("namespace", ""),
             "annotation_filter": get("annotation_filter", ""),
             "label_filter": get("label_filter", ""),
-            "fqdn_template": get("fqdn_template", ""),
+            # --fqdn-template is repeatable (a list); outputs are comma lists, so the union is the joined text.
+            "fqdn_template": _joined_templates(get("fqdn_template", "")),
             "combine_fqdn_annotation": bool(get("combine_fqdn_annotation", False)),
             "ignore_hostname_annotation": bool(get("ignore_hostname_annotation", False)),
             "publish_internal_services": bool(get("publish_internal_services", False)),
@@ -117,3 +118,7 @@ class SourceOptions:
         }
         kwargs.update(overrides)
         return cls(**kwargs)
+
+
+def _joined_templates(value: str | Sequence[str]) -> str:
+    return value if isinstance(value, str) else ",".join(t for t in value if t.strip())

@@ -123,7 +123,7 @@ def test_values_with_yaml_special_characters_reach_the_program_unchanged() -> No
     assert cfg.txt_prefix == "edns: #%{record_type}-"
     assert cfg.txt_owner_id == "yes"
     assert cfg.domain_filter == ["*.example.org", "null"]
-    assert cfg.fqdn_template == "{{.Name}}.example.org"
+    assert cfg.fqdn_template == ["{{.Name}}.example.org"]
 
 
 def test_extra_args_come_last_and_win() -> None:

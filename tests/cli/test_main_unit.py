@@ -36,7 +36,7 @@ def test_config_error_is_one_line_naming_the_flag(capsys: pytest.CaptureFixture[
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--version"], "external-dns: error: unrecognized arguments: --version, try --help"),
+    (["--no-such-flag"], "external-dns: error: unrecognized arguments: --no-such-flag, try --help"),
     (["--workers=x", "--policy=sync"], "external-dns: error: argument --workers: invalid int value: 'x', try --help"),
     (["--interval=abc"], "external-dns: error: argument --interval: invalid duration 'abc'"),
 ])
