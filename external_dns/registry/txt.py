@@ -56,6 +56,7 @@ from external_dns.endpoint.utils import filter_endpoints_by_owner_id
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import is_managed_record
 from external_dns.providers.provider import Provider
+from external_dns.registry.admission import admit_owned
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.registry import Registry
 
@@ -166,6 +167,12 @@ class TXTRegistry(Registry):
                 txt.targets = Targets(stored)
             out.append((txt, stored is not None or not self._have_read))
         return out
+
+    def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
+        """The provider's adjustment, after dropping (with a warning) the endpoints whose ownership record
+        cannot exist (registry/admission.py): they would be created as orphans."""
+        admitted = admit_owned(endpoints, self.mapper, list(self.provider.zones()))
+        return self.provider.adjust_endpoints(endpoints if len(admitted) == len(endpoints) else admitted)
 
     # -- reading --------------------------------------------------------------------------------------------
     def records(self) -> list[Endpoint]:

@@ -1,8 +1,9 @@
 """Source wrappers (external-dns `source/wrappers`): the pipeline between the sources and the plan.
 
 - `MultiSource(sources, default_targets=(), force_default_targets=False)`: concatenates its children,
-  applies `--default-targets`, then de-duplicates as external-dns's dedup source: endpoints failing
-  `check_endpoint` are dropped with a warning, multi-target lists are normalised (sorted, unique) and exact
+  applies `--default-targets`, then de-duplicates as external-dns's dedup source: endpoints failing the edge
+  validation (`endpoint/limits.py`: every field against DNS's limits, a superset of `check_endpoint`) are
+  dropped with a warning naming the object and field (and listed in `problems`), multi-target lists are normalised (sorted, unique) and exact
   duplicates (type, name, set identifier, targets) are removed (their ref_objects merge into the kept one).
 - `TargetFilterSource(source, target_filter)`: `--target-net-filter` / `--exclude-target-net`; an endpoint
   whose targets are all filtered out is dropped.
@@ -25,6 +26,7 @@ from external_dns.endpoint.endpoint import (
     RESOURCE_LABEL_KEY,
     Endpoint,
 )
+from external_dns.endpoint.limits import describe, endpoint_problem, endpoint_ref, short
 from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.endpoint.targets import Targets, new_targets
 from external_dns.endpoint.utils import endpoints_for_hostname
@@ -68,8 +70,9 @@ def apply_default_targets(endpoints: Iterable[Endpoint], default_targets: Sequen
     return out
 
 
-def dedup_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
-    """Drop invalid endpoints (warning) and exact duplicates; publish the wrapper metrics."""
+def dedup_endpoints(endpoints: Iterable[Endpoint], skipped: list[Problem] | None = None) -> list[Endpoint]:
+    """Drop invalid endpoints (warning naming the object and field; a Problem appended to `skipped`) and
+    exact duplicates; publish the wrapper metrics."""
     invalid: Counter[tuple[str, str]] = Counter()
     duplicated: Counter[tuple[str, str]] = Counter()
     seen: dict[str, Endpoint] = {}
@@ -77,11 +80,17 @@ def dedup_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
     for ep in endpoints:
         if ep is None:
             continue
-        reason = ep.invalid_reason()
-        if reason is not None:
-            log.warning(f"Skipping endpoint [{ep.set_identifier}:{ep.dns_name}] due to invalid configuration "
-                        f"[{ep.record_type}:{ep.targets}]", reason=reason)
+        problem = endpoint_problem(ep)  # every field against DNS's limits (endpoint/limits.py)
+        if problem is not None:
+            where = endpoint_ref(ep)
+            log.warning(f"Skipping endpoint [{short(ep.set_identifier, 40)[1:-1]}:{short(ep.dns_name)[1:-1]}] "
+                        f"due to invalid configuration [{ep.record_type}:{short(';'.join(ep.targets))[1:-1]}]",
+                        object=where, field=problem.field, reason=problem.reason)
             invalid[(ep.record_type, _source_type(ep))] += 1
+            if skipped is not None:
+                obj = ep.ref_objects[0] if ep.ref_objects else None
+                skipped.append(Problem(where or describe(ep), problem.field, "",
+                                       f"{describe(ep)}: {problem.reason}; endpoint skipped", obj=obj))
             continue
         if len(ep.targets) > 1:
             ep.targets = new_targets(*ep.targets)
@@ -109,17 +118,21 @@ class MultiSource(Source):
         self.sources = list(sources)
         self.default_targets = [t for t in default_targets if t]
         self.force_default_targets = force_default_targets
+        self._skipped: list[Problem] = []  # endpoints refused by the last `endpoints()` (edge validation)
 
     @property
     def problems(self) -> list[Problem]:
-        return _problems_of(self.sources)
+        return _problems_of(self.sources) + self._skipped
 
     def endpoints(self) -> list[Endpoint]:
         collected: list[Endpoint] = []
         for source in self.sources:
             collected.extend(source.endpoints())
         collected = apply_default_targets(collected, self.default_targets, self.force_default_targets)
-        return dedup_endpoints(collected)
+        skipped: list[Problem] = []
+        out = dedup_endpoints(collected, skipped)
+        self._skipped = skipped
+        return out
 
     def add_event_handler(self, handler: Callable[[], None]) -> None:
         for source in self.sources:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.limits import endpoint_problem
 from external_dns.informers.resource import DNSRECORDS
 from external_dns.sources.objects.common import FieldError
 from external_dns.sources.objects.dnsendpoint import _endpoint as parse_endpoint_item
@@ -163,6 +164,9 @@ def validate(obj: Mapping[str, Any]) -> DNSRecordSpec:
                                   f"end with the rootHost {root} ({where}.dnsName)")
         if not ep.targets:
             raise ValidationError(f"{where}.targets: at least one target is required")
+        problem = endpoint_problem(ep)  # every field against DNS's limits (endpoint/limits.py)
+        if problem is not None:
+            raise ValidationError(f"{where}.{problem.field}: {problem.reason}")
         dup = (ep.dns_name.rstrip(".").lower(), ep.record_type, ep.set_identifier)
         if dup in seen:
             raise ValidationError(f"{where}: duplicate record {ep.dns_name} {ep.record_type}"

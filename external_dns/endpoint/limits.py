@@ -1,0 +1,247 @@
+"""Edge validation: every field of an endpoint against DNS's limits, before any plan or provider sees it.
+
+`endpoint_problem(ep)` returns None for a usable endpoint, else a `FieldProblem` naming the field
+(`dnsName`, `recordTTL`, `targets[1]`, `labels[owner]`, ...) and why, so the caller can skip the endpoint
+with a warning that names the object and the field. The rules (stricter than external-dns, which checks
+only target formats and leaves the rest to the provider, where one bad record fails its whole zone):
+- name: IDNA ToASCII must succeed (an emoji label fails), then only letters, digits, `-` and `_` in labels,
+  `*` only as the whole first label, labels 1..63 octets, the name at most 253 octets (255 on the wire);
+- TTL: an integer 0..2147483647 (RFC 2181 section 8);
+- record type: one of the known types;
+- targets: at least one, none empty; A/AAAA addresses of their family (unless an alias); CNAME exactly one
+  target (a second one rewrites the zone on every sync); host names in CNAME/NS/PTR/DNAME/MX/SRV by the name
+  rules; every non-TXT target parses as that type's RDATA; a TXT value at most `MAX_TXT_OCTETS` octets and
+  never an ownership record (`heritage=external-dns,...`): that would forge another record's ownership;
+- set identifier at most 255 octets of printable text; label keys and values without `,` `"` or control
+  characters (they are serialised into the ownership TXT: `,` would forge an owner), keys without `=`.
+The ownership record's own name is checked by the registry (it depends on the prefix/suffix and the zone).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import dns.exception
+import dns.name
+import dns.rdata
+import dns.rdataclass
+import dns.rdatatype
+
+from external_dns.endpoint.endpoint import (
+    KNOWN_RECORD_TYPES,
+    RECORD_TYPE_A,
+    RECORD_TYPE_AAAA,
+    RECORD_TYPE_CNAME,
+    RECORD_TYPE_DNAME,
+    RECORD_TYPE_MX,
+    RECORD_TYPE_NS,
+    RECORD_TYPE_PTR,
+    RECORD_TYPE_SRV,
+    RECORD_TYPE_TXT,
+    Endpoint,
+)
+from external_dns.endpoint.labels import InvalidHeritageError, parse_labels_plain
+from external_dns.endpoint.validation import MAX_LABEL_LENGTH, MAX_NAME_LENGTH, ip_targets_problem
+
+try:  # the `idna` package (UTS #46), as endpoint/names.py
+    import idna as _idna
+except ImportError:  # pragma: no cover - only where idna is absent
+    _idna = None  # type: ignore[assignment]
+
+MAX_TTL = 2**31 - 1  # RFC 2181 section 8: a TTL is an unsigned 31-bit number
+MAX_TXT_OCTETS = 4096  # one TXT value; DKIM keys of 4096 bits fit, an UPDATE message stays far below 64 KiB
+MAX_SET_IDENTIFIER_OCTETS = 255
+MAX_PROBLEM_VALUE = 200  # characters of an offending value quoted in a message
+
+_LABEL_CHARS = re.compile(r"[A-Za-z0-9_-]+\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# UTS #46 transitional deviations, as endpoint/names.py (idna >= 3.11 no longer applies them itself)
+_TRANSITIONAL = str.maketrans({"\u00df": "ss", "\u03c2": "\u03c3", "\u200c": None, "\u200d": None})
+_HOST_TYPES = frozenset((RECORD_TYPE_CNAME, RECORD_TYPE_NS, RECORD_TYPE_PTR, RECORD_TYPE_DNAME))
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """Why an endpoint is refused: the field (external-dns JSON names) and the reason."""
+
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.reason}"
+
+
+def short(value: object, limit: int = MAX_PROBLEM_VALUE) -> str:
+    """`repr` of a string value cut to `limit` characters (the cut is marked) -- never the whole of a huge
+    value in a message."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) > limit:
+        return repr(text[:limit]) + f"... ({len(text)} characters)"
+    return repr(text)
+
+
+def _strict_ascii_label(label: str) -> str:
+    """ToASCII of one label; UnicodeError/ValueError when IDNA refuses it."""
+    if label.isascii():
+        return label
+    if _idna is not None:
+        try:
+            mapped = str(_idna.uts46_remap(label.translate(_TRANSITIONAL), std3_rules=False, transitional=False))
+            return str(_idna.alabel(mapped).decode("ascii"))
+        except _idna.IDNAError as exc:
+            raise ValueError(str(exc)) from None
+    return label.encode("idna").decode("ascii")  # pragma: no cover - only where idna is absent
+
+
+def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False) -> str | None:
+    """None when `name` (ASCII or IDNA-convertible, optional trailing dot) is a usable DNS name."""
+    if not name or name != name.strip():
+        return f"{what} {short(name)} is empty or has surrounding whitespace"
+    body = name[:-1] if name.endswith(".") else name
+    if not body:
+        return None if allow_root else f"{what} is only the root '.'"
+    try:
+        labels = [_strict_ascii_label(label) for label in body.split(".")]
+    except (UnicodeError, ValueError) as exc:
+        return f"{what} {short(name)} cannot be converted to ASCII (IDNA): {exc}"
+    if len(".".join(labels)) > MAX_NAME_LENGTH:
+        return f"{what} {short(name)} is longer than {MAX_NAME_LENGTH} octets"
+    for i, label in enumerate(labels):
+        if not label:
+            return f"{what} {short(name)} has an empty label"
+        if len(label) > MAX_LABEL_LENGTH:
+            return f"{what} {short(name)}: label {short(label, 80)} is longer than {MAX_LABEL_LENGTH} octets"
+        if label == "*" and i == 0:
+            continue
+        if not _LABEL_CHARS.match(label):
+            if "*" in label:
+                return f"{what} {short(name)}: '*' is only allowed as the whole first label"
+            return (f"{what} {short(name)}: label {short(label, 80)} may hold only letters, digits, '-' "
+                    "and '_'")
+    return None
+
+
+def ttl_problem(ttl: object) -> str | None:
+    if isinstance(ttl, bool) or not isinstance(ttl, int):
+        return f"TTL {short(ttl)} is not an integer"
+    if not 0 <= ttl <= MAX_TTL:
+        return f"TTL {ttl} is outside 0..{MAX_TTL} (RFC 2181)"
+    return None
+
+
+def is_ownership_text(value: str) -> bool:
+    """True when the TXT registry would read `value` as an ownership record."""
+    if "heritage=" not in value:
+        return False
+    try:
+        parse_labels_plain(value)
+    except InvalidHeritageError:
+        return False
+    return True
+
+
+def _rdata_problem(record_type: str, target: str) -> str | None:
+    try:
+        dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.from_text(record_type), target,
+                            origin=dns.name.root, relativize=False)
+    except (dns.exception.DNSException, ValueError, UnicodeError) as exc:
+        return f"not a valid {record_type} value: {exc}"
+    return None
+
+
+def _host_problem(record_type: str, host: str, allow_root: bool = False) -> str | None:
+    return ascii_name_problem(host, f"{record_type} target host", allow_root=allow_root)
+
+
+def target_problem(ep: Endpoint, target: str) -> str | None:
+    """Why one target of `ep` is unusable (None when fine)."""
+    rtype = ep.record_type
+    if not target.strip():
+        return "empty target"
+    if rtype == RECORD_TYPE_TXT:
+        if len(target.encode("utf-8", "surrogatepass")) > MAX_TXT_OCTETS:
+            return f"TXT value longer than {MAX_TXT_OCTETS} octets"
+        if is_ownership_text(target):
+            return ("TXT value looks like an ownership record (heritage=external-dns): refused, it would forge "
+                    "the ownership of another record")
+        return None
+    if _CONTROL.search(target):
+        return f"target {short(target)} contains control characters"
+    if rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and not ep.is_alias():
+        return ip_targets_problem(rtype, [target])
+    if rtype in _HOST_TYPES or (rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and ep.is_alias()):
+        return _host_problem(rtype, target)
+    if rtype in (RECORD_TYPE_MX, RECORD_TYPE_SRV):
+        parts = target.split()
+        if parts:
+            problem = _host_problem(rtype, parts[-1], allow_root=True)
+            if problem is not None:
+                return problem
+    return _rdata_problem(rtype, target)
+
+
+def _targets_problem(ep: Endpoint) -> FieldProblem | None:
+    if not ep.targets:
+        return FieldProblem("targets", "no targets")
+    if ep.record_type == RECORD_TYPE_CNAME and len(ep.targets) > 1:
+        return FieldProblem("targets", f"a CNAME has exactly one target, got {len(ep.targets)}")
+    for i, target in enumerate(ep.targets):
+        if not isinstance(target, str):
+            return FieldProblem(f"targets[{i}]", "must be a string")
+        problem = target_problem(ep, target)
+        if problem is not None:
+            return FieldProblem(f"targets[{i}]", problem)
+    return None
+
+
+def _labels_problem(labels: Sequence[tuple[str, str]]) -> FieldProblem | None:
+    for key, value in labels:
+        if not isinstance(key, str) or not isinstance(value, str):
+            return FieldProblem(f"labels[{short(key, 40)}]", "keys and values must be strings")
+        if not key or "=" in key or "," in key or '"' in key or _CONTROL.search(key):
+            return FieldProblem(f"labels[{short(key, 40)}]", "key must be non-empty without '=', ',', '\"' or "
+                                "control characters")
+        if "," in value or '"' in value or _CONTROL.search(value):
+            return FieldProblem(f"labels[{short(key, 40)}]", f"value {short(value)} holds ',', '\"' or control "
+                                "characters (they would corrupt the ownership record)")
+    return None
+
+
+def endpoint_problem(ep: Endpoint) -> FieldProblem | None:
+    """None when every field of `ep` is within DNS's limits (module docstring), else the first problem."""
+    if ep.record_type not in KNOWN_RECORD_TYPES:
+        return FieldProblem("recordType", f"unknown record type {short(ep.record_type)}")
+    problem = ascii_name_problem(ep.dns_name, "name")
+    if problem is not None:
+        return FieldProblem("dnsName", problem)
+    problem = ttl_problem(ep.record_ttl)
+    if problem is not None:
+        return FieldProblem("recordTTL", problem)
+    found = _targets_problem(ep)
+    if found is not None:
+        return found
+    sid = ep.set_identifier
+    if len(sid.encode("utf-8", "surrogatepass")) > MAX_SET_IDENTIFIER_OCTETS or _CONTROL.search(sid):
+        return FieldProblem("setIdentifier", f"{short(sid)} is longer than {MAX_SET_IDENTIFIER_OCTETS} octets "
+                            "or holds control characters")
+    found = _labels_problem(list(ep.labels.items()))
+    if found is not None:
+        return found
+    reason = ep.invalid_reason()  # external-dns CheckEndpoint (alias support, MX/SRV/PTR forms)
+    if reason is not None:
+        return FieldProblem("targets", reason)
+    return None
+
+
+def endpoint_ref(ep: Endpoint) -> str:
+    """Which object an endpoint came from (`crd/ns/name`), "" when unknown."""
+    return ep.labels.get("resource", "")
+
+
+def describe(ep: Endpoint) -> str:
+    """`www.example.org A [set]` for messages, with the name cut when huge."""
+    ident = f" [{short(ep.set_identifier, 40)}]" if ep.set_identifier else ""
+    name = ep.dns_name if len(ep.dns_name) <= MAX_PROBLEM_VALUE else short(ep.dns_name)
+    return f"{name} {ep.record_type}{ident}"

@@ -1,0 +1,55 @@
+"""Admission of desired endpoints by the TXT registry: a record is created only when its ownership record can
+exist too.
+
+A record written without its ownership TXT is an orphan nobody can clean up later (no owner is ever read for
+it). `admit_owned(endpoints, mapper, zones)` drops, with a warning naming the object, the field and why,
+every endpoint whose ownership TXT name (from the `AffixNameMapper`)
+- is not a usable DNS name: a label over 63 octets (`a-` + a 62-63 character label) or a name over 253 octets
+  (a 252-character name plus the `a-` type prefix), or
+- falls outside the record's own zone and every other managed zone: the apex `example.org` maps to
+  `a-example.org`, which is in the parent zone. A `--txt-prefix` ending with `.` and carrying `%{record_type}` (`%{record_type}.`) keeps the
+  apex's ownership record inside the zone.
+The noop registry keeps no ownership records and admits everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import structlog
+
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.limits import ascii_name_problem, describe, endpoint_ref, short
+from external_dns.endpoint.zones import zone_for_name
+from external_dns.registry.mapper import AffixNameMapper
+
+log = structlog.get_logger(__name__)
+
+
+def ownership_problem(ep: Endpoint, mapper: AffixNameMapper, zones: Sequence[str]) -> str | None:
+    """Why the ownership record of `ep` cannot exist (None when it can)."""
+    txt_name = mapper.to_txt_name(ep.dns_name, ep.record_type)
+    problem = ascii_name_problem(txt_name, "ownership TXT name")
+    if problem is not None:
+        return f"{problem}; the record would be created without an owner, so it is not created"
+    zone = zone_for_name(ep.dns_name, zones)
+    if zone is None or not zone:
+        return None
+    if zone_for_name(txt_name, zones) is None:  # in another managed zone (the parent's) it can still be written
+        return (f"its ownership TXT record {short(txt_name)} would fall outside the zone {zone!r}; the record would "
+                "be created without an owner, so it is not created (a --txt-prefix such as '%{record_type}.' "
+                "keeps apex ownership records inside the zone)")
+    return None
+
+
+def admit_owned(endpoints: Iterable[Endpoint], mapper: AffixNameMapper, zones: Sequence[str]) -> list[Endpoint]:
+    """`endpoints` without those whose ownership record cannot exist (each logged once per call)."""
+    out: list[Endpoint] = []
+    for ep in endpoints:
+        problem = ownership_problem(ep, mapper, zones)
+        if problem is None:
+            out.append(ep)
+            continue
+        log.warning(f"Skipping endpoint {describe(ep)}: {problem}", object=endpoint_ref(ep), field="dnsName",
+                    reason=problem)
+    return out
