@@ -35,6 +35,13 @@ SOURCE_BUILDERS: dict[str, str] = {
     "ingress": "external_dns.sources.informer.build:build_ingress",
     "crd": "external_dns.sources.informer.build:build_crd",
     "dnsrecord": "external_dns.controller.dnsrecord.controller:build_source",
+    "gateway-httproute": "external_dns.cmd.build_k8s_sources:build_httproute",
+    "gateway-grpcroute": "external_dns.cmd.build_k8s_sources:build_grpcroute",
+    "gateway-tlsroute": "external_dns.cmd.build_k8s_sources:build_tlsroute",
+    "gateway-tcproute": "external_dns.cmd.build_k8s_sources:build_tcproute",
+    "gateway-udproute": "external_dns.cmd.build_k8s_sources:build_udproute",
+    "node": "external_dns.cmd.build_k8s_sources:build_node",
+    "pod": "external_dns.cmd.build_k8s_sources:build_pod",
 }
 
 

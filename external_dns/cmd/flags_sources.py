@@ -59,7 +59,16 @@ def add_flags(p: FlagParser) -> None:
     p.add("--expose-internal-ipv6", type=bool, default=False,
           help="publish IPv6 InternalIP node addresses for NodePort services and NodeExternalIP endpoints")
     p.add("--exclude-unschedulable", type=bool, default=True,
-          help="skip unschedulable nodes for NodePort services")
+          help="skip unschedulable (cordoned) nodes: node source and NodePort services")
+    p.add("--gateway-name", default="", help="gateway sources: only routes attached to Gateways of this name")
+    p.add("--gateway-namespace", default="",
+          help="gateway sources: only routes attached to Gateways in this namespace (default: all)")
+    p.add("--gateway-label-filter", default="",
+          help="gateway sources: only routes attached to Gateways whose labels match this label selector")
+    p.add("--ignore-non-host-network-pods", type=bool, default=True,
+          help="pod source: skip pods that do not run with hostNetwork")
+    p.add("--pod-source-domain", default="",
+          help="pod source: also publish every pod as <pod name>.<this domain> with its pod IP")
     p.add("--listen-endpoint-events", type=bool, default=False,
           help="with --events, EndpointSlice changes also trigger a sync (service source)")
     p.add("--kube-access-check", type=bool, default=True,
@@ -122,6 +131,10 @@ def validate(cfg: argparse.Namespace) -> None:
     if [c for c in cfg.ingress_class if c] and INGRESS_CLASS_ANNOTATION in annotation_selector.key_set():
         raise ConfigError("--ingress-class is mutually exclusive with the kubernetes.io/ingress.class "
                           "annotation filter")
+    try:
+        parse_selector(cfg.gateway_label_filter)
+    except SelectorError as exc:
+        raise ConfigError(f"--gateway-label-filter does not specify a valid label selector: {exc}") from None
     if cfg.min_ttl < 0:
         raise ConfigError(f"--min-ttl must not be negative, got {cfg.min_ttl}")
     _cidrs("--exclude-target-net", cfg.exclude_target_net)

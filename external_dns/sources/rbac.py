@@ -51,6 +51,15 @@ SERVICE_RULES: dict[str, Rule] = {
     "endpointslices": {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": READ},
 }
 
+GATEWAY_GROUP = "gateway.networking.k8s.io"
+
+
+def _gateway_rules(routes: str) -> list[Rule]:
+    """A gateway route source: its routes, the Gateways they attach to, Namespaces (allowedRoutes selector)."""
+    return [{"apiGroups": [GATEWAY_GROUP], "resources": [routes, "gateways"], "verbs": READ},
+            {"apiGroups": [""], "resources": ["namespaces"], "verbs": READ}]
+
+
 SOURCE_RULES: dict[str, list[Rule]] = {
     "service": list(SERVICE_RULES.values()),
     "ingress": [{"apiGroups": ["networking.k8s.io"], "resources": ["ingresses"], "verbs": READ}],
@@ -59,6 +68,14 @@ SOURCE_RULES: dict[str, list[Rule]] = {
         {"apiGroups": ["externaldns.k8s.io"], "resources": ["dnsendpoints/status"], "verbs": ["update"]},
     ],
     "manifest": [],
+    "gateway-httproute": _gateway_rules("httproutes"),
+    "gateway-grpcroute": _gateway_rules("grpcroutes"),
+    "gateway-tlsroute": _gateway_rules("tlsroutes"),
+    "gateway-tcproute": _gateway_rules("tcproutes"),
+    "gateway-udproute": _gateway_rules("udproutes"),
+    "node": [{"apiGroups": [""], "resources": ["nodes"], "verbs": READ}],
+    # pods, and the nodes of hostNetwork pods
+    "pod": [{"apiGroups": [""], "resources": ["pods", "nodes"], "verbs": READ}],
     # The DNSRecord controller (controller/dnsrecord): informer reads, its finalizer through a merge PATCH,
     # status through PUT .../status.
     "dnsrecord": [

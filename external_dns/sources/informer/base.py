@@ -22,6 +22,7 @@ import contextlib
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,10 @@ from external_dns.sources.source import Source
 log = structlog.get_logger(__name__)
 
 DEFAULT_SYNC_TIMEOUT = 60.0
+_OPTIONS_NAMESPACE = object()
+# informer -> union of the slimming needs of the sources sharing it (see `_shared_informer`)
+_NEEDS: weakref.WeakKeyDictionary[SharedIndexInformer, frozenset[str]] = weakref.WeakKeyDictionary()
+_NEEDS_LOCK = threading.Lock()
 _PROBE_TIMEOUT = (5.0, 10.0)
 
 
@@ -182,10 +187,13 @@ class InformerSource(Source):
     # -- set-up -------------------------------------------------------------------------------------------
     def _informer(self, resource: Resource, transformer: Transformer, indexers: Mapping[str, IndexFunc] = {},
                   *, label_selector: str | None = None,
-                  events: Callable[[Any], bool] | bool | None = False) -> SharedIndexInformer:
+                  events: Callable[[Any], bool] | bool | None = False,
+                  namespace: str | object | None = _OPTIONS_NAMESPACE) -> SharedIndexInformer:
         """The factory's informer for `resource`, with `transformer` and the missing `indexers`. `events`:
-        False = no event handlers; True = every event; a predicate = events of admitted objects."""
-        informer = self.factory.informer_for(resource, namespace=self.options.namespace or None,
+        False = no event handlers; True = every event; a predicate = events of admitted objects.
+        `namespace`: default `--namespace` (all when unset); None or a name overrides it."""
+        ns = (self.options.namespace or None) if namespace is _OPTIONS_NAMESPACE else namespace
+        informer = self.factory.informer_for(resource, namespace=ns if isinstance(ns, str) and ns else None,
                                              label_selector=label_selector or None)
         try:
             informer.set_transform(transformer)
@@ -200,6 +208,20 @@ class InformerSource(Source):
         if events is not False:
             self._event_sources.append((informer, None if events is True else events))
         return informer
+
+    def _shared_informer(self, resource: Resource, build: Callable[[frozenset[str]], Transformer],
+                         needs: Iterable[str], indexers: Mapping[str, IndexFunc] = {}, *,
+                         events: Callable[[Any], bool] | bool | None = False,
+                         namespace: str | object | None = _OPTIONS_NAMESPACE) -> SharedIndexInformer:
+        """An informer several sources share (Pods, Nodes) with different slimming needs: the transformer is
+        rebuilt by `build` from the union of every source's `needs`, so the last source set up never cuts
+        fields an earlier one reads."""
+        ns = (self.options.namespace or None) if namespace is _OPTIONS_NAMESPACE else namespace
+        informer = self.factory.informer_for(resource, namespace=ns if isinstance(ns, str) and ns else None)
+        with _NEEDS_LOCK:
+            union = _NEEDS.get(informer, frozenset()) | frozenset(needs)
+            _NEEDS[informer] = union
+        return self._informer(resource, build(union), indexers, events=events, namespace=namespace)
 
     # -- Source ---------------------------------------------------------------------------------------------
     def add_event_handler(self, handler: Callable[[], None]) -> None:

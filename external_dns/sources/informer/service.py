@@ -34,11 +34,13 @@ from external_dns.sources.informer.filters import (
     service_name_index,
 )
 from external_dns.sources.informer.slim import (
+    NEED_ANNOTATIONS,
+    NEED_LABELS,
     annotation_keeper,
     endpointslice_transformer,
     generic_transformer,
-    node_transformer,
-    pod_transformer,
+    node_transformer_for,
+    pod_transformer_for,
     service_transformer,
 )
 from external_dns.sources.objects.service import merge_service_endpoints, service_endpoints
@@ -69,14 +71,16 @@ class ServiceInformerSource(InformerSource):
         self.services = self._informer(SERVICES, transformer, {WITH_SELECTORS: selector_index(self.admit)},
                                        events=self.admit)
         watched = service_informer_resources(options.service_type_filter)
+        pod_keep = annotation_keys_read(options)  # the same keeper as the node and pod sources sharing them
         self.pods = self.slices = self.nodes = None
         if "pods" in watched:
-            self.pods = self._informer(PODS, pod_transformer(options.annotation_prefix))
+            self.pods = self._shared_informer(PODS, lambda needs: pod_transformer_for(needs, pod_keep),
+                                              (NEED_LABELS, NEED_ANNOTATIONS))
         if "endpointslices" in watched:
             self.slices = self._informer(ENDPOINTSLICES, endpointslice_transformer,
                                          {BY_SERVICE_NAME: service_name_index}, events=listen_endpoint_events)
         if "nodes" in watched:
-            self.nodes = self._informer(NODES, node_transformer)
+            self.nodes = self._shared_informer(NODES, lambda needs: node_transformer_for(needs, pod_keep), ())
 
     def access_checks(self) -> list[AccessCheck]:
         ns = self.options.namespace or None

@@ -13,8 +13,14 @@ objects are cut to the fields the object -> endpoints code reads:
 - Ingress: metadata as above; spec (ingressClassName, rules[host], tls[hosts]); status.loadBalancer.
 - DNSEndpoint: metadata as above; spec whole; status.observedGeneration.
 - Pod (always): metadata (name, namespace, uid, resourceVersion, labels, prefix annotations,
-  deletionTimestamp); spec (hostname, nodeName); status (phase, hostIP, the Ready condition's status).
-- Node (always): metadata (name, uid, resourceVersion); spec.unschedulable; status.addresses.
+  deletionTimestamp); spec (hostname, nodeName); status (phase, hostIP, the Ready condition's status); for
+  the pod source also spec.hostNetwork, status.podIP and (dual-stack only) status.podIPs. Labels and
+  annotations only when a source sharing the informer needs them.
+- Node (always): metadata (name, uid, resourceVersion; labels and prefix annotations for the node source);
+  spec.unschedulable; status.addresses.
+- Gateway API routes: metadata; spec (hostnames, parentRefs); status.parents[parentRef, Accepted condition].
+- Gateway: metadata; spec.listeners[name, hostname, port, protocol, allowedRoutes]; status.addresses.
+- Namespace: name, uid, resourceVersion, labels.
 - EndpointSlice (always): metadata with only the `kubernetes.io/service-name` label; addressType;
   endpoints[addresses, conditions.ready, targetRef(kind, name)].
 
@@ -223,24 +229,53 @@ def dnsendpoint_transformer(keep_annotation: Callable[[str], bool] | None) -> Tr
     return transform
 
 
+# What a source sharing the Pod / Node informer needs kept (the informer holds the union, see
+# sources/informer/base.py `_shared_informer`): "labels", "annotations", "podsource" (hostNetwork, podIP,
+# podIPs), "all" (an FQDN template may read any field: generic slimming only).
+NEED_LABELS = "labels"
+NEED_ANNOTATIONS = "annotations"
+NEED_POD_SOURCE = "podsource"
+NEED_ALL = "all"
+
+
 def pod_transformer(prefix: str) -> Transformer:
-    keep = annotation_keeper(prefix)
+    """The service source's Pod slimming (labels for selectors, prefix annotations)."""
+    return pod_transformer_for(frozenset({NEED_LABELS, NEED_ANNOTATIONS}), annotation_keeper(prefix))
+
+
+def pod_transformer_for(needs: frozenset[str], keep: Callable[[str], bool] | None) -> Transformer:
+    """Pods: metadata (labels with NEED_LABELS, kept annotations with NEED_ANNOTATIONS); spec (hostname,
+    nodeName; hostNetwork with NEED_POD_SOURCE); status (phase, hostIP, the Ready condition; podIP, podIPs
+    with NEED_POD_SOURCE). NEED_ALL: generic slimming."""
+    if NEED_ALL in needs:
+        return generic_transformer(keep)
+    pod_source = NEED_POD_SOURCE in needs
+    meta_keys = tuple(k for k in _POD_META_KEYS if (k != "labels" or NEED_LABELS in needs)
+                      and (k != "annotations" or NEED_ANNOTATIONS in needs))
+    spec_keys = ("hostname", "nodeName", "hostNetwork") if pod_source else ("hostname", "nodeName")
+    status_keys = ("phase", "hostIP", "podIP") if pod_source else ("phase", "hostIP")
 
     def transform(obj: dict[str, Any]) -> dict[str, Any]:
         out = _top(obj)
         if "metadata" in obj:
-            out["metadata"] = _slim_meta(obj["metadata"], _POD_META_KEYS, keep)
+            out["metadata"] = _slim_meta(obj["metadata"], meta_keys, keep)
         if "spec" in obj:
-            out["spec"] = _c(_pick(obj["spec"], ("hostname", "nodeName")))
+            out["spec"] = _c(_pick(obj["spec"], spec_keys))
         status = obj.get("status")
         if isinstance(status, dict):
-            slim = _pick(status, ("phase", "hostIP"))
+            slim = _pick(status, status_keys)
             conditions = status.get("conditions")
             if isinstance(conditions, list):
                 ready = [_c(_pick(c, ("type", "status"))) for c in conditions
                          if isinstance(c, dict) and c.get("type") == "Ready"]
                 if ready:
                     slim["conditions"] = ready
+            if pod_source and "podIPs" in status:
+                ips = status["podIPs"]
+                # one address (single stack) repeats status.podIP: keep it only for dual-stack pods
+                if not (isinstance(ips, list) and len(ips) == 1 and isinstance(ips[0], dict)
+                        and ips[0].get("ip") == status.get("podIP")):
+                    slim["podIPs"] = _pick_list(ips, ("ip",))
             out["status"] = _c(slim)
         elif "status" in obj:
             out["status"] = status
@@ -250,17 +285,116 @@ def pod_transformer(prefix: str) -> Transformer:
 
 
 def node_transformer(obj: dict[str, Any]) -> dict[str, Any]:
+    """The service source's Node slimming (names, unschedulable, addresses)."""
+    return _NODE_PLAIN(obj)
+
+
+def node_transformer_for(needs: frozenset[str], keep: Callable[[str], bool] | None) -> Transformer:
+    """Nodes: metadata (name, uid, resourceVersion; labels with NEED_LABELS, kept annotations with
+    NEED_ANNOTATIONS), spec.unschedulable, status.addresses[type, address]. NEED_ALL: generic slimming."""
+    if NEED_ALL in needs:
+        return generic_transformer(keep)
+    meta_keys = _NODE_META_KEYS + tuple(k for k, need in (("labels", NEED_LABELS), ("annotations", NEED_ANNOTATIONS))
+                                        if need in needs)
+
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        out = _top(obj)
+        if "metadata" in obj:
+            out["metadata"] = _slim_meta(obj["metadata"], meta_keys, keep)
+        if "spec" in obj:
+            out["spec"] = _c(_pick(obj["spec"], ("unschedulable",)))
+        status = obj.get("status")
+        if isinstance(status, dict):
+            out["status"] = _c({"addresses": _pick_list(status["addresses"], ("type", "address"))}) \
+                if "addresses" in status else {}
+        elif "status" in obj:
+            out["status"] = status
+        return out
+
+    return transform
+
+
+_NODE_PLAIN = node_transformer_for(frozenset(), None)
+
+_PARENT_REF_KEYS = ("group", "kind", "namespace", "name", "sectionName", "port")
+
+
+def route_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool) -> Transformer:
+    """Gateway API routes: metadata (labels only with `keep_labels`), spec (hostnames, parentRefs),
+    status.parents[parentRef, the Accepted condition's type and status]; rules and backends are dropped."""
+    meta_keys = _META_KEYS if keep_labels else tuple(k for k in _META_KEYS if k != "labels")
+
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        out = _top(obj)
+        if "metadata" in obj:
+            out["metadata"] = _slim_meta(obj["metadata"], meta_keys, keep)
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            slim = _pick(spec, ("hostnames", "parentRefs"))
+            if "parentRefs" in slim:
+                slim["parentRefs"] = _pick_list(spec["parentRefs"], _PARENT_REF_KEYS)
+            out["spec"] = _c(slim)
+        elif "spec" in obj:
+            out["spec"] = spec
+        status = obj.get("status")
+        if isinstance(status, dict) and isinstance(status.get("parents"), list):
+            parents: list[Any] = []
+            for parent in status["parents"]:
+                if not isinstance(parent, dict):
+                    parents.append(parent)
+                    continue
+                item = _pick(parent, ("parentRef", "conditions"))
+                if "parentRef" in item:
+                    item["parentRef"] = _c(_pick(parent["parentRef"], _PARENT_REF_KEYS))
+                conditions = parent.get("conditions")
+                if isinstance(conditions, list):
+                    item["conditions"] = [_c(_pick(c, ("type", "status"))) for c in conditions
+                                          if isinstance(c, dict) and c.get("type") == "Accepted"]
+                parents.append(_c(item))
+            out["status"] = _c({"parents": parents})
+        elif "status" in obj:
+            out["status"] = status if not isinstance(status, dict) else {}
+        return out
+
+    return transform
+
+
+_LISTENER_KEYS = ("name", "hostname", "port", "protocol", "allowedRoutes")
+
+
+def gateway_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool) -> Transformer:
+    """Gateways: metadata (labels only with `keep_labels`), spec.listeners[name, hostname, port, protocol,
+    allowedRoutes], status.addresses[type, value]; listener status, TLS and infrastructure are dropped."""
+    meta_keys = _META_KEYS if keep_labels else tuple(k for k in _META_KEYS if k != "labels")
+
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        out = _top(obj)
+        if "metadata" in obj:
+            out["metadata"] = _slim_meta(obj["metadata"], meta_keys, keep)
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            slim = _pick(spec, ("listeners",))
+            if "listeners" in slim:
+                slim["listeners"] = _pick_list(spec["listeners"], _LISTENER_KEYS)
+            out["spec"] = _c(slim)
+        elif "spec" in obj:
+            out["spec"] = spec
+        status = obj.get("status")
+        if isinstance(status, dict):
+            out["status"] = _c({"addresses": _pick_list(status["addresses"], ("type", "value"))}) \
+                if "addresses" in status else {}
+        elif "status" in obj:
+            out["status"] = status
+        return out
+
+    return transform
+
+
+def namespace_transformer(obj: dict[str, Any]) -> dict[str, Any]:
+    """Namespaces (for `allowedRoutes.namespaces.selector`): name, uid, resourceVersion, labels."""
     out = _top(obj)
     if "metadata" in obj:
-        out["metadata"] = _slim_meta(obj["metadata"], _NODE_META_KEYS, None)
-    if "spec" in obj:
-        out["spec"] = _c(_pick(obj["spec"], ("unschedulable",)))
-    status = obj.get("status")
-    if isinstance(status, dict):
-        out["status"] = _c({"addresses": _pick_list(status["addresses"], ("type", "address"))}) \
-            if "addresses" in status else {}
-    elif "status" in obj:
-        out["status"] = status
+        out["metadata"] = _slim_meta(obj["metadata"], ("name", "uid", "resourceVersion", "labels"), None)
     return out
 
 
@@ -302,6 +436,7 @@ def endpointslice_transformer(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = [
-    "annotation_keeper", "dnsendpoint_transformer", "endpointslice_transformer", "generic_transformer",
-    "ingress_transformer", "node_transformer", "pod_transformer", "service_transformer",
+    "annotation_keeper", "dnsendpoint_transformer", "endpointslice_transformer", "gateway_transformer",
+    "generic_transformer", "ingress_transformer", "namespace_transformer", "node_transformer",
+    "node_transformer_for", "pod_transformer", "pod_transformer_for", "route_transformer", "service_transformer",
 ]

@@ -1,0 +1,107 @@
+"""Builders of the Gateway API route, node and pod sources (registered in cmd/build.py SOURCE_BUILDERS):
+`(cfg, context) -> Source`.
+
+The context (cmd/main.py) gives `informer_factory()`, the process-wide SharedInformerFactory. Each builder
+reads the flags into typed options, creates the source's informers (not started) and, with
+`--kube-access-check` (default on), asks the API server at once whether every verb the source needs is
+allowed, so a missing RBAC rule is a start-up error naming the rule.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any
+
+from external_dns.errors import ConfigError
+from external_dns.informers import SharedInformerFactory
+from external_dns.sources.informer.base import AccessCheck, InformerSource, check_access
+from external_dns.sources.informer.gateway import GatewayRouteInformerSource
+from external_dns.sources.informer.node import NodeInformerSource
+from external_dns.sources.informer.pod import PodInformerSource
+from external_dns.sources.objects.gateway import GatewayOptions
+from external_dns.sources.objects.pod import PodOptions
+from external_dns.sources.options import SourceOptions
+from external_dns.sources.selector import SelectorError
+
+
+def _options(cfg: argparse.Namespace) -> SourceOptions:
+    try:
+        return SourceOptions.from_config(cfg)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _factory(context: Mapping[str, Any] | None, name: str) -> SharedInformerFactory:
+    getter = (context or {}).get("informer_factory")
+    if getter is None:
+        raise ConfigError(f"--source={name} needs a Kubernetes API connection (--kubeconfig, --server or "
+                          "in-cluster configuration)")
+    factory: SharedInformerFactory = getter()
+    return factory
+
+
+def _checked(source: InformerSource, checks: list[AccessCheck], cfg: argparse.Namespace) -> InformerSource:
+    if getattr(cfg, "kube_access_check", True):
+        check_access(source.factory.api_client, checks, source.name)
+    return source
+
+
+def gateway_options(cfg: argparse.Namespace) -> GatewayOptions:
+    """`--gateway-name`, `--gateway-namespace`, `--gateway-label-filter`."""
+    try:
+        return GatewayOptions(str(getattr(cfg, "gateway_name", "") or ""),
+                              str(getattr(cfg, "gateway_namespace", "") or ""),
+                              str(getattr(cfg, "gateway_label_filter", "") or ""))
+    except SelectorError as exc:
+        raise ConfigError(f"--gateway-label-filter does not specify a valid label selector: {exc}") from None
+
+
+def _build_route(name: str, cfg: argparse.Namespace, context: Mapping[str, Any] | None) -> InformerSource:
+    source = GatewayRouteInformerSource(_factory(context, name), _options(cfg), name, gateway_options(cfg))
+    return _checked(source, source.access_checks(), cfg)
+
+
+def build_httproute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=gateway-httproute`."""
+    return _build_route("gateway-httproute", cfg, context)
+
+
+def build_grpcroute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=gateway-grpcroute`."""
+    return _build_route("gateway-grpcroute", cfg, context)
+
+
+def build_tlsroute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=gateway-tlsroute`."""
+    return _build_route("gateway-tlsroute", cfg, context)
+
+
+def build_tcproute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=gateway-tcproute`."""
+    return _build_route("gateway-tcproute", cfg, context)
+
+
+def build_udproute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=gateway-udproute`."""
+    return _build_route("gateway-udproute", cfg, context)
+
+
+def build_node(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=node`."""
+    source = NodeInformerSource(_factory(context, "node"), _options(cfg))
+    return _checked(source, source.access_checks(), cfg)
+
+
+def pod_options(cfg: argparse.Namespace) -> PodOptions:
+    """`--ignore-non-host-network-pods`, `--pod-source-domain`."""
+    return PodOptions(bool(getattr(cfg, "ignore_non_host_network_pods", True)),
+                      str(getattr(cfg, "pod_source_domain", "") or "").strip().rstrip("."))
+
+
+def build_pod(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=pod`."""
+    source = PodInformerSource(_factory(context, "pod"), _options(cfg), pod_options(cfg))
+    return _checked(source, source.access_checks(), cfg)
+
+

@@ -1,0 +1,112 @@
+"""`--source=gateway-httproute` (and -grpcroute, -tlsroute, -tcproute, -udproute) on the shared informers:
+`GatewayRouteInformerSource(factory, options, kind, gateway_options)`.
+
+Informers: the route kind (namespace `--namespace` or all; admitted by the `withSelectors` index:
+namespace, label/annotation filters, controller annotation), Gateways (namespace `--gateway-namespace` or
+all, label selector `--gateway-label-filter` applied by the API server, as external-dns), and Namespaces
+(their labels, for listeners whose `allowedRoutes.namespaces.from` is `Selector`). Every object is slimmed
+(sources/informer/slim.py: routes keep hostnames, parentRefs and the Accepted condition of each parent;
+Gateways their listeners and addresses). All five route sources share the Gateway and Namespace informers.
+Events: route changes, Gateway changes (a new address or listener changes the records of its routes).
+The route -> endpoints logic is `objects.gateway`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.informers import NAMESPACES, Resource, SharedInformerFactory
+from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource
+from external_dns.sources.informer.filters import (
+    WITH_SELECTORS,
+    admitted_objects,
+    common_admission,
+    selector_index,
+)
+from external_dns.sources.informer.service import annotation_keys_read
+from external_dns.sources.informer.slim import (
+    gateway_transformer,
+    generic_transformer,
+    namespace_transformer,
+    route_transformer,
+)
+from external_dns.sources.objects.gateway import (
+    GatewayLookup,
+    GatewayOptions,
+    collect_route_endpoints,
+)
+from external_dns.sources.options import SourceOptions
+from external_dns.sources.problems import Problem
+
+GATEWAY_GROUP = "gateway.networking.k8s.io"
+GATEWAYS = Resource(GATEWAY_GROUP, "v1", "gateways", "Gateway")
+HTTPROUTES = Resource(GATEWAY_GROUP, "v1", "httproutes", "HTTPRoute")
+GRPCROUTES = Resource(GATEWAY_GROUP, "v1", "grpcroutes", "GRPCRoute")
+TLSROUTES = Resource(GATEWAY_GROUP, "v1alpha2", "tlsroutes", "TLSRoute")
+TCPROUTES = Resource(GATEWAY_GROUP, "v1alpha2", "tcproutes", "TCPRoute")
+UDPROUTES = Resource(GATEWAY_GROUP, "v1alpha2", "udproutes", "UDPRoute")
+
+# source name -> route resource
+ROUTE_SOURCES: dict[str, Resource] = {
+    "gateway-httproute": HTTPROUTES,
+    "gateway-grpcroute": GRPCROUTES,
+    "gateway-tlsroute": TLSROUTES,
+    "gateway-tcproute": TCPROUTES,
+    "gateway-udproute": UDPROUTES,
+}
+
+class GatewayRouteInformerSource(InformerSource):
+    def __init__(self, factory: SharedInformerFactory, options: SourceOptions, source_name: str,
+                 gateway_options: GatewayOptions | None = None, *,
+                 sync_timeout: float = DEFAULT_SYNC_TIMEOUT) -> None:
+        super().__init__(factory, options, sync_timeout=sync_timeout)
+        if source_name not in ROUTE_SOURCES:
+            raise ValueError(f"unknown gateway route source {source_name!r}")
+        self.name = source_name
+        self.route_resource = ROUTE_SOURCES[source_name]
+        self.kind = self.route_resource.kind
+        self.gateway_options = gateway_options or GatewayOptions()
+        self.admit = common_admission(options)
+        keep = annotation_keys_read(options)
+        route_slim = generic_transformer(keep) if options.template is not None else route_transformer(
+            keep, keep_labels=not options.label_selector.empty())
+        self.routes = self._informer(self.route_resource, route_slim, {WITH_SELECTORS: selector_index(self.admit)},
+                                     events=self.admit)
+        gw = self.gateway_options
+        # The label filter is applied by the API server, so Gateway labels need not be cached.
+        self.gateways = self._informer(GATEWAYS, gateway_transformer(keep, keep_labels=False),
+                                       label_selector=gw.gateway_label_filter or None, events=True,
+                                       namespace=gw.gateway_namespace or None)
+        self.namespaces = self._informer(NAMESPACES, namespace_transformer, namespace=None)
+        # server-side filtering replaces the client-side label check (labels are not cached)
+        self._lookup_options = GatewayOptions(gw.gateway_name, gw.gateway_namespace, "")
+
+    def access_checks(self) -> list[AccessCheck]:
+        ns = self.options.namespace or None
+        gw_ns = self.gateway_options.gateway_namespace or None
+        checks = [AccessCheck(self.route_resource, verb, ns) for verb in ("list", "watch")]
+        checks += [AccessCheck(GATEWAYS, verb, gw_ns) for verb in ("list", "watch")]
+        checks += [AccessCheck(NAMESPACES, verb) for verb in ("list", "watch")]
+        return checks
+
+    def lookup(self) -> GatewayLookup:
+        gateways = self.gateways.get_store()
+        namespaces = self.namespaces.get_store()
+
+        def gateway(namespace: str, name: str) -> Mapping[str, Any] | None:
+            return gateways.get_by_key(f"{namespace}/{name}")  # the store's key: <namespace>/<name>
+
+        def namespace_labels(name: str) -> Mapping[str, str] | None:
+            ns = namespaces.get_by_key(name)
+            if ns is None:
+                return None
+            labels = (ns.get("metadata") or {}).get("labels")
+            return labels if isinstance(labels, Mapping) else {}
+
+        return GatewayLookup(gateway, namespace_labels)
+
+    def collect(self) -> tuple[list[Endpoint], list[Problem]]:
+        return collect_route_endpoints(admitted_objects(self.routes), self.kind, self.options,
+                                       self._lookup_options, self.lookup())

@@ -1,0 +1,134 @@
+"""Node (core/v1) -> endpoints, on raw dicts (external-dns's node source).
+
+Nodes are admitted by `--label-filter`, `--annotation-filter` and the `controller` annotation (`--namespace`
+does not apply: nodes are cluster-scoped). With `exclude_unschedulable` (`--exclude-unschedulable`, default
+on) a node with `spec.unschedulable: true` (cordoned) publishes nothing.
+
+Names: the `--fqdn-template` output for the node (every name it gives), else the node's name.
+Targets: the `target` annotation, else the node's addresses: every `ExternalIP` (IPv4 and IPv6) when it has
+any, plus its IPv6 `InternalIP`s with `expose_internal_ipv6`; a node without ExternalIP publishes its
+`InternalIP`s (IPv4 and IPv6). The `ttl` annotation sets the TTL. Label `resource=node/<name>`. Endpoints of
+several nodes under one name are merged (one record set with every node's address).
+
+A node with no usable address is reported (a warning naming `status.addresses`) and skipped; Go fails the
+whole sync there, which would stop every other record from being updated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import structlog
+
+from external_dns.endpoint.endpoint import RESOURCE_LABEL_KEY, Endpoint
+from external_dns.endpoint.targets import parse_ip
+from external_dns.endpoint.utils import endpoints_for_hostname, merge_endpoints
+from external_dns.sources.annotations import hostname_problem, parse_annotations, target_problem
+from external_dns.sources.objects.common import (
+    FieldError,
+    ObjectEndpoints,
+    collect_objects,
+    field_problem,
+    get_list,
+    get_map,
+    get_str,
+    string_map,
+    template_hostnames,
+)
+from external_dns.sources.options import SourceOptions
+from external_dns.sources.problems import Problem, object_ref
+
+log = structlog.get_logger(__name__)
+
+EXTERNAL_IP = "ExternalIP"
+INTERNAL_IP = "InternalIP"
+
+
+def node_admitted(node: Mapping[str, Any], options: SourceOptions) -> bool:
+    """`--label-filter` and `--annotation-filter` (no namespace: nodes are cluster-scoped)."""
+    if not options.label_selector.empty() and not options.label_selector.matches(string_map(node, "metadata.labels")):
+        return False
+    return options.annotation_selector.empty() or options.annotation_selector.matches(
+        string_map(node, "metadata.annotations"))
+
+
+def node_addresses(node: Mapping[str, Any], expose_internal_ipv6: bool) -> tuple[list[str], list[Problem]]:
+    """The node's published addresses (see the module docstring) and the malformed ones skipped."""
+    ref = object_ref(node, "node")
+    external: list[str] = []
+    internal: list[str] = []
+    internal_v6: list[str] = []
+    problems: list[Problem] = []
+    for i, addr in enumerate(get_list(node, "status.addresses")):
+        at = f"status.addresses[{i}]"
+        if not isinstance(addr, Mapping):
+            raise FieldError(at, addr, "must be an object")
+        kind, value = get_str(addr, "type", at=at), get_str(addr, "address", at=at)
+        if kind not in (EXTERNAL_IP, INTERNAL_IP):
+            continue
+        ip = parse_ip(value)
+        if ip is None:
+            problems.append(Problem(ref, f"{at}.address", value, "not an IP address; skipped", obj=node))
+            continue
+        if kind == EXTERNAL_IP:
+            external.append(value)
+        elif ip.version == 6:
+            internal_v6.append(value)
+        else:
+            internal.append(value)
+    if external:
+        return external + (internal_v6 if expose_internal_ipv6 else []), problems
+    return internal + internal_v6, problems
+
+
+def node_endpoints(node: Mapping[str, Any], options: SourceOptions) -> ObjectEndpoints:
+    """Endpoints of one Node (empty when filtered out, not ours or unschedulable) and the problems found."""
+    ref = object_ref(node, "node")
+    problems: list[Problem] = []
+    try:
+        name = get_str(node, "metadata.name")
+        if not node_admitted(node, options):
+            return ObjectEndpoints([], [])
+        ann = parse_annotations(string_map(node, "metadata.annotations"), options.annotation_prefix, ref, node)
+        if not ann.controller_matches():
+            log.debug(f"Skipping node {name} because controller value does not match, found: {ann.controller}, "
+                      "required: dns-controller")
+            return ObjectEndpoints([], [])
+        if options.exclude_unschedulable and get_map(node, "spec").get("unschedulable") is True:
+            log.debug(f"Skipping node {name} because it is unschedulable")
+            return ObjectEndpoints([], [])
+        problems.extend(ann.problems)
+        if options.template is not None:
+            names, template_problems = template_hostnames(node, options, "Node", ref)
+            problems.extend(template_problems)
+        else:
+            problem = hostname_problem(name)
+            names = [name] if problem is None else []
+            if problem is not None:
+                problems.append(Problem(ref, "metadata.name", name, f"hostname skipped: {problem}", obj=node))
+        targets = list(ann.targets)
+        if not targets:
+            targets, addr_problems = node_addresses(node, options.expose_internal_ipv6)
+            problems.extend(addr_problems)
+            if not targets:
+                problems.append(Problem(ref, "status.addresses", "",
+                                        "the node has no ExternalIP or InternalIP address; it publishes nothing",
+                                        obj=node))
+                return ObjectEndpoints([], problems)
+        targets = [t for t in targets if target_problem(t) is None]
+    except FieldError as exc:
+        return ObjectEndpoints([], [*problems, field_problem(ref, exc, node)])
+    resource = f"node/{name}"
+    endpoints: list[Endpoint] = []
+    for host in names:
+        for ep in endpoints_for_hostname(host, targets, ann.ttl, (), "", resource):
+            ep.labels[RESOURCE_LABEL_KEY] = resource
+            ep.ref_objects.append(node)
+            endpoints.append(ep)
+    return ObjectEndpoints(endpoints, problems)
+
+
+def collect_node_endpoints(nodes: Iterable[Mapping[str, Any]], options: SourceOptions) -> ObjectEndpoints:
+    """What a node source returns for all its Nodes (merged) and the problems of all of them."""
+    return collect_objects(nodes, lambda node: node_endpoints(node, options), merge_endpoints)

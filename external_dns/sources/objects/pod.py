@@ -1,0 +1,170 @@
+"""Pod (core/v1) -> endpoints, on raw dicts (external-dns's pod source).
+
+Pods are admitted by `--namespace`, `--label-filter`, `--annotation-filter` and the `controller`
+annotation; with `ignore_non_host_network_pods` (`--ignore-non-host-network-pods`, default on, as
+external-dns) only `spec.hostNetwork: true` pods publish anything.
+
+Per pod (targets = the `target` annotation when set):
+- `internal-hostname` annotation: each name -> the targets, else `status.podIP`;
+- `hostname` annotation: each name -> the targets, else the addresses of the pod's node
+  (`spec.nodeName`): every `ExternalIP` and every IPv6 `InternalIP`;
+- `pod_source_domain` (`--pod-source-domain`): `<pod name>.<domain>` -> the targets, else `status.podIP`;
+- `--fqdn-template`, when nothing above gave endpoints (or always with `--combine-fqdn-annotation`): each
+  name -> every `status.podIPs[].ip`.
+The `ttl` annotation sets the TTL. As external-dns's pod source, no `resource` label is set (the ownership
+TXT records then match what Go writes). A pod without an IP yet (pending) or on a node not in the cache
+publishes nothing for those names until it has one (no problem: it is a normal transient state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.targets import parse_ip
+from external_dns.endpoint.utils import endpoints_for_hostname, merge_endpoints
+from external_dns.sources.annotations import ParsedAnnotations, parse_annotations
+from external_dns.sources.objects.common import (
+    FieldError,
+    ObjectEndpoints,
+    admitted,
+    collect_objects,
+    field_problem,
+    get_list,
+    get_map,
+    get_str,
+    name_and_namespace,
+    string_map,
+    template_hostnames,
+)
+from external_dns.sources.objects.node import EXTERNAL_IP, INTERNAL_IP
+from external_dns.sources.options import SourceOptions
+from external_dns.sources.problems import Problem, object_ref
+
+log = structlog.get_logger(__name__)
+
+NodeLookup = Callable[[str], Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class PodOptions:
+    """`--ignore-non-host-network-pods` and `--pod-source-domain`."""
+
+    ignore_non_host_network_pods: bool = True
+    pod_source_domain: str = ""
+
+
+def _pod_node_addresses(node: Mapping[str, Any]) -> list[str]:
+    """ExternalIPs and IPv6 InternalIPs (IPv6 addresses are labelled InternalIP though usable outside)."""
+    out: list[str] = []
+    for i, addr in enumerate(get_list(node, "status.addresses")):
+        if not isinstance(addr, Mapping):
+            raise FieldError(f"status.addresses[{i}]", addr, "must be an object")
+        kind, value = addr.get("type"), addr.get("address")
+        ip = parse_ip(value) if isinstance(value, str) else None
+        if ip is None:
+            continue
+        if kind == EXTERNAL_IP or (kind == INTERNAL_IP and ip.version == 6):
+            out.append(str(value))
+    return out
+
+
+class _Pod:
+    def __init__(self, pod: Mapping[str, Any], options: SourceOptions, pod_options: PodOptions,
+                 node: NodeLookup) -> None:
+        self.pod = pod
+        self.options = options
+        self.pod_options = pod_options
+        self.node = node
+        self.ref = object_ref(pod, "pod")
+        self.name, self.namespace = name_and_namespace(pod)
+        self.problems: list[Problem] = []
+        self.ann = ParsedAnnotations()
+        self.names: dict[str, list[str]] = {}  # host name -> targets, first-seen order
+
+    def add(self, host: str, targets: Iterable[str]) -> None:
+        bucket = self.names.setdefault(host, [])
+        bucket.extend(t for t in targets if t and t not in bucket)
+
+    def pod_ip(self) -> list[str]:
+        ip = get_str(self.pod, "status.podIP")
+        if ip and parse_ip(ip) is None:
+            self.problems.append(Problem(self.ref, "status.podIP", ip, "not an IP address; skipped", obj=self.pod))
+            return []
+        return [ip] if ip else []
+
+    def pod_ips(self) -> list[str]:
+        out: list[str] = []
+        for i, entry in enumerate(get_list(self.pod, "status.podIPs")):
+            if not isinstance(entry, Mapping):
+                raise FieldError(f"status.podIPs[{i}]", entry, "must be an object")
+            ip = get_str(entry, "ip", at=f"status.podIPs[{i}]")
+            if ip and parse_ip(ip) is not None:
+                out.append(ip)
+        return out or self.pod_ip()
+
+    def node_addresses(self) -> list[str]:
+        node_name = get_str(self.pod, "spec.nodeName")
+        node = self.node(node_name) if node_name else None
+        if node is None:
+            log.debug(f"node {node_name!r} of pod {self.namespace}/{self.name} not found; ignoring")
+            return []
+        return _pod_node_addresses(node)
+
+    def run(self) -> list[Endpoint]:
+        opts, popts = self.options, self.pod_options
+        if not admitted(self.pod, opts):
+            return []
+        self.ann = parse_annotations(string_map(self.pod, "metadata.annotations"), opts.annotation_prefix,
+                                     self.ref, self.pod)
+        if not self.ann.controller_matches():
+            return []
+        if popts.ignore_non_host_network_pods and get_map(self.pod, "spec").get("hostNetwork") is not True:
+            log.debug(f"skipping pod {self.name}. hostNetwork=false")
+            return []
+        self.problems.extend(self.ann.problems)
+        targets = list(self.ann.targets)
+        for host in self.ann.internal_hostnames:
+            self.add(host, targets or self.pod_ip())
+        if self.ann.hostnames:
+            node_targets = targets or self.node_addresses()
+            for host in self.ann.hostnames:
+                self.add(host, node_targets)
+        if popts.pod_source_domain:
+            self.add(f"{self.name}.{popts.pod_source_domain.strip('.')}", targets or self.pod_ip())
+        if opts.template is not None and (opts.combine_fqdn_annotation or not any(self.names.values())):
+            names, problems = template_hostnames(self.pod, opts, "Pod", self.ref)
+            self.problems.extend(problems)
+            ips = self.pod_ips()
+            for host in names:
+                self.add(host, ips)
+        endpoints: list[Endpoint] = []
+        for host, host_targets in self.names.items():
+            for ep in endpoints_for_hostname(host, host_targets, self.ann.ttl):
+                ep.ref_objects.append(self.pod)
+                endpoints.append(ep)
+        return endpoints
+
+
+def pod_endpoints(pod: Mapping[str, Any], options: SourceOptions, pod_options: PodOptions,
+                  node: NodeLookup) -> ObjectEndpoints:
+    """Endpoints of one Pod and the problems found; a malformed pod gives none and names the field."""
+    ref = object_ref(pod, "pod")
+    state: _Pod | None = None
+    try:
+        state = _Pod(pod, options, pod_options, node)
+        endpoints = state.run()
+    except FieldError as exc:
+        earlier = state.problems if state is not None else []
+        return ObjectEndpoints([], [*earlier, field_problem(ref, exc, pod)])
+    return ObjectEndpoints(endpoints, state.problems)
+
+
+def collect_pod_endpoints(pods: Iterable[Mapping[str, Any]], options: SourceOptions, pod_options: PodOptions,
+                          node: NodeLookup) -> ObjectEndpoints:
+    """What a pod source returns for all its Pods (merged) and the problems of all of them."""
+    return collect_objects(pods, lambda pod: pod_endpoints(pod, options, pod_options, node), merge_endpoints)
