@@ -11,7 +11,7 @@ from collections.abc import Generator
 import pytest
 
 # Real-server fixtures shared by every test package (`bind_server`, ...).
-pytest_plugins = ["tests.servers.bind", "tests.kubeapi.fixtures", "tests.servers.moto"]
+pytest_plugins = ["tests.servers.bind", "tests.kubeapi.fixtures", "tests.servers.moto", "tests.servers.pdns"]
 
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")

@@ -21,6 +21,7 @@ PROVIDER_BUILDERS: dict[str, str] = {
     "rfc2136": "external_dns.providers.rfc2136.provider:build",
     "webhook": "external_dns.providers.webhook.client:build",
     "aws": "external_dns.providers.aws.provider:build",
+    "pdns": "external_dns.cmd.flags_pdns:build_provider",
 }
 # name -> "module:function(cfg, provider) -> Registry"
 REGISTRY_BUILDERS: dict[str, str] = {

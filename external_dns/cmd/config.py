@@ -21,6 +21,7 @@ FLAG_GROUPS: tuple[str, ...] = (
     "external_dns.cmd.flags_webhook",
     "external_dns.cmd.flags_sources",
     "external_dns.cmd.flags_aws",
+    "external_dns.cmd.flags_pdns",
     "external_dns.cmd.flags_safety",
     "external_dns.cmd.flags_dnsrecord",
 )

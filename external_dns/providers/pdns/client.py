@@ -1,0 +1,228 @@
+"""The PowerDNS HTTP API client: one HTTP/1.1 exchange per request (PowerDNS closes every connection), with
+deadlines, a response size cap, retries of transient failures and errors mapped to provider errors.
+
+- Deadlines: connecting (`connect_timeout`), each socket read or write (`read_timeout`) and the whole
+  exchange (`request_deadline`, checked between reads of the body).
+- Size cap: a response over `max_response_bytes` is refused (`ProviderError`) before or while it is read.
+- Errors: 401/403 -> `PDNSAuthError` (a configuration error: the API key is wrong; never retried);
+  422 -> `PDNSRefused` carrying the server's message, which names the record; 404 -> `PDNSNotFound`;
+  5xx, connection errors and timeouts are retried `retries` times with exponential back-off and then end in
+  a `SoftError` (the controller retries later); anything else is a `ProviderError`.
+- The API key travels only in the `X-API-Key` header: no message, log line or repr carries it.
+Metric: `external_dns_pdns_requests_total{method,code}` (code = HTTP status, or "error" when no answer came).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import socket
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+from prometheus_client import Counter
+
+from external_dns.errors import ConfigError
+from external_dns.providers.pdns.config import PDNSConfig
+from external_dns.providers.provider import ProviderError, SoftError
+
+log = structlog.get_logger(__name__)
+
+REQUESTS = Counter(
+    "external_dns_pdns_requests_total",
+    "HTTP requests sent to the PowerDNS API, by method and HTTP status (\"error\": no answer).",
+    ["method", "code"],
+)
+_READ_CHUNK = 256 * 1024
+
+
+class PDNSAuthError(ProviderError, ConfigError):
+    """PowerDNS refused the API key (HTTP 401/403): fatal, a configuration error."""
+
+
+class PDNSRefused(ProviderError):
+    """PowerDNS refused a request as invalid (HTTP 422); `server_message` is its `error` text."""
+
+    def __init__(self, message: str, server_message: str) -> None:
+        super().__init__(message)
+        self.server_message = server_message
+
+
+class PDNSNotFound(ProviderError):
+    """HTTP 404: the server id or the zone does not exist."""
+
+
+class _Transient(Exception):
+    """A failure worth retrying (5xx, connection error, timeout)."""
+
+
+Opener = Callable[[float], http.client.HTTPConnection]
+
+
+class PDNSClient:
+    """The HTTP side of the provider. `opener(timeout)` returns an unconnected HTTP(S)Connection (tests inject
+    one); `clock` gives the request deadlines; `close()` interrupts a back-off wait."""
+
+    def __init__(self, config: PDNSConfig, opener: Opener | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self._base = config.base_path
+        self._opener = opener or self._default_opener()
+        self._clock = clock
+        self._stop = threading.Event()
+
+    def __repr__(self) -> str:
+        return f"PDNSClient(server={self.config.server!r}, server_id={self.config.server_id!r})"
+
+    def close(self) -> None:
+        self._stop.set()
+
+    def _default_opener(self) -> Opener:
+        url = urllib.parse.urlsplit(self.config.server)
+        host = url.hostname or ""
+        ctx = self.config.ssl_context()
+        if ctx is not None:
+            port = url.port or 443
+            return lambda timeout: http.client.HTTPSConnection(host, port, timeout=timeout, context=ctx)
+        port = url.port or 80
+        return lambda timeout: http.client.HTTPConnection(host, port, timeout=timeout)
+
+    # -- API calls ------------------------------------------------------------------------------------------
+    def list_zones(self) -> list[dict[str, Any]]:
+        data = self.call("GET", "/zones", what="listing zones")
+        if not isinstance(data, list):
+            raise ProviderError(f"PowerDNS at {self.config.server}: the zone list is not a JSON list")
+        return [z for z in data if isinstance(z, dict)]
+
+    def get_zone(self, zone_id: str) -> dict[str, Any]:
+        data = self.call("GET", f"/zones/{_quote(zone_id)}", what=f"reading zone {zone_id}")
+        if not isinstance(data, dict):
+            raise ProviderError(f"PowerDNS at {self.config.server}: zone {zone_id} is not a JSON object")
+        return data
+
+    def patch_zone(self, zone_id: str, body: bytes) -> None:
+        """One PATCH of rrsets (`body` is the JSON `{"rrsets": [...]}`); 204 on success."""
+        self.call("PATCH", f"/zones/{_quote(zone_id)}", body=body, what=f"changing zone {zone_id}")
+
+    # -- one call, with retries -----------------------------------------------------------------------------
+    def call(self, method: str, path: str, body: bytes | None = None, what: str = "") -> Any:
+        """The decoded JSON answer (None for an empty body). Raises the errors of the module docstring."""
+        what = what or f"{method} {path}"
+        attempt = 0
+        while True:
+            try:
+                status, data = self._exchange(method, self._base + path, body)
+            except _Transient as exc:
+                if attempt >= self.config.retries or self._stop.is_set():
+                    raise SoftError(f"PowerDNS at {self.config.server}: {what} failed: {exc}") from None
+                delay = self.config.retry_base * (2 ** attempt)
+                attempt += 1
+                log.debug(f"PowerDNS: {what} failed ({exc}), retry {attempt} in {delay:.2f}s")
+                if self._stop.wait(delay):
+                    raise SoftError(f"PowerDNS at {self.config.server}: {what} interrupted") from None
+                continue
+            return self._result(status, data, what)
+
+    def _result(self, status: int, data: bytes, what: str) -> Any:
+        if 200 <= status < 300:
+            if not data:
+                return None
+            try:
+                return json.loads(data)
+            except ValueError:
+                raise ProviderError(f"PowerDNS at {self.config.server}: {what}: the answer is not JSON") from None
+        text = _error_text(data)
+        if status in (401, 403):
+            raise PDNSAuthError(f"PowerDNS at {self.config.server} refused the API key (HTTP {status} {text}) "
+                                "while " + what + ": check --pdns-api-key")
+        if status == 404:
+            raise PDNSNotFound(f"PowerDNS at {self.config.server}: {what}: not found (HTTP 404); check "
+                               f"--pdns-server-id ({self.config.server_id!r}) and that the zone exists")
+        if status == 422:
+            raise PDNSRefused(f"PowerDNS refused {what} (HTTP 422): {text}", text)
+        raise ProviderError(f"PowerDNS at {self.config.server}: {what}: HTTP {status}: {text}")
+
+    def _exchange(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
+        """Send one request and read the whole answer within the deadlines."""
+        cfg = self.config
+        deadline = self._clock() + cfg.request_deadline
+        headers = {"X-API-Key": cfg.api_key, "Accept": "application/json", "Connection": "close"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        conn = self._opener(cfg.connect_timeout)
+        try:
+            conn.connect()
+            sock = conn.sock
+            _set_timeout(sock, cfg.read_timeout, deadline - self._clock())
+            conn.request(method, path, body=body, headers=headers)
+            _set_timeout(sock, cfg.read_timeout, deadline - self._clock())
+            resp = conn.getresponse()
+            status = resp.status
+            data = self._read_body(resp, sock, deadline)
+        except (OSError, http.client.HTTPException) as exc:
+            REQUESTS.labels(method, "error").inc()
+            raise _Transient(_describe(exc)) from None
+        finally:
+            conn.close()
+        REQUESTS.labels(method, str(status)).inc()
+        if status >= 500:
+            raise _Transient(f"HTTP {status}: {_error_text(data)}")
+        return status, data
+
+    def _read_body(self, resp: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes:
+        cap = self.config.max_response_bytes
+        length = resp.getheader("Content-Length")
+        if length and length.isdigit() and int(length) > cap:
+            raise ProviderError(f"PowerDNS at {self.config.server}: answer of {length} bytes is over the "
+                                f"{cap}-byte limit")
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            remaining = deadline - self._clock()
+            if remaining <= 0:
+                raise TimeoutError(f"no complete answer within {self.config.request_deadline:g}s")
+            _set_timeout(sock, self.config.read_timeout, remaining)
+            chunk = resp.read1(_READ_CHUNK)
+            if not chunk:
+                return b"".join(chunks)
+            total += len(chunk)
+            if total > cap:
+                raise ProviderError(f"PowerDNS at {self.config.server}: answer over the {cap}-byte limit")
+            chunks.append(chunk)
+
+
+def _set_timeout(sock: socket.socket | None, read_timeout: float, remaining: float) -> None:
+    if remaining <= 0:
+        raise TimeoutError("request deadline passed")
+    if sock is not None:
+        # After the headers the socket belongs to the response reader and may be closed on our side.
+        with contextlib.suppress(OSError):
+            sock.settimeout(min(read_timeout, remaining))
+
+
+def _quote(zone_id: str) -> str:
+    # Zone ids are names with a trailing dot; PowerDNS escapes '/' itself as "=2F".
+    return urllib.parse.quote(zone_id, safe="=.")
+
+
+def _error_text(data: bytes) -> str:
+    """The `error` field of a PowerDNS error answer, else the body's start (one line, at most 500 chars)."""
+    text = data[:4096].decode("utf-8", errors="replace")
+    try:
+        parsed = json.loads(data)
+        if isinstance(parsed, dict) and isinstance(parsed.get("error"), str):
+            text = parsed["error"]
+    except ValueError:
+        pass
+    return " ".join(text.split())[:500]
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, (TimeoutError, socket.timeout)):
+        return f"timed out ({exc})" if str(exc) else "timed out"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -1,0 +1,105 @@
+"""PowerDNS provider settings: a checked, typed configuration (built from the `--pdns-*` and `--tls-*` flags
+in cmd/) and the TLS context for the API connection.
+
+The API key is kept out of `repr()` so it never reaches a log line or an error message. Every start-up error
+names the flag at fault and is an `external_dns.errors.ConfigError`.
+"""
+
+from __future__ import annotations
+
+import ssl
+import urllib.parse
+from dataclasses import dataclass, field
+
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.errors import ConfigError
+
+DEFAULT_SERVER = "http://localhost:8081"
+DEFAULT_SERVER_ID = "localhost"
+# Per request: connecting, each read/write on the socket, and the whole exchange.
+CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 30.0
+REQUEST_DEADLINE = 120.0
+# The largest response body read (a zone of 100k rrsets is about 25 MB of JSON).
+MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+# PowerDNS refuses bodies over `webserver-max-bodysize` (2 MB by default) by resetting the connection, which
+# would look like a network failure: PATCH bodies stay well under it.
+MAX_PATCH_BYTES = 1024 * 1024
+MAX_PATCH_RRSETS = 2000
+# Transient failures (5xx, connection errors, timeouts) are retried this many times inside one call, with
+# exponential back-off from RETRY_BASE seconds, before the call ends in a SoftError (the controller then
+# retries the zone with its own back-off).
+RETRIES = 3
+RETRY_BASE = 0.25
+# How long the zone list is reused before it is read again.
+ZONES_CACHE_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class PDNSConfig:
+    """Everything the PowerDNS provider needs; defaults as external-dns."""
+
+    server: str = DEFAULT_SERVER
+    api_key: str = field(default="", repr=False)
+    server_id: str = DEFAULT_SERVER_ID
+    skip_tls_verify: bool = False
+    tls_ca: str = ""
+    tls_client_cert: str = ""
+    tls_client_cert_key: str = ""
+    domain_filter: DomainFilter = field(default_factory=DomainFilter)
+    connect_timeout: float = CONNECT_TIMEOUT
+    read_timeout: float = READ_TIMEOUT
+    request_deadline: float = REQUEST_DEADLINE
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    max_patch_bytes: int = MAX_PATCH_BYTES
+    max_patch_rrsets: int = MAX_PATCH_RRSETS
+    retries: int = RETRIES
+    retry_base: float = RETRY_BASE
+    zones_cache_seconds: float = ZONES_CACHE_SECONDS
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        if not self.api_key:
+            # external-dns: "missing API Key for PDNS. Specify using --pdns-api-key="
+            raise ConfigError("missing API Key for PDNS. Specify using --pdns-api-key=")
+        url = urllib.parse.urlsplit(self.server)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ConfigError(f"--pdns-server must be an http:// or https:// URL, got {self.server!r}")
+        try:
+            url.port  # noqa: B018 - raises ValueError on a bad port
+        except ValueError:
+            raise ConfigError(f"--pdns-server has an invalid port: {self.server!r}") from None
+        if not self.server_id or "/" in self.server_id:
+            raise ConfigError(f"--pdns-server-id must be a non-empty server id without '/', got {self.server_id!r}")
+        if bool(self.tls_client_cert) != bool(self.tls_client_cert_key):
+            raise ConfigError("--tls-client-cert and --tls-client-cert-key must be given together")
+        if url.scheme == "http" and (self.tls_ca or self.tls_client_cert):
+            raise ConfigError("--tls-ca / --tls-client-cert need an https:// --pdns-server")
+        if self.max_patch_rrsets < 1 or self.max_patch_bytes < 1024:
+            raise ConfigError("PowerDNS request limits must be positive")
+
+    @property
+    def base_path(self) -> str:
+        """`<path of --pdns-server>/api/v1/servers/<server id>` (a server behind a proxy may have a path)."""
+        url = urllib.parse.urlsplit(self.server)
+        sid = urllib.parse.quote(self.server_id, safe="")
+        return f"{url.path.rstrip('/')}/api/v1/servers/{sid}"
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The TLS context for an https server (None for http): TLS >= 1.2, the system CAs or `--tls-ca`,
+        the client certificate when given, no verification with `--pdns-skip-tls-verify`."""
+        if urllib.parse.urlsplit(self.server).scheme != "https":
+            return None
+        try:
+            ctx = ssl.create_default_context(cafile=self.tls_ca or None)
+            ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+            if self.tls_client_cert:
+                ctx.load_cert_chain(self.tls_client_cert, self.tls_client_cert_key)
+        except (OSError, ssl.SSLError) as exc:
+            raise ConfigError(f"--tls-ca / --tls-client-cert / --tls-client-cert-key: cannot load: {exc}") from None
+        if self.skip_tls_verify:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        return ctx

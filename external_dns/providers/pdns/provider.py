@@ -1,0 +1,308 @@
+"""The PowerDNS provider (`--provider=pdns`): PowerDNS Authoritative through its HTTP API.
+
+- Zones: every zone of the server (`GET /zones`) that the domain filter matches, or that is a parent of a
+  filter entry (external-dns `PartitionZones`); the list is cached for `zones_cache_seconds`. The domain
+  filter handed to the planner is built from these zones, so names outside every zone are never planned.
+- `records()` / `zone_records(zone)`: one `GET /zones/<id>` per zone, rrsets turned into endpoints
+  (records.py).
+- `adjust_endpoints()`: desired endpoints in the read-back form (names lower case without the dot, targets
+  canonical, TXT quoted), so that a re-sync plans nothing and `apply_changes` sends nothing.
+- `apply_changes()`: RRset PATCHes per zone: creates and updates are REPLACE of the whole rrset (name +
+  type), deletes are DELETE; update pairs whose rrset would not change are dropped. A record and its
+  ownership TXT (`ownedRecord` label) and everything at one name stay in one request; a request holds at
+  most `max_patch_rrsets` rrsets and `max_patch_bytes` of JSON (PowerDNS resets a connection whose body is
+  over its 2 MB limit), so a zone's changes go in as few requests as fit. Inside a request deletes come
+  first (a CNAME replacing an A at one name). Only the rrsets named are touched: other rrsets and their
+  comments stay as they are (REPLACE without `comments` keeps an rrset's own comments too).
+- Errors: PowerDNS applies a PATCH all or nothing; a 422 (its message names the record) is split in halves
+  until the refused group is alone, so one bad record does not block the rest of its zone, and the refusals
+  are raised together at the end as a `ProviderError`. A refused API key (401/403) stops at once
+  (`PDNSAuthError`, a configuration error). 5xx and connection failures are retried in the client and then
+  raised as `SoftError`: requests already answered stay applied, the rest is planned again next sync.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from cachetools import TTLCache
+
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
+from external_dns.providers.pdns.client import PDNSClient, PDNSNotFound, PDNSRefused
+from external_dns.providers.pdns.config import PDNSConfig
+from external_dns.providers.pdns.records import (
+    InvalidRecordError,
+    canonical_target,
+    endpoint_from_rrset,
+    rrset_delete,
+    rrset_replace,
+)
+from external_dns.providers.provider import Provider, ProviderError, SoftError, zone_for_name
+
+log = structlog.get_logger(__name__)
+
+_MAX_REPORTED = 20  # refusals quoted in the final error message
+
+
+@dataclass(frozen=True)
+class Zone:
+    name: str  # lower case, without the trailing dot
+    id: str  # the API's zone id (the name with its trailing dot, '/' escaped as =2F)
+
+
+@dataclass
+class _Group:
+    """The rrsets that must travel together: a record, its ownership TXT, everything at one name."""
+
+    key: str
+    rrsets: dict[tuple[str, str], tuple[dict[str, Any], bytes]] = field(default_factory=dict)
+
+    def size(self) -> int:
+        return sum(len(raw) + 1 for _, raw in self.rrsets.values())
+
+    def describe(self) -> str:
+        return ", ".join(f"{n.rstrip('.')} {t}" for n, t in sorted(self.rrsets))
+
+
+class PDNSProvider(Provider):
+    """PowerDNS behind the Provider interface. `client` is built from `config` unless given."""
+
+    def __init__(self, config: PDNSConfig, client: PDNSClient | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.client = client or PDNSClient(config)
+        self._lock = threading.Lock()
+        self._zone_cache: TTLCache[str, tuple[Zone, ...]] = TTLCache(
+            maxsize=1, ttl=max(config.zones_cache_seconds, 1e-9), timer=clock)
+
+    def __repr__(self) -> str:
+        return f"PDNSProvider(server={self.config.server!r}, server_id={self.config.server_id!r})"
+
+    def close(self) -> None:
+        self.client.close()
+
+    # -- zones ----------------------------------------------------------------------------------------------
+    def managed_zones(self) -> tuple[Zone, ...]:
+        with self._lock:
+            cached = self._zone_cache.get("zones")
+        if cached is not None:
+            return cached
+        zones = tuple(sorted(self._filter_zones(self.client.list_zones()), key=lambda z: z.name))
+        with self._lock:
+            self._zone_cache["zones"] = zones
+        return zones
+
+    def _filter_zones(self, listing: Iterable[dict[str, Any]]) -> Iterable[Zone]:
+        flt = self.config.domain_filter
+        for item in listing:
+            name = str(item.get("name", "")).lower().rstrip(".")
+            zone_id = str(item.get("id") or item.get("name") or "")
+            if not name or not zone_id:
+                continue
+            # external-dns PartitionZones: a zone is ours when the filter matches it or one of its names.
+            if not flt.is_configured() or flt.match(name) or flt.match_parent(name):
+                yield Zone(name=name, id=zone_id)
+
+    def forget_zones(self) -> None:
+        """Drop the cached zone list (read again at the next use)."""
+        with self._lock:
+            self._zone_cache.clear()
+
+    def zones(self) -> Sequence[str]:
+        return tuple(z.name for z in self.managed_zones())
+
+    def get_domain_filter(self) -> DomainFilter:
+        try:
+            zones = self.managed_zones()
+        except ProviderError as exc:
+            log.error(f"failed to list zones: {exc}")
+            return DomainFilter()
+        if not zones:
+            return DomainFilter(regex=r"(?!)")  # no zone: nothing may be planned
+        names: list[str] = []
+        for zone in zones:
+            names.extend((zone.name + ".", "." + zone.name + "."))
+        return DomainFilter(include=names)
+
+    # -- reading --------------------------------------------------------------------------------------------
+    def records(self) -> list[Endpoint]:
+        out: list[Endpoint] = []
+        for zone in self.managed_zones():
+            out.extend(self._read_zone(zone))
+        return out
+
+    def zone_records(self, zone: str) -> list[Endpoint]:
+        """The records of one managed zone (one request)."""
+        wanted = zone.lower().rstrip(".")
+        for z in self.managed_zones():
+            if z.name == wanted:
+                return self._read_zone(z)
+        return []
+
+    def _read_zone(self, zone: Zone) -> list[Endpoint]:
+        try:
+            data = self.client.get_zone(zone.id)
+        except PDNSNotFound:
+            self.forget_zones()  # deleted since it was listed: list again next time
+            raise SoftError(f"zone {zone.name} disappeared from PowerDNS while being read") from None
+        out: list[Endpoint] = []
+        for rrset in data.get("rrsets") or []:
+            if isinstance(rrset, dict):
+                ep = endpoint_from_rrset(rrset)
+                if ep is not None:
+                    out.append(ep)
+        return out
+
+    # -- adjusting ------------------------------------------------------------------------------------------
+    def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
+        out: list[Endpoint] = []
+        for original in endpoints:
+            ep = original.copy()
+            ep.dns_name = ep.dns_name.lower().rstrip(".")
+            ep.targets = Targets(sorted(canonical_target(ep.record_type, t) for t in ep.targets))
+            out.append(ep)
+        return out
+
+    # -- writing --------------------------------------------------------------------------------------------
+    def apply_changes(self, changes: Changes) -> None:
+        zones = self.managed_zones()
+        names = [z.name for z in zones]
+        by_name = {z.name: z for z in zones}
+        per_zone: dict[str, dict[str, _Group]] = {}
+        invalid: list[str] = []
+        for ep, rrset in self._operations(changes, invalid):
+            zone = zone_for_name(ep.dns_name, names)
+            if zone is None:
+                log.warning(f"No matching zone for {ep.dns_name} {ep.record_type}: skipped")
+                continue
+            key = (ep.labels.get(OWNED_RECORD_LABEL_KEY) or ep.dns_name).lower().rstrip(".")
+            group = per_zone.setdefault(zone, {}).setdefault(key, _Group(key))
+            _add(group, rrset)
+        refused: list[str] = list(invalid)
+        for zone_name in sorted(per_zone):
+            groups = [per_zone[zone_name][k] for k in sorted(per_zone[zone_name])]
+            refused.extend(self._apply_zone(by_name[zone_name], groups))
+        if refused:
+            more = f" (and {len(refused) - _MAX_REPORTED} more)" if len(refused) > _MAX_REPORTED else ""
+            raise ProviderError(f"PowerDNS refused {len(refused)} change(s): "
+                                + "; ".join(refused[:_MAX_REPORTED]) + more)
+
+    def _operations(self, changes: Changes, invalid: list[str]) -> Iterable[tuple[Endpoint, dict[str, Any]]]:
+        """(endpoint, rrset) for every write, unchanged update pairs dropped. Invalid records are reported in
+        `invalid` (naming the record) and left out."""
+
+        def replace(ep: Endpoint) -> dict[str, Any] | None:
+            try:
+                return rrset_replace(ep)
+            except InvalidRecordError as exc:
+                invalid.append(f"{ep.dns_name} {ep.record_type}: {exc}")
+                return None
+
+        for ep in changes.delete:
+            yield ep, rrset_delete(ep)
+        for old, new in zip(changes.update_old, changes.update_new, strict=False):
+            new_rrset = replace(new)
+            if new_rrset is None:
+                continue
+            if old.dns_name.lower().rstrip(".") != new.dns_name.lower().rstrip(".") or \
+                    rrset_delete(old)["type"] != new_rrset["type"]:
+                yield old, rrset_delete(old)
+            else:
+                try:
+                    if rrset_replace(old) == new_rrset:
+                        continue  # nothing PowerDNS would store differently
+                except InvalidRecordError:
+                    pass
+            yield new, new_rrset
+        for ep in changes.create:
+            rrset = replace(ep)
+            if rrset is not None:
+                yield ep, rrset
+
+    def _apply_zone(self, zone: Zone, groups: list[_Group]) -> list[str]:
+        """Send the groups of one zone in as few PATCHes as fit; returns the refusals."""
+        refused: list[str] = []
+        replaced = deleted = requests = 0
+        for batch in self._batches(groups):
+            done, sent, errors = self._send(zone, batch)
+            requests += sent
+            refused.extend(errors)
+            for group in done:
+                for rrset, _ in group.rrsets.values():
+                    if rrset["changetype"] == "DELETE":
+                        deleted += 1
+                    else:
+                        replaced += 1
+        if requests:
+            log.info(f"PowerDNS zone {zone.name}: {replaced} rrset(s) replaced, {deleted} deleted in "
+                     f"{requests} request(s)" + (f", {len(refused)} refused" if refused else ""))
+        return refused
+
+    def _batches(self, groups: list[_Group]) -> Iterable[list[_Group]]:
+        cfg = self.config
+        batch: list[_Group] = []
+        count = size = 0
+        for group in groups:
+            g_count, g_size = len(group.rrsets), group.size()
+            if batch and (count + g_count > cfg.max_patch_rrsets or size + g_size > cfg.max_patch_bytes):
+                yield batch
+                batch, count, size = [], 0, 0
+            batch.append(group)
+            count += g_count
+            size += g_size
+        if batch:
+            yield batch
+
+    def _send(self, zone: Zone, batch: list[_Group]) -> tuple[list[_Group], int, list[str]]:
+        """PATCH one batch; on a 422 split it in halves until the refused group stands alone.
+        Returns (groups applied, requests sent, refusals)."""
+        try:
+            self.client.patch_zone(zone.id, _body(batch))
+            return batch, 1, []
+        except PDNSRefused as exc:
+            if len(batch) == 1:
+                return [], 1, [f"zone {zone.name}: {batch[0].describe()}: {exc.server_message}"]
+        except PDNSNotFound:
+            self.forget_zones()
+            raise SoftError(f"zone {zone.name} disappeared from PowerDNS while being changed") from None
+        mid = len(batch) // 2
+        done: list[_Group] = []
+        sent, errors = 1, []
+        for half in (batch[:mid], batch[mid:]):
+            h_done, h_sent, h_errors = self._send(zone, half)
+            done.extend(h_done)
+            sent += h_sent
+            errors.extend(h_errors)
+        return done, sent, errors
+
+
+def _add(group: _Group, rrset: dict[str, Any]) -> None:
+    """Add an rrset to its group; a later write to the same name and type wins, a REPLACE over a DELETE
+    (PowerDNS refuses two changes of one rrset in one request)."""
+    key = (rrset["name"], rrset["type"])
+    current = group.rrsets.get(key)
+    if current is not None and rrset["changetype"] == "DELETE" and current[0]["changetype"] == "REPLACE":
+        return
+    if current is not None and current[0]["changetype"] == "REPLACE" and rrset["changetype"] == "REPLACE":
+        log.warning(f"two records for {key[0].rstrip('.')} {key[1]} (set identifiers are not supported by "
+                    "PowerDNS): the last one is written")
+    group.rrsets[key] = (rrset, json.dumps(rrset, separators=(",", ":")).encode())
+
+
+def _body(batch: list[_Group]) -> bytes:
+    """`{"rrsets": [...]}` with the deletes first."""
+    deletes: list[bytes] = []
+    replaces: list[bytes] = []
+    for group in batch:
+        for rrset, raw in group.rrsets.values():
+            (deletes if rrset["changetype"] == "DELETE" else replaces).append(raw)
+    return b'{"rrsets":[' + b",".join(deletes + replaces) + b"]}"

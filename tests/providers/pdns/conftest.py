@@ -1,0 +1,25 @@
+"""Fixtures for the pdns provider tests: a provider pointed at the session's PowerDNS server (fast retries)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.providers.pdns import PDNSConfig, PDNSProvider
+from tests.servers.pdns import PdnsServer
+
+
+def make_provider(srv: PdnsServer, domain_filter: DomainFilter | None = None, **overrides: object) -> PDNSProvider:
+    settings: dict[str, object] = {"server": srv.url, "api_key": srv.api_key, "retry_base": 0.01,
+                                   "zones_cache_seconds": 0.0}
+    settings.update(overrides)
+    return PDNSProvider(PDNSConfig(domain_filter=domain_filter or DomainFilter(), **settings))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def provider(pdns: PdnsServer) -> Generator[PDNSProvider, None, None]:
+    p = make_provider(pdns)
+    yield p
+    p.close()

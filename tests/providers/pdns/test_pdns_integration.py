@@ -1,0 +1,252 @@
+"""The pdns provider against a real PowerDNS Authoritative server (pdns_server + sqlite3, started on loopback).
+
+Requests are counted from the server's own access log. Covers: records and ownership TXT in two zones through
+the real TXT registry and planner, a no-op re-sync that sends no PATCH, foreign records and comments left
+alone, every supported type read back equal, 5,000 changes batched under the server's body limit, a 422 that
+names the record without blocking the rest, a bad API key, the server stopped mid-sync (soft error, nothing
+lost), the domain filter and the zone-list cache.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from external_dns.controller.controller import Controller, RunOnceError, is_soft_error
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
+from external_dns.providers.pdns import PDNSAuthError, PDNSProvider
+from external_dns.providers.provider import ProviderError, SoftError
+from external_dns.registry.txt import TXTRegistry
+from external_dns.sources.source import Source
+from tests.providers.pdns.conftest import make_provider
+from tests.servers.pdns import PdnsServer
+
+pytestmark = pytest.mark.integration
+MANAGED = ["A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR"]
+
+
+class StaticSource(Source):
+    def __init__(self, endpoints: list[Endpoint]) -> None:
+        self.items = endpoints
+
+    def endpoints(self) -> list[Endpoint]:
+        return [e.copy() for e in self.items]
+
+
+def ep(name: str, rtype: str, *targets: str, ttl: int = 0) -> Endpoint:
+    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl,
+                    labels={"resource": "service/default/web"})
+
+
+def sync(provider: PDNSProvider, desired: list[Endpoint], owner: str = "default") -> Changes:
+    registry = TXTRegistry(provider, owner_id=owner, managed_record_types=MANAGED)
+    controller = Controller(StaticSource(desired), registry, "sync", managed_record_types=MANAGED,
+                            domain_filter=provider.get_domain_filter())
+    return controller.run_once().changes
+
+
+def patches(srv: PdnsServer, mark: int) -> list[tuple[str, str, int]]:
+    return [r for r in srv.requests_since(mark) if r[0] == "PATCH"]
+
+
+DESIRED = [
+    ep("app.example.org", "A", "10.0.0.5", "10.0.0.6", ttl=120),
+    ep("app.example.org", "AAAA", "2001:db8::5"),
+    ep("www.example.com", "CNAME", "app.example.org"),
+    ep("note.example.org", "TXT", 'v=1 "quoted" and \\ spaced'),
+    ep("inbox.example.com", "MX", "10 mail.example.net", "20 backup.example.net."),
+    ep("_sip._udp.example.com", "SRV", "10 60 5060 sip.example.net"),
+    ep("delegated.example.org", "NS", "ns1.elsewhere.net", "ns2.elsewhere.net"),
+    ep("5.0.0.10.example.org", "PTR", "app.example.org"),
+]
+
+
+def test_records_and_ownership_in_two_zones_then_noop(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    changes = sync(provider, DESIRED)
+    assert len(changes.create) == len(DESIRED)  # the registry adds each record's ownership TXT
+    org, com = pdns.records("example.org"), pdns.records("example.com")
+    assert org[("app.example.org", "A")] == (120, ["10.0.0.5", "10.0.0.6"])
+    assert org[("app.example.org", "AAAA")] == (300, ["2001:db8::5"])
+    assert org[("note.example.org", "TXT")] == (300, ['"v=1 \\"quoted\\" and \\\\ spaced"'])
+    assert org[("delegated.example.org", "NS")] == (300, ["ns1.elsewhere.net.", "ns2.elsewhere.net."])
+    assert org[("5.0.0.10.example.org", "PTR")] == (300, ["app.example.org."])
+    assert com[("www.example.com", "CNAME")] == (300, ["app.example.org."])
+    assert com[("inbox.example.com", "MX")] == (300, ["10 mail.example.net.", "20 backup.example.net."])
+    assert com[("_sip._udp.example.com", "SRV")] == (300, ["10 60 5060 sip.example.net."])
+    assert org[("a-app.example.org", "TXT")] == (300, [
+        '"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"'])
+    assert ("cname-www.example.com", "TXT") in com and ("srv-_sip._udp.example.com", "TXT") in com
+
+    mark = pdns.mark()
+    again = sync(provider, DESIRED)
+    assert not again.has_changes(), again
+    assert patches(pdns, mark) == []
+
+    # An update (targets and TTL), a delete, and the record's TXT goes with it.
+    desired2 = [e for e in DESIRED if e.dns_name != "note.example.org"]
+    desired2[0] = ep("app.example.org", "A", "10.0.0.7", ttl=60)
+    mark = pdns.mark()
+    sync(provider, desired2)
+    assert len(patches(pdns, mark)) == 1  # one zone changed: one request
+    org = pdns.records("example.org")
+    assert org[("app.example.org", "A")] == (60, ["10.0.0.7"])
+    assert ("note.example.org", "TXT") not in org and ("txt-note.example.org", "TXT") not in org
+
+
+def test_foreign_records_and_comments_untouched(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    comment = [{"content": "managed by hand", "account": "ops", "modified_at": 1700000000}]
+    pdns.patch("example.org", [
+        {"name": "hand.example.org.", "type": "A", "ttl": 3600, "changetype": "REPLACE", "comments": comment,
+         "records": [{"content": "192.0.2.1", "disabled": False}]},
+        # Another owner's record and ownership TXT at a name we also want.
+        {"name": "theirs.example.org.", "type": "A", "ttl": 300, "changetype": "REPLACE",
+         "records": [{"content": "192.0.2.2", "disabled": False}]},
+        {"name": "a-theirs.example.org.", "type": "TXT", "ttl": 300, "changetype": "REPLACE",
+         "records": [{"content": '"heritage=external-dns,external-dns/owner=other"', "disabled": False}]},
+    ])
+    before = pdns.rrsets("example.org")
+    desired = [ep("mine.example.org", "A", "10.1.1.1"), ep("theirs.example.org", "A", "10.9.9.9")]
+    sync(provider, desired)
+    sync(provider, [])  # and delete ours again
+    after = pdns.rrsets("example.org")
+    for key in (("hand.example.org", "A"), ("theirs.example.org", "A"), ("a-theirs.example.org", "TXT"),
+                ("example.org", "NS")):
+        assert after[key] == before[key], key
+    assert after[("hand.example.org", "A")]["comments"][0]["content"] == "managed by hand"
+    assert ("mine.example.org", "A") not in after
+
+
+def test_update_keeps_the_rrsets_own_comment(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    sync(provider, [ep("app.example.org", "A", "10.0.0.1")])
+    pdns.patch("example.org", [{"name": "app.example.org.", "type": "A", "changetype": "REPLACE",
+                                "comments": [{"content": "ticket 42", "account": "", "modified_at": 1}]}])
+    sync(provider, [ep("app.example.org", "A", "10.0.0.2")])
+    rr = pdns.rrsets("example.org")[("app.example.org", "A")]
+    assert [r["content"] for r in rr["records"]] == ["10.0.0.2"]
+    assert rr["comments"][0]["content"] == "ticket 42"
+
+
+def test_every_type_reads_back_equal(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    desired = [
+        ep("caa.example.org", "CAA", '0 issue "letsencrypt.org"', '0 iodef "mailto:sec@example.org"'),
+        ep("txt.example.org", "TXT", "plain", '"already quoted"', "x" * 300),
+        ep("v6.example.org", "AAAA", "2001:0db8:0000:0000:0000:0000:0000:0010"),
+        ep("Mixed.Example.org", "CNAME", "Target.Example.net."),
+        ep("mx.example.org", "MX", "10 mail.example.org."),
+    ]
+    provider.apply_changes(Changes(create=desired))
+    got = {(e.dns_name, e.record_type): e for e in provider.records()}
+    for want in provider.adjust_endpoints(desired):
+        have = got[(want.dns_name, want.record_type)]
+        assert sorted(have.targets) == sorted(want.targets), want
+    assert got[("mixed.example.org", "CNAME")].targets == Targets(["Target.Example.net"])
+
+
+def test_5000_changes_batched_under_the_body_limit(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    desired = [ep(f"host-{i:05d}.example.org", "A", f"10.{i // 65536}.{i // 256 % 256}.{i % 256}")
+               for i in range(5000)]
+    mark = pdns.mark()
+    changes = sync(provider, desired)
+    assert len(changes.create) == 5000
+    sent = patches(pdns, mark)
+    assert len(sent) >= 5 and all(status == 204 for _, _, status in sent)  # <= 2000 rrsets per request
+    records = pdns.records("example.org")
+    assert sum(1 for (_, t) in records if t == "A") == 5000
+    assert sum(1 for (n, t) in records if t == "TXT" and n.startswith("a-host-")) == 5000
+    mark = pdns.mark()
+    assert not sync(provider, desired).has_changes()
+    assert patches(pdns, mark) == []
+    sync(provider, [])
+    assert set(pdns.records("example.org")) == {("example.org", "NS")}
+
+
+def test_refused_record_is_named_and_the_rest_applied(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    pdns.patch("example.org", [{"name": "taken.example.org.", "type": "A", "ttl": 300, "changetype": "REPLACE",
+                                "records": [{"content": "192.0.2.9", "disabled": False}]}])
+    creates = [ep(f"ok{i}.example.org", "A", f"10.0.0.{i}") for i in range(6)]
+    creates.insert(3, ep("taken.example.org", "CNAME", "ok1.example.org"))
+    with pytest.raises(ProviderError) as err:
+        provider.apply_changes(Changes(create=creates))
+    assert not isinstance(err.value, SoftError)
+    assert "taken.example.org CNAME" in str(err.value)
+    assert "Conflicts with pre-existing RRset" in str(err.value)
+    records = pdns.records("example.org")
+    assert all((f"ok{i}.example.org", "A") in records for i in range(6))
+    assert records[("taken.example.org", "A")] == (300, ["192.0.2.9"])
+
+
+def test_bad_api_key_is_a_configuration_error(pdns: PdnsServer) -> None:
+    wrong = "wrong-" + pdns.api_key[:4]
+    provider = make_provider(pdns, api_key=wrong)
+    with pytest.raises(PDNSAuthError) as err:
+        provider.records()
+    assert "--pdns-api-key" in str(err.value) and "401" in str(err.value)
+    assert wrong not in str(err.value) and pdns.api_key not in str(err.value)
+    with pytest.raises(PDNSAuthError):
+        provider.apply_changes(Changes(create=[ep("x.example.org", "A", "10.0.0.1")]))
+    assert ("x.example.org", "A") not in pdns.records("example.org")
+
+
+def test_server_stopped_mid_sync_is_soft_and_loses_nothing(pdns: PdnsServer) -> None:
+    provider = make_provider(pdns, max_patch_rrsets=100)
+    desired = [ep(f"n{i:03d}.example.org", "A", f"10.2.0.{i}") for i in range(200)]
+    desired += [ep("keep.example.com", "A", "10.3.0.1")]
+    sync(provider, [desired[-1]])
+    real_patch = provider.client.patch_zone
+    calls = []
+
+    def patch_then_stop(zone_id: str, body: bytes) -> None:
+        calls.append(zone_id)
+        real_patch(zone_id, body)
+        if len(calls) == 1:
+            pdns.stop()
+
+    provider.client.patch_zone = patch_then_stop  # type: ignore[method-assign]
+    with pytest.raises(RunOnceError) as err:
+        sync(provider, desired)
+    assert is_soft_error(err.value), err.value
+    assert "PowerDNS at" in str(err.value)
+    pdns.start()
+    provider.client.patch_zone = real_patch  # type: ignore[method-assign]
+    landed = pdns.records("example.org")
+    assert 0 < sum(1 for (_, t) in landed if t == "A") < 200  # the first request stayed applied
+    sync(provider, desired)
+    org, com = pdns.records("example.org"), pdns.records("example.com")
+    assert sum(1 for (_, t) in org if t == "A") == 200
+    assert com[("keep.example.com", "A")] == (300, ["10.3.0.1"])
+    mark = pdns.mark()
+    assert not sync(provider, desired).has_changes()
+    assert patches(pdns, mark) == []
+
+
+def test_unreachable_server_is_soft(pdns: PdnsServer) -> None:
+    provider = make_provider(pdns, server=f"http://127.0.0.1:{pdns.dns_port + 0}", retries=1)
+    pdns.stop()
+    try:
+        with pytest.raises(SoftError, match="listing zones failed"):
+            provider.records()
+    finally:
+        pdns.start()
+
+
+def test_zones_through_the_domain_filter(pdns: PdnsServer) -> None:
+    pdns.create_zone("other.net")
+    assert make_provider(pdns, DomainFilter(include=["example.org"])).zones() == ("example.org",)
+    # A zone that is a parent of a filter entry is ours too (external-dns PartitionZones).
+    assert make_provider(pdns, DomainFilter(include=["app.example.com"])).zones() == ("example.com",)
+    assert make_provider(pdns, DomainFilter(exclude=["example.com"])).zones() == ("example.org", "other.net")
+    provider = make_provider(pdns, DomainFilter(include=["example.org"]))
+    flt = provider.get_domain_filter()
+    assert flt.match("www.example.org") and not flt.match("www.other.net")
+
+
+def test_zone_list_is_cached(pdns: PdnsServer) -> None:
+    provider = make_provider(pdns, zones_cache_seconds=60.0)
+    mark = pdns.mark()
+    provider.records()
+    provider.records()
+    provider.zones()
+    listed = [r for r in pdns.requests_since(mark) if r[1].endswith("/zones")]
+    assert len(listed) == 1
