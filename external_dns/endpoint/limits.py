@@ -155,7 +155,7 @@ def _host_problem(record_type: str, host: str, allow_root: bool = False) -> str 
     return ascii_name_problem(host, f"{record_type} target host", allow_root=allow_root)
 
 
-def target_problem(ep: Endpoint, target: str) -> str | None:
+def target_problem(ep: Endpoint, target: str, allow_ownership_txt: bool = False) -> str | None:
     """Why one target of `ep` is unusable (None when fine)."""
     rtype = ep.record_type
     if not target.strip():
@@ -163,7 +163,7 @@ def target_problem(ep: Endpoint, target: str) -> str | None:
     if rtype == RECORD_TYPE_TXT:
         if len(target.encode("utf-8", "surrogatepass")) > MAX_TXT_OCTETS:
             return f"TXT value longer than {MAX_TXT_OCTETS} octets"
-        if is_ownership_text(target):
+        if not allow_ownership_txt and is_ownership_text(target):
             return ("TXT value looks like an ownership record (heritage=external-dns): refused, it would forge "
                     "the ownership of another record")
         return None
@@ -182,7 +182,7 @@ def target_problem(ep: Endpoint, target: str) -> str | None:
     return _rdata_problem(rtype, target)
 
 
-def _targets_problem(ep: Endpoint) -> FieldProblem | None:
+def _targets_problem(ep: Endpoint, allow_ownership_txt: bool) -> FieldProblem | None:
     if not ep.targets:
         return FieldProblem("targets", "no targets")
     if ep.record_type == RECORD_TYPE_CNAME and len(ep.targets) > 1:
@@ -190,7 +190,7 @@ def _targets_problem(ep: Endpoint) -> FieldProblem | None:
     for i, target in enumerate(ep.targets):
         if not isinstance(target, str):
             return FieldProblem(f"targets[{i}]", "must be a string")
-        problem = target_problem(ep, target)
+        problem = target_problem(ep, target, allow_ownership_txt)
         if problem is not None:
             return FieldProblem(f"targets[{i}]", problem)
     return None
@@ -209,8 +209,10 @@ def _labels_problem(labels: Sequence[tuple[str, str]]) -> FieldProblem | None:
     return None
 
 
-def endpoint_problem(ep: Endpoint) -> FieldProblem | None:
-    """None when every field of `ep` is within DNS's limits (module docstring), else the first problem."""
+def endpoint_problem(ep: Endpoint, allow_ownership_txt: bool = False) -> FieldProblem | None:
+    """None when every field of `ep` is within DNS's limits (module docstring), else the first problem.
+    `allow_ownership_txt`: below a registry (webhook server, plan-file changes), where ownership TXT records
+    are the registry's own writes."""
     if ep.record_type not in KNOWN_RECORD_TYPES:
         return FieldProblem("recordType", f"unknown record type {short(ep.record_type)}")
     problem = ascii_name_problem(ep.dns_name, "name")
@@ -219,7 +221,7 @@ def endpoint_problem(ep: Endpoint) -> FieldProblem | None:
     problem = ttl_problem(ep.record_ttl)
     if problem is not None:
         return FieldProblem("recordTTL", problem)
-    found = _targets_problem(ep)
+    found = _targets_problem(ep, allow_ownership_txt)
     if found is not None:
         return found
     sid = ep.set_identifier

@@ -4,15 +4,20 @@ Start-up negotiation (`GET <url>` with our media type) is tried up to 5 times wi
 connection errors and 5xx; 3xx/4xx or a wrong `Content-Type` fail at once. At run time nothing is retried:
 a 500-510 answer or a connection failure is a `SoftError` (the controller retries with backoff), any other
 unexpected status a `ProviderError`. Timeouts: `--webhook-provider-write-timeout` to connect and send,
-`--webhook-provider-read-timeout` for the answer; answers are capped at `--webhook-provider-max-body-size`.
+`--webhook-provider-read-timeout` for the answer; the whole request has a total deadline of both together (a
+server trickling a byte every 2 s never times out per read: a timer closes the socket at the deadline);
+answers are capped at `--webhook-provider-max-body-size`.
 Reference objects survive `adjust_endpoints` (matched back by endpoint key), as in external-dns.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
+import socket
 import threading
+import time
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -86,21 +91,48 @@ class WebhookProvider(Provider):
     # -- HTTP -----------------------------------------------------------------------------------------------
     def _request(self, method: str, path: str, body: bytes | None = None,
                  headers: dict[str, str] | None = None) -> _Response:
+        total = self.config.write_timeout + self.config.read_timeout
+        started = time.monotonic()
         cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
         conn = cls(self._host, self._port, timeout=self.config.write_timeout)
-        try:
-            conn.request(method, (self._base_path + path) or "/", body=body, headers=headers or {})
+        cut = threading.Event()
+
+        def cut_off() -> None:  # the total deadline: wake whatever read or write is blocked
+            cut.set()
             if conn.sock is not None:
-                conn.sock.settimeout(self.config.read_timeout)
-            resp = conn.getresponse()
-            cap = self.config.max_body_size
-            data = resp.read(cap + 1) if cap else resp.read()
-            if cap and len(data) > cap:
-                raise ProviderError(f"webhook {method} {path or '/'}: response body exceeds "
-                                    f"--webhook-provider-max-body-size ({cap} bytes)")
-            return _Response(resp.status, resp.getheader("Content-Type") or "", data)
+                with contextlib.suppress(OSError):
+                    conn.sock.shutdown(socket.SHUT_RDWR)
+
+        timer = threading.Timer(total, cut_off)
+        timer.daemon = True
+        timer.start()
+        try:
+            resp = self._exchange(conn, method, path, body, headers)
+            if cut.is_set():  # cut off mid-answer: what was read may be partial
+                raise OSError("connection closed at the deadline")
+            return resp
+        except (OSError, http.client.HTTPException) as exc:
+            if cut.is_set():
+                raise TimeoutError(f"no complete answer within {total:g}s "
+                                   f"(after {time.monotonic() - started:.1f}s)") from exc
+            raise
         finally:
+            timer.cancel()
+            timer.join()
             conn.close()
+
+    def _exchange(self, conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None,
+                  headers: dict[str, str] | None) -> _Response:
+        conn.request(method, (self._base_path + path) or "/", body=body, headers=headers or {})
+        if conn.sock is not None:
+            conn.sock.settimeout(self.config.read_timeout)
+        resp = conn.getresponse()
+        cap = self.config.max_body_size
+        data = resp.read(cap + 1) if cap else resp.read()
+        if cap and len(data) > cap:
+            raise ProviderError(f"webhook {method} {path or '/'}: response body exceeds "
+                                f"--webhook-provider-max-body-size ({cap} bytes)")
+        return _Response(resp.status, resp.getheader("Content-Type") or "", data)
 
     def _call(self, call: str, method: str, path: str, ok: int, failure: str, body: bytes | None = None,
               headers: dict[str, str] | None = None) -> _Response:

@@ -59,6 +59,8 @@ def decode_json(body: bytes) -> Any:
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"invalid JSON: {exc}") from None
+    except RecursionError:  # hostile nesting (`[[[[...`): the decoder recurses once per level
+        raise ValueError("invalid JSON: nested too deeply") from None
 
 
 def endpoints_from_body(body: bytes) -> list[Endpoint]:

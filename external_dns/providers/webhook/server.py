@@ -5,9 +5,17 @@ Routes (reference 6.6): `/` negotiation (any method) answers the provider's doma
 -> 200 + endpoints (500 on provider error); `POST /records` -> 204 after applying the changes (400 bad JSON,
 413 over the body cap, 415 wrong content type, 500 on provider error); `POST /adjustendpoints` -> 200 +
 endpoints; other methods on these paths -> 400, as external-dns. `/healthz` and `/metrics` (Prometheus) are
-served too, optionally also on a separate health listener. One thread per request (ThreadingHTTPServer);
-`stop()` stops accepting, lets requests in progress finish, closes idle keep-alive connections and joins
-every thread.
+served too, optionally also on a separate health listener.
+
+Hostile clients: one thread per connection, at most `max_threads` per listener (further connections wait in
+the listen backlog of `LISTEN_BACKLOG`); a request must arrive whole (headers and body) within
+`request_timeout` seconds of the connection becoming ready for it, else a reaper closes the connection (a
+client trickling a byte every 2 s cannot hold a thread, nor delay shutdown); a bad or negative
+Content-Length, a chunked body or JSON nested too deeply gets 400, an unexpected error 500 -- never a
+traceback or a silent close. Changes are checked against DNS's limits before the provider sees them
+(plan/admission.py): a bad endpoint is skipped with a warning, the rest applied. `stop()` stops accepting,
+closes idle connections and those still sending a request, gives requests being served `grace` seconds, then
+closes what is left and joins every thread.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import contextlib
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -23,6 +32,7 @@ from typing import Any
 import structlog
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
 
+from external_dns.plan.admission import admit_changes
 from external_dns.providers.provider import Provider
 from external_dns.providers.webhook.protocol import (
     MEDIA_TYPE,
@@ -45,7 +55,17 @@ REQUESTS = Counter("external_dns_webhook_server_requests_total",
 LATENCY = Histogram("external_dns_webhook_server_request_duration_seconds",
                     "Time to serve a webhook request, by path.", ["path"])
 DEFAULT_MAX_BODY = 32 * 1024 * 1024
-REQUEST_TIMEOUT = 30.0  # seconds a client may take to send a request
+REQUEST_TIMEOUT = 30.0  # seconds a client may take to send a whole request (headers and body)
+LISTEN_BACKLOG = 1024  # socketserver's default of 5 reset a third of 100 concurrent connections
+DEFAULT_MAX_THREADS = 256  # connection threads per listener
+STOP_GRACE = 10.0  # seconds requests being served may take to finish on stop()
+_IDLE, _SERVING = "idle", "serving"
+
+
+@dataclass
+class _Conn:
+    state: str
+    since: float
 
 
 class _PayloadTooLarge(Exception):
@@ -71,7 +91,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- plumbing -------------------------------------------------------------------------------------------
     def setup(self) -> None:
         super().setup()
-        self.app._track(self.connection, busy=False)
+        self.app._track(self.connection, _IDLE)
 
     def finish(self) -> None:
         try:
@@ -109,19 +129,29 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             length = int(length_text) if length_text else 0
         except ValueError:
-            raise ValueError(f"invalid Content-Length {length_text!r}") from None
+            self.close_connection = True
+            raise ValueError(f"invalid Content-Length {str(length_text)[:40]!r}") from None
         if length < 0:
+            self.close_connection = True
             raise ValueError(f"invalid Content-Length {length_text!r}")
         if cap and length > cap:
             self.close_connection = True  # the unread body would be parsed as the next request
             raise _PayloadTooLarge(f"request body of {length} bytes exceeds the limit of {cap} bytes")
-        return self.rfile.read(length) if length else b""
+        self.app._track(self.connection, _IDLE, restart=False)  # the reaper still times the body
+        try:
+            data = self.rfile.read(length) if length else b""
+        finally:
+            self.app._track(self.connection, _SERVING)
+        if len(data) != length:
+            self.close_connection = True
+            raise ConnectionResetError("request body cut short")
+        return data
 
     # -- dispatch -------------------------------------------------------------------------------------------
     def _dispatch(self) -> None:
         start = time.perf_counter()
         route = self._route()
-        self.app._track(self.connection, busy=True)
+        self.app._track(self.connection, _SERVING)
         try:
             if route == PATH_HEALTHZ:
                 self._send(HTTPStatus.OK, b"ok\n")
@@ -139,15 +169,25 @@ class _Handler(BaseHTTPRequestHandler):
                 self._error(HTTPStatus.NOT_FOUND, f"no such path {self.path}")
         except _PayloadTooLarge as exc:
             self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, str(exc))
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
+        except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
+            self.close_connection = True  # the client went away or was cut off by the reaper
+        except ValueError as exc:  # a malformed request (Content-Length, chunked body)
+            self._try_error(HTTPStatus.BAD_REQUEST, str(exc))
+        except Exception as exc:  # never a traceback on stderr for a request
+            log.error("webhook: request failed", path=route, error=f"{type(exc).__name__}: {exc}")
+            self._try_error(HTTPStatus.INTERNAL_SERVER_ERROR, f"internal error: {type(exc).__name__}")
         finally:
             LATENCY.labels(route).observe(time.perf_counter() - start)
             if self.app.stopping.is_set():
                 self.close_connection = True  # shutting down: no further requests on this connection
-            self.app._track(self.connection, busy=False)
+            self.app._track(self.connection, _IDLE)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _dispatch
+
+    def _try_error(self, code: int, message: str) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self._error(code, message)
 
     def _negotiate(self) -> None:
         try:
@@ -187,6 +227,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             self._error(HTTPStatus.BAD_REQUEST, str(exc))
             return
+        changes, refused = admit_changes(changes)
+        for reason in refused:  # skipped, never blocking the rest of the batch
+            log.warning(f"webhook: skipping endpoint: {reason}")
         try:
             self.app.provider.apply_changes(changes)
         except Exception as exc:
@@ -221,6 +264,32 @@ class _Server(ThreadingHTTPServer):
     # connections so that no thread waits out its read timeout.
     daemon_threads = False
     block_on_close = True
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(self, address: tuple[str, int], handler: type[_Handler], max_threads: int,
+                 stopping: threading.Event) -> None:
+        self._slots = threading.BoundedSemaphore(max_threads)
+        self._stopping = stopping
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # At most `max_threads` connection threads: the accept loop waits for a free slot, so further
+        # connections queue in the kernel's listen backlog instead of each costing a thread.
+        while not self._slots.acquire(timeout=0.1):
+            if self._stopping.is_set():
+                self.shutdown_request(request)
+                return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
 
 
 class WebhookServer:
@@ -228,21 +297,26 @@ class WebhookServer:
     /metrics alone on `health_address`. `start()` returns once listening; `stop()` shuts down."""
 
     def __init__(self, provider: Provider, address: str = "127.0.0.1:8888", health_address: str = "",
-                 max_body_size: int = DEFAULT_MAX_BODY) -> None:
+                 max_body_size: int = DEFAULT_MAX_BODY, request_timeout: float = REQUEST_TIMEOUT,
+                 max_threads: int = DEFAULT_MAX_THREADS, grace: float = STOP_GRACE) -> None:
         self.provider = provider
         self.max_body_size = max_body_size
+        self.request_timeout = request_timeout
+        self.max_threads = max_threads
+        self.grace = grace
         self._servers: list[_Server] = []
         self._threads: list[threading.Thread] = []
-        self._conn_lock = threading.Lock()
-        self._connections: dict[socket.socket, bool] = {}  # open connection -> serving a request now
+        self._conn_lock = threading.Condition()
+        self._connections: dict[socket.socket, _Conn] = {}  # open connection -> what it is doing, since when
         self.stopping = threading.Event()
         self._addresses = [(address, False)] + ([(health_address, True)] if health_address else [])
 
     def start(self) -> WebhookServer:
         try:
             for address, health_only in self._addresses:
-                handler = type("Handler", (_Handler,), {"app": self, "health_only": health_only})
-                srv = _Server(parse_address(address), handler)
+                handler = type("Handler", (_Handler,), {"app": self, "health_only": health_only,
+                                                        "timeout": self.request_timeout})
+                srv = _Server(parse_address(address), handler, self.max_threads, self.stopping)
                 t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.1},
                                      name=f"webhook-server-{srv.server_address[1]}", daemon=True)
                 try:
@@ -252,6 +326,9 @@ class WebhookServer:
                     raise
                 self._servers.append(srv)
                 self._threads.append(t)
+            reaper = threading.Thread(target=self._reap, name="webhook-server-reaper", daemon=True)
+            reaper.start()
+            self._threads.append(reaper)
         except BaseException:
             self.stop()
             raise
@@ -273,24 +350,47 @@ class WebhookServer:
         host = "127.0.0.1" if host in ("0.0.0.0", "") else host
         return f"http://{host}:{self.port}"
 
-    def _track(self, conn: socket.socket, busy: bool) -> None:
+    def _track(self, conn: socket.socket, state: str, restart: bool = True) -> None:
         with self._conn_lock:
-            self._connections[conn] = busy
+            old = self._connections.get(conn)
+            since = old.since if old is not None and not restart else time.monotonic()
+            self._connections[conn] = _Conn(state, since)
+            self._conn_lock.notify_all()
 
     def _untrack(self, conn: socket.socket) -> None:
         with self._conn_lock:
             self._connections.pop(conn, None)
+            self._conn_lock.notify_all()
+
+    def _close(self, states: tuple[str, ...], older_than: float = 0.0) -> int:
+        """Shut down connections in `states` whose state began `older_than` seconds ago or earlier."""
+        now = time.monotonic()
+        with self._conn_lock:
+            doomed = [conn for conn, c in self._connections.items()
+                      if c.state in states and now - c.since >= older_than]
+        for conn in doomed:  # wakes the handler thread blocked reading from it
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        return len(doomed)
+
+    def _reap(self) -> None:
+        """Close connections that have not delivered a whole request within `request_timeout`."""
+        while not self.stopping.wait(min(1.0, self.request_timeout / 4)):
+            closed = self._close((_IDLE,), older_than=self.request_timeout)
+            if closed:
+                log.debug("webhook: closed slow or idle connections", count=closed)
 
     def stop(self) -> None:
-        """Stop accepting, let requests in progress finish, close idle keep-alive connections, join."""
+        """Stop accepting; close idle connections and those still sending a request; give requests being
+        served `grace` seconds; close what is left; join every thread."""
         self.stopping.set()
         for srv in self._servers:
             srv.shutdown()  # no new connections
+        self._close((_IDLE,))  # keep-alive connections and clients still sending (trickling) a request
+        deadline = time.monotonic() + self.grace
         with self._conn_lock:
-            idle = [conn for conn, busy in self._connections.items() if not busy]
-        for conn in idle:  # wake handlers waiting for a next request on a keep-alive connection
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+            self._conn_lock.wait_for(lambda: not self._connections, timeout=max(0.0, deadline - time.monotonic()))
+        self._close((_IDLE, _SERVING))
         for srv in self._servers:
             srv.server_close()  # joins the request threads
         for t in self._threads:
