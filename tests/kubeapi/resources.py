@@ -92,6 +92,11 @@ RESOURCES: tuple[ResourceType, ...] = (
                                "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
                                "reason", "reportingController", "type"),
                  micro_time_fields=("eventTime", "series.lastObservedTime")),
+    # Gateway API (schemas in gateway_api.py): v1 standard channel, v1alpha2 experimental routes.
+    *(ResourceType("gateway.networking.k8s.io", version, kind, kind.lower() + "s", True, status_subresource=True,
+                   builtin=False, return_deleted_object=True)
+      for version, kind in (("v1", "Gateway"), ("v1", "HTTPRoute"), ("v1", "GRPCRoute"),
+                            ("v1alpha2", "TLSRoute"), ("v1alpha2", "TCPRoute"), ("v1alpha2", "UDPRoute"))),
 )
 
 BY_GVK: dict[tuple[str, str], ResourceType] = {r.gvk: r for r in RESOURCES}

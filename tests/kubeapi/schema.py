@@ -4,15 +4,18 @@ openAPIV3Schema: wrong types are 422 Invalid (FieldValueTypeInvalid), unknown fi
 Schemas: DNSEndpoint (externaldns.k8s.io/v1alpha1, external-dns' config/crd) and DNSRecord (kuadrant.io/v1alpha1:
 spec.rootHost required, 1-255 chars; spec.ownerID 6-36 chars; both immutable, checked by `check_transition`);
 kinds without a schema keep every field (x-kubernetes-preserve-unknown-fields). Supported keywords: type,
-properties, additionalProperties, items, required, minLength, maxLength.
+properties, additionalProperties, items, required, minLength, maxLength, enum, pattern, minimum, maximum,
+minItems, maxItems. Gateway API kinds: gateway_api.py.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from tests.kubeapi.errors import invalid
+from tests.kubeapi.gateway_api import SCHEMAS as GATEWAY_API_SCHEMAS
 from tests.kubeapi.resources import ResourceType
 
 Schema = dict[str, Any]
@@ -57,6 +60,7 @@ DNSRECORD_SCHEMA: Schema = {
 SCHEMAS: dict[tuple[str, str], Schema] = {
     ("externaldns.k8s.io/v1alpha1", "DNSEndpoint"): DNSENDPOINT_SCHEMA,
     ("kuadrant.io/v1alpha1", "DNSRecord"): DNSRECORD_SCHEMA,
+    **GATEWAY_API_SCHEMAS,
 }
 # (kind, field) -> message of the CEL immutability rule on that spec field.
 IMMUTABLE: dict[tuple[str, str], tuple[str, str]] = {
@@ -85,6 +89,32 @@ def _type_ok(value: Any, typ: str) -> bool:
 _GO_TYPE = {dict: "object", list: "array", str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
+def _check_value(value: Any, schema: Schema, path: str, errors: list[tuple[str, str, str]]) -> None:
+    """enum, pattern, minimum/maximum, minItems/maxItems, with the API server's messages."""
+    shown = json.dumps(value) if isinstance(value, (str, int, float)) else ""
+    enum = schema.get("enum")
+    if enum is not None and value not in enum:
+        errors.append((path, "FieldValueNotSupported", f"Unsupported value: {shown}: supported values: "
+                       + ", ".join(json.dumps(e) for e in enum)))
+    pattern = schema.get("pattern")
+    if pattern is not None and isinstance(value, str) and re.search(pattern, value) is None:
+        errors.append((path, "FieldValueInvalid", f"Invalid value: {shown}: {path} in body should match '{pattern}'"))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if schema.get("minimum") is not None and value < schema["minimum"]:
+            errors.append((path, "FieldValueInvalid", f"Invalid value: {shown}: {path} in body should be greater "
+                                                      f"than or equal to {schema['minimum']}"))
+        if schema.get("maximum") is not None and value > schema["maximum"]:
+            errors.append((path, "FieldValueInvalid", f"Invalid value: {shown}: {path} in body should be less "
+                                                      f"than or equal to {schema['maximum']}"))
+    if isinstance(value, list):
+        if schema.get("minItems") is not None and len(value) < schema["minItems"]:
+            errors.append((path, "FieldValueInvalid", f"Invalid value: {len(value)}: {path} in body should have "
+                                                      f"at least {schema['minItems']} items"))
+        if schema.get("maxItems") is not None and len(value) > schema["maxItems"]:
+            errors.append((path, "FieldValueTooMany", f"Too many: {len(value)}: must have at most "
+                                                      f"{schema['maxItems']} items"))
+
+
 def _walk(value: Any, schema: Schema, path: str, errors: list[tuple[str, str, str]]) -> Any:
     typ = schema.get("type")
     if value is None:
@@ -95,6 +125,7 @@ def _walk(value: Any, schema: Schema, path: str, errors: list[tuple[str, str, st
                        f'Invalid value: "{_GO_TYPE.get(type(value), "unknown")}": {path} in body must be of type '
                        f"{typ}: {shown}"))
         return value
+    _check_value(value, schema, path, errors)
     if typ == "string":
         lo, hi = schema.get("minLength"), schema.get("maxLength")
         if lo is not None and len(value) < lo:

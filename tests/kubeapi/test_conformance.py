@@ -81,7 +81,7 @@ def test_version_and_discovery(raw: RawClient, kubeapi: KubeAPIServer) -> None:
     assert api["serverAddressByClientCIDRs"][0]["serverAddress"] == f"127.0.0.1:{kubeapi.port}"
     groups = {g["name"]: g for g in raw.get("/apis").json["groups"]}
     assert set(groups) == {"discovery.k8s.io", "networking.k8s.io", "externaldns.k8s.io", "kuadrant.io",
-                           "coordination.k8s.io", "events.k8s.io"}
+                           "coordination.k8s.io", "events.k8s.io", "gateway.networking.k8s.io"}
     assert groups["externaldns.k8s.io"]["preferredVersion"] == {"groupVersion": "externaldns.k8s.io/v1alpha1",
                                                                 "version": "v1alpha1"}
     core = raw.get("/api/v1").json

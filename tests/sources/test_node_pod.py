@@ -1,0 +1,175 @@
+"""Node and Pod -> endpoints (sources/objects/node.py, pod.py): the cases external-dns's node and pod
+source documentation describes, and bad input reported by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX as P
+from external_dns.sources.objects.node import collect_node_endpoints, node_endpoints
+from external_dns.sources.objects.pod import PodOptions, collect_pod_endpoints, pod_endpoints
+from external_dns.sources.options import SourceOptions
+
+
+def node(name: str = "n1", addresses: list[tuple[str, str]] | None = None, unschedulable: bool = False,
+         annotations: dict[str, str] | None = None, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if annotations:
+        meta["annotations"] = annotations
+    if labels:
+        meta["labels"] = labels
+    addrs = addresses if addresses is not None else [("ExternalIP", "203.0.113.1"), ("InternalIP", "10.0.0.1")]
+    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": {"unschedulable": unschedulable},
+            "status": {"addresses": [{"type": t, "address": a} for t, a in addrs] + [
+                {"type": "Hostname", "address": name}]}}
+
+
+def records(out: Any) -> dict[str, list[str]]:
+    return {f"{ep.dns_name} {ep.record_type}": sorted(ep.targets) for ep in out.endpoints}
+
+
+TEMPLATE = SourceOptions(fqdn_template="{{.Name}}.nodes.example.org")
+
+
+def test_node_external_ip_preferred_with_template() -> None:
+    out = node_endpoints(node(), TEMPLATE)
+    assert records(out) == {"n1.nodes.example.org A": ["203.0.113.1"]}
+    assert out.endpoints[0].labels["resource"] == "node/n1"
+
+
+def test_node_without_template_uses_node_name() -> None:
+    assert records(node_endpoints(node("n1.example.org"), SourceOptions())) == {"n1.example.org A": ["203.0.113.1"]}
+
+
+def test_node_internal_ip_fallback_and_ipv6() -> None:
+    n = node(addresses=[("InternalIP", "10.0.0.1"), ("InternalIP", "fd00::1")])
+    assert records(node_endpoints(n, TEMPLATE)) == {"n1.nodes.example.org A": ["10.0.0.1"],
+                                                    "n1.nodes.example.org AAAA": ["fd00::1"]}
+
+
+def test_node_ipv6_internal_with_external_only_when_exposed() -> None:
+    n = node(addresses=[("ExternalIP", "203.0.113.1"), ("ExternalIP", "2001:db8::1"), ("InternalIP", "fd00::1")])
+    assert records(node_endpoints(n, TEMPLATE)) == {"n1.nodes.example.org A": ["203.0.113.1"],
+                                                    "n1.nodes.example.org AAAA": ["2001:db8::1"]}
+    exposed = SourceOptions(fqdn_template="{{.Name}}.nodes.example.org", expose_internal_ipv6=True)
+    assert records(node_endpoints(n, exposed))["n1.nodes.example.org AAAA"] == ["2001:db8::1", "fd00::1"]
+
+
+def test_node_unschedulable_excluded_unless_flag_off() -> None:
+    n = node(unschedulable=True)
+    assert node_endpoints(n, TEMPLATE).endpoints == []
+    keep = SourceOptions(fqdn_template="{{.Name}}.nodes.example.org", exclude_unschedulable=False)
+    assert records(node_endpoints(n, keep)) == {"n1.nodes.example.org A": ["203.0.113.1"]}
+
+
+def test_node_annotations_ttl_target_controller() -> None:
+    n = node(annotations={P + "ttl": "60", P + "target": "198.51.100.7"})
+    out = node_endpoints(n, TEMPLATE)
+    assert records(out) == {"n1.nodes.example.org A": ["198.51.100.7"]} and out.endpoints[0].record_ttl == 60
+    assert node_endpoints(node(annotations={P + "controller": "other"}), TEMPLATE).endpoints == []
+
+
+def test_node_label_and_annotation_filters_ignore_namespace() -> None:
+    n = node(labels={"role": "edge"}, annotations={"expose": "yes"})
+    assert node_endpoints(n, SourceOptions(fqdn_template="{{.Name}}.x.org", label_filter="role=edge",
+                                           namespace="default")).endpoints
+    assert not node_endpoints(n, SourceOptions(label_filter="role=db")).endpoints
+    assert not node_endpoints(n, SourceOptions(annotation_filter="expose=no")).endpoints
+
+
+def test_nodes_sharing_a_name_are_merged() -> None:
+    opts = SourceOptions(fqdn_template="nodes.example.org")
+    n2 = node("n2", addresses=[("ExternalIP", "203.0.113.2")])
+    out = collect_node_endpoints([node(), n2], opts)
+    assert records(out) == {"nodes.example.org A": ["203.0.113.1", "203.0.113.2"]}
+
+
+def test_node_without_address_is_reported_others_publish() -> None:
+    bare = node("bare", addresses=[])
+    out = collect_node_endpoints([bare, node()], TEMPLATE)
+    assert records(out) == {"n1.nodes.example.org A": ["203.0.113.1"]}
+    assert [str(p) for p in out.problems] == [
+        "node//bare: status.addresses: the node has no ExternalIP or InternalIP address; it publishes nothing"]
+
+
+def test_malformed_node_address_named() -> None:
+    bad = node("bad")
+    bad["status"]["addresses"] = ["10.0.0.1"]
+    out = node_endpoints(bad, TEMPLATE)
+    assert out.endpoints == [] and str(out.problems[0]).startswith("node//bad: status.addresses[0]=")
+
+
+# -- pods ---------------------------------------------------------------------------------------------------
+
+def pod(name: str = "web", host_network: bool = True, pod_ip: str = "10.1.0.5", node_name: str = "n1",
+        annotations: dict[str, str] | None = None, pod_ips: list[str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "default"}
+    if annotations:
+        meta["annotations"] = annotations
+    status: dict[str, Any] = {"phase": "Running", "podIP": pod_ip,
+                              "podIPs": [{"ip": ip} for ip in (pod_ips or [pod_ip])]}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"hostNetwork": host_network, "nodeName": node_name}, "status": status}
+
+
+NODES = {"n1": node(addresses=[("ExternalIP", "203.0.113.1"), ("InternalIP", "10.0.0.1"),
+                               ("InternalIP", "fd00::1")])}
+
+
+def pods(p: dict[str, Any], options: SourceOptions | None = None, pod_options: PodOptions | None = None) -> Any:
+    return pod_endpoints(p, options or SourceOptions(), pod_options or PodOptions(), NODES.get)
+
+
+def test_host_network_pod_hostname_uses_node_external_and_ipv6_internal() -> None:
+    out = pods(pod(annotations={P + "hostname": "web.example.org"}))
+    assert records(out) == {"web.example.org A": ["203.0.113.1"], "web.example.org AAAA": ["fd00::1"]}
+    assert "resource" not in out.endpoints[0].labels  # as external-dns's pod source
+
+
+def test_internal_hostname_uses_pod_ip() -> None:
+    out = pods(pod(annotations={P + "internal-hostname": "web.internal.example.org"}))
+    assert records(out) == {"web.internal.example.org A": ["10.1.0.5"]}
+
+
+def test_non_host_network_pods_skipped_by_default() -> None:
+    p = pod(host_network=False, annotations={P + "internal-hostname": "web.internal.example.org"})
+    assert pods(p).endpoints == []
+    out = pods(p, pod_options=PodOptions(ignore_non_host_network_pods=False))
+    assert records(out) == {"web.internal.example.org A": ["10.1.0.5"]}
+
+
+def test_target_annotation_overrides_both() -> None:
+    p = pod(annotations={P + "hostname": "a.example.org", P + "internal-hostname": "b.example.org",
+                         P + "target": "198.51.100.1", P + "ttl": "120"})
+    out = pods(p)
+    assert records(out) == {"a.example.org A": ["198.51.100.1"], "b.example.org A": ["198.51.100.1"]}
+    assert {ep.record_ttl for ep in out.endpoints} == {120}
+
+
+def test_pod_source_domain_and_template() -> None:
+    out = pods(pod(), pod_options=PodOptions(pod_source_domain="pods.example.org"))
+    assert records(out) == {"web.pods.example.org A": ["10.1.0.5"]}
+    opts = SourceOptions(fqdn_template="{{.Name}}.t.example.org")
+    out = pods(pod(pod_ips=["10.1.0.5", "fd01::5"]), options=opts)
+    assert records(out) == {"web.t.example.org A": ["10.1.0.5"], "web.t.example.org AAAA": ["fd01::5"]}
+
+
+def test_pending_pod_and_unknown_node_publish_nothing_quietly() -> None:
+    assert pods(pod(pod_ip="", annotations={P + "internal-hostname": "a.example.org"})).endpoints == []
+    out = pods(pod(node_name="gone", annotations={P + "hostname": "a.example.org"}))
+    assert out.endpoints == [] and out.problems == []
+
+
+def test_pods_with_one_name_are_merged() -> None:
+    a = pod("a", annotations={P + "hostname": "all.example.org"})
+    b = pod("b", node_name="n2", annotations={P + "hostname": "all.example.org"})
+    n2 = node("n2", addresses=[("ExternalIP", "203.0.113.2")])
+    out = collect_pod_endpoints([a, b], SourceOptions(), PodOptions(), {**NODES, "n2": n2}.get)
+    assert records(out)["all.example.org A"] == ["203.0.113.1", "203.0.113.2"]
+
+
+def test_bad_annotation_reported_by_name() -> None:
+    out = pods(pod(annotations={P + "hostname": "a.example.org", P + "ttl": "forever"}))
+    assert records(out)  # still published
+    assert [p.field for p in out.problems] == [P + "ttl"]
+    assert out.problems[0].ref == "pod/default/web"
