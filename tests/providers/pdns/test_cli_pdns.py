@@ -1,0 +1,156 @@
+"""The real CLI against a real PowerDNS: `python -m external_dns --once --provider=pdns --source=manifest ...` as a
+subprocess through create, no-op (no PATCH received by the server), update, another owner, delete, dry run, a
+bad API key (exit code, message naming --pdns-api-key, key never printed) and an unreachable server."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.cli import run_cli
+from tests.servers.pdns import PdnsServer
+
+pytestmark = pytest.mark.integration
+
+SERVICE = """\
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: shop
+  annotations:
+    external-dns.kubernetes.io/hostname: web.example.org
+    external-dns.kubernetes.io/ttl: "{ttl}"
+spec:
+  type: LoadBalancer
+  ports: [{{name: http, port: 80, protocol: TCP}}]
+status:
+  loadBalancer:
+    ingress: [{{ip: {ip}}}]
+"""
+
+RECORDS = """\
+apiVersion: externaldns.k8s.io/v1alpha1
+kind: DNSEndpoint
+metadata:
+  name: records
+  namespace: default
+spec:
+  endpoints:
+    - dnsName: inbox.example.com
+      recordType: MX
+      targets: ["10 mail.example.net", "20 backup.example.net"]
+    - dnsName: _sip._udp.example.com
+      recordType: SRV
+      recordTTL: 120
+      targets: ["10 60 5060 sip.example.net."]
+    - dnsName: note.example.org
+      recordType: TXT
+      targets: ['v=1 "quoted" and spaced']
+    - dnsName: alias.example.com
+      recordType: CNAME
+      targets: [web.example.org]
+"""
+
+
+def cli(srv: PdnsServer, manifests: Path, *extra: str, key: str | None = None, owner: str = "cli-test",
+        expect: int | None = 0) -> subprocess.CompletedProcess[str]:
+    args = ["--once", "--source=manifest", f"--manifest-dir={manifests}", "--provider=pdns", *srv.pdns_flags(),
+            "--policy=sync", "--registry=txt", f"--txt-owner-id={owner}",
+            "--managed-record-types=A,AAAA,CNAME,TXT,MX,SRV", "--log-level=debug", *extra]
+    return run_cli(args, env={"EXTERNAL_DNS_PDNS_API_KEY": srv.api_key if key is None else key}, expect=expect)
+
+
+def write(manifests: Path, ip: str = "192.0.2.10", ttl: str = "300", records: bool = True) -> None:
+    (manifests / "service.yaml").write_text(SERVICE.format(ip=ip, ttl=ttl))
+    rec = manifests / "records.yaml"
+    if records:
+        rec.write_text(RECORDS)
+    elif rec.exists():
+        rec.unlink()
+
+
+@pytest.fixture
+def manifests(tmp_path: Path, pdns: PdnsServer) -> Path:
+    d = tmp_path / "manifests"
+    d.mkdir()
+    return d
+
+
+def both(srv: PdnsServer) -> dict[tuple[str, str], tuple[int, list[str]]]:
+    return {**srv.records("example.org"), **srv.records("example.com")}
+
+
+def test_cli_create_noop_update_delete(pdns: PdnsServer, manifests: Path) -> None:
+    pdns.patch("example.org", [{"name": "manual.example.org.", "type": "A", "ttl": 600, "changetype": "REPLACE",
+                                "records": [{"content": "203.0.113.7", "disabled": False}]}])
+    write(manifests)
+    out = cli(pdns, manifests)
+    got = both(pdns)
+    assert got[("web.example.org", "A")] == (300, ["192.0.2.10"])
+    assert got[("inbox.example.com", "MX")] == (300, ["10 mail.example.net.", "20 backup.example.net."])
+    assert got[("_sip._udp.example.com", "SRV")] == (120, ["10 60 5060 sip.example.net."])
+    assert got[("note.example.org", "TXT")] == (300, ['"v=1 \\"quoted\\" and spaced"'])
+    assert got[("alias.example.com", "CNAME")] == (300, ["web.example.org."])
+    assert "external-dns/owner=cli-test" in got[("a-web.example.org", "TXT")][1][0]
+    log = out.stdout + out.stderr
+    assert pdns.api_key not in log and "******" in log  # the start-up config line masks the key
+
+    mark = pdns.mark()
+    out = cli(pdns, manifests)
+    assert "All records are already up to date" in out.stdout + out.stderr
+    assert [r for r in pdns.requests_since(mark) if r[0] == "PATCH"] == []
+
+    write(manifests, ip="192.0.2.11", ttl="600")
+    cli(pdns, manifests)
+    assert pdns.records("example.org")[("web.example.org", "A")] == (600, ["192.0.2.11"])
+
+    cli(pdns, manifests, owner="someone-else")  # another owner leaves our records alone
+    assert pdns.records("example.org")[("web.example.org", "A")] == (600, ["192.0.2.11"])
+
+    write(manifests, ip="192.0.2.11", ttl="600", records=False)
+    cli(pdns, manifests, "--force")
+    got = both(pdns)
+    for key in (("inbox.example.com", "MX"), ("_sip._udp.example.com", "SRV"), ("note.example.org", "TXT"),
+                ("alias.example.com", "CNAME"), ("mx-inbox.example.com", "TXT")):
+        assert key not in got, key
+    assert got[("web.example.org", "A")] == (600, ["192.0.2.11"])
+    assert got[("manual.example.org", "A")] == (600, ["203.0.113.7"])
+
+
+def test_cli_dry_run_writes_nothing(pdns: PdnsServer, manifests: Path) -> None:
+    write(manifests)
+    mark = pdns.mark()
+    out = cli(pdns, manifests, "--dry-run")
+    assert "Desired change: CREATE web.example.org A" in out.stdout + out.stderr
+    assert [r for r in pdns.requests_since(mark) if r[0] == "PATCH"] == []
+    assert ("web.example.org", "A") not in pdns.records("example.org")
+
+
+def test_cli_bad_api_key(pdns: PdnsServer, manifests: Path) -> None:
+    write(manifests)
+    bad = "not-the-key-" + pdns.api_key[:6]
+    out = cli(pdns, manifests, key=bad, expect=None)
+    assert out.returncode != 0
+    log = out.stdout + out.stderr
+    assert "refused the API key" in log and "--pdns-api-key" in log
+    assert bad not in log and pdns.api_key not in log
+
+
+def test_cli_missing_api_key_is_a_usage_error(pdns: PdnsServer, manifests: Path) -> None:
+    out = cli(pdns, manifests, key="", expect=2)
+    assert "missing API Key for PDNS" in out.stdout + out.stderr
+
+
+def test_cli_unreachable_server_exits_1(pdns: PdnsServer, manifests: Path) -> None:
+    write(manifests)
+    args = ["--once", "--source=manifest", f"--manifest-dir={manifests}", "--provider=pdns",
+            f"--pdns-server=http://127.0.0.1:{pdns.dns_port}", "--policy=sync"]
+    pdns.stop()  # nothing listens on the API port any more... and the DNS port never spoke HTTP over TCP
+    try:
+        out = run_cli(args, env={"EXTERNAL_DNS_PDNS_API_KEY": pdns.api_key}, expect=1)
+    finally:
+        pdns.start()
+    assert "PowerDNS at http://127.0.0.1" in out.stdout + out.stderr

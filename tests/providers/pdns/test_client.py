@@ -1,0 +1,207 @@
+"""The PowerDNS HTTP client against a misbehaving HTTP server on loopback (what a real PowerDNS will not do on
+demand): answers over the size cap, a body dripped past the request deadline, a server that never answers,
+5xx answers retried then soft, 403, non-JSON; plus the settings checks and that the key never shows."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+
+import pytest
+
+from external_dns.errors import ConfigError
+from external_dns.providers.pdns import PDNSAuthError, PDNSClient, PDNSConfig
+from external_dns.providers.provider import ProviderError, SoftError
+
+KEY = "s3cr3t-api-key-value"
+Handler = Callable[[socket.socket, int], None]
+
+
+@dataclass
+class RawServer:
+    """Accepts connections on 127.0.0.1 and hands each to `handler(sock, n)` (n = connection number)."""
+
+    handler: Handler
+    sock: socket.socket = field(default_factory=lambda: socket.create_server(("127.0.0.1", 0)))
+    count: int = 0
+    heads: list[bytes] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    threads: list[threading.Thread] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def serve(self) -> None:
+        self.sock.settimeout(0.05)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            self.count += 1
+            t = threading.Thread(target=self._one, args=(conn, self.count), daemon=True)
+            self.threads.append(t)
+            t.start()
+
+    def _one(self, conn: socket.socket, n: int) -> None:
+        with conn:
+            conn.settimeout(5)
+            self.heads.append(_read_request(conn))
+            try:
+                self.handler(conn, n)
+            except OSError:
+                pass
+
+
+def _read_request(conn: socket.socket) -> bytes:
+    """Read one request; returns its head (request line and headers)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            need = int(line.split(b":")[1]) - len(body)
+            while need > 0:
+                chunk = conn.recv(need)
+                if not chunk:
+                    return head
+                need -= len(chunk)
+    return head
+
+
+def answer(status: str, body: bytes, extra: str = "") -> bytes:
+    return (f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n{extra}\r\n").encode() + body
+
+
+@pytest.fixture
+def raw() -> Generator[Callable[[Handler], RawServer], None, None]:
+    servers: list[RawServer] = []
+
+    def start(handler: Handler) -> RawServer:
+        srv = RawServer(handler)
+        t = threading.Thread(target=srv.serve, daemon=True)
+        srv.threads.append(t)
+        t.start()
+        servers.append(srv)
+        return srv
+
+    yield start
+    for srv in servers:
+        srv.stop.set()
+        for t in srv.threads:
+            t.join(5)
+        srv.sock.close()
+
+
+def client(url: str, **kw: object) -> PDNSClient:
+    settings: dict[str, object] = {"server": url, "api_key": KEY, "retry_base": 0.01, "retries": 2,
+                                   "read_timeout": 1.0, "request_deadline": 2.0}
+    settings.update(kw)
+    return PDNSClient(PDNSConfig(**settings))  # type: ignore[arg-type]
+
+
+def test_answer_over_the_size_cap_by_content_length(raw: Callable[[Handler], RawServer]) -> None:
+    srv = raw(lambda c, n: c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 999999999\r\n\r\n[]"))
+    with pytest.raises(ProviderError, match="over the 1024-byte limit") as err:
+        client(srv.url, max_response_bytes=1024).list_zones()
+    assert not isinstance(err.value, SoftError)
+
+
+def test_answer_over_the_size_cap_without_length(raw: Callable[[Handler], RawServer]) -> None:
+    def handler(c: socket.socket, n: int) -> None:
+        c.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n[" + b" " * 5000)
+
+    srv = raw(handler)
+    with pytest.raises(ProviderError, match="over the 1024-byte limit"):
+        client(srv.url, max_response_bytes=1024).list_zones()
+
+
+def test_body_dripped_past_the_deadline_is_soft(raw: Callable[[Handler], RawServer]) -> None:
+    def handler(c: socket.socket, n: int) -> None:
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n")
+        for _ in range(100):
+            c.sendall(b" ")
+            time.sleep(0.05)  # a slow server, by design
+
+    srv = raw(handler)
+    started = time.monotonic()
+    with pytest.raises(SoftError, match="timed out|deadline"):
+        client(srv.url, retries=0, request_deadline=0.5).list_zones()
+    assert time.monotonic() - started < 2.0
+
+
+def test_server_that_never_answers_is_soft(raw: Callable[[Handler], RawServer]) -> None:
+    srv = raw(lambda c, n: time.sleep(1.0))
+    with pytest.raises(SoftError, match="timed out"):
+        client(srv.url, retries=0, read_timeout=0.2).list_zones()
+
+
+def test_5xx_is_retried_then_succeeds(raw: Callable[[Handler], RawServer]) -> None:
+    def handler(c: socket.socket, n: int) -> None:
+        c.sendall(answer("503 Busy", b'{"error": "busy"}') if n < 3 else answer("200 OK", b"[]"))
+
+    srv = raw(handler)
+    assert client(srv.url, retries=2).list_zones() == []
+    assert srv.count == 3
+
+
+def test_5xx_every_time_is_soft_with_the_server_message(raw: Callable[[Handler], RawServer]) -> None:
+    srv = raw(lambda c, n: c.sendall(answer("500 Oops", b'{"error": "backend down"}')))
+    with pytest.raises(SoftError, match="HTTP 500: backend down"):
+        client(srv.url, retries=2).list_zones()
+    assert srv.count == 3
+
+
+def test_403_is_an_auth_error_without_the_key(raw: Callable[[Handler], RawServer]) -> None:
+    srv = raw(lambda c, n: c.sendall(answer("403 Forbidden", b"Forbidden")))
+    with pytest.raises(PDNSAuthError) as err:
+        client(srv.url).list_zones()
+    assert isinstance(err.value, ConfigError) and "--pdns-api-key" in str(err.value)
+    assert KEY not in str(err.value) and KEY not in repr(client(srv.url)) and KEY not in repr(client(srv.url).config)
+    assert srv.count == 1  # never retried
+
+
+def test_non_json_answer(raw: Callable[[Handler], RawServer]) -> None:
+    srv = raw(lambda c, n: c.sendall(answer("200 OK", b"<html>proxy</html>")))
+    with pytest.raises(ProviderError, match="not JSON"):
+        client(srv.url).list_zones()
+
+
+def test_path_prefix_server_id_and_key_header(raw: Callable[[Handler], RawServer]) -> None:
+    srv = raw(lambda c, n: c.sendall(answer("200 OK", b"[]")))
+    cfg = PDNSConfig(server=srv.url + "/pdns/", api_key=KEY, server_id="behind proxy")
+    assert PDNSClient(cfg).list_zones() == []
+    head = srv.heads[0].decode()
+    assert head.startswith("GET /pdns/api/v1/servers/behind%20proxy/zones HTTP/1.1\r\n")
+    assert f"X-API-Key: {KEY}" in head.split("\r\n")
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"api_key": ""}, "missing API Key for PDNS"),
+    ({"server": "ftp://x"}, "--pdns-server must be an http"),
+    ({"server": "http://x:notaport"}, "invalid port"),
+    ({"server_id": ""}, "--pdns-server-id"),
+    ({"tls_client_cert": "/c.pem"}, "--tls-client-cert and --tls-client-cert-key"),
+    ({"tls_ca": "/ca.pem"}, "need an https://"),
+])
+def test_settings_are_checked(settings: dict[str, object], message: str) -> None:
+    base: dict[str, object] = {"server": "http://127.0.0.1:8081", "api_key": KEY}
+    base.update(settings)
+    with pytest.raises(ConfigError, match=message):
+        PDNSConfig(**base)  # type: ignore[arg-type]
+
+
+def test_tls_files_that_do_not_load() -> None:
+    cfg = PDNSConfig(server="https://127.0.0.1:8443", api_key=KEY, tls_ca="/nonexistent/ca.pem")
+    with pytest.raises(ConfigError, match="cannot load"):
+        cfg.ssl_context()
+    ctx = PDNSConfig(server="https://127.0.0.1:8443", api_key=KEY, skip_tls_verify=True).ssl_context()
+    assert ctx is not None and not ctx.check_hostname

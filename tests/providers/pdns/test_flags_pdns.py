@@ -1,0 +1,58 @@
+"""The `--pdns-*` and `--tls-*` flags: external-dns names and defaults, the environment, validation only with
+--provider=pdns, the API key masked in the config line and in --help, and the provider built from flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from external_dns.cmd.config import build_parser, load_config
+from external_dns.cmd.flags import ConfigError
+from external_dns.cmd.flags_pdns import build_provider
+
+BASE = ["--source=manifest", "--manifest-dir=/nonexistent", "--provider=pdns", "--policy=sync"]
+KEY = "k3y-that-must-never-show"
+
+
+def test_defaults_match_external_dns() -> None:
+    cfg = build_parser().parse(BASE, environ={})
+    assert cfg.pdns_server == "http://localhost:8081" and cfg.pdns_server_id == "localhost"
+    assert cfg.pdns_api_key == "" and cfg.pdns_skip_tls_verify is False
+    assert (cfg.tls_ca, cfg.tls_client_cert, cfg.tls_client_cert_key) == ("", "", "")
+
+
+def test_flags_reach_the_provider() -> None:
+    _parser, cfg = load_config([*BASE, "--pdns-server=https://pdns.example.net:8443/proxy",
+                                "--pdns-server-id=pdns1", "--pdns-skip-tls-verify", "--domain-filter=example.org"],
+                               environ={"EXTERNAL_DNS_PDNS_API_KEY": KEY})
+    provider = build_provider(cfg)
+    config = provider.config
+    assert config.server == "https://pdns.example.net:8443/proxy" and config.server_id == "pdns1"
+    assert config.api_key == KEY and config.skip_tls_verify is True
+    assert config.base_path == "/proxy/api/v1/servers/pdns1"
+    assert config.domain_filter.match("www.example.org") and not config.domain_filter.match("www.example.com")
+    assert KEY not in repr(provider) and KEY not in repr(config)
+
+
+def test_key_masked_in_config_line_and_help() -> None:
+    parser, cfg = load_config([*BASE, f"--pdns-api-key={KEY}"], environ={})
+    masked = parser.masked(cfg)
+    assert masked["pdns_api_key"] == "******" and KEY not in str(masked)
+    env_parser = build_parser()
+    env_parser.parse(BASE, environ={"EXTERNAL_DNS_PDNS_API_KEY": KEY})
+    assert KEY not in env_parser.parser.format_help()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ([], "missing API Key for PDNS. Specify using --pdns-api-key="),
+    ([f"--pdns-api-key={KEY}", "--pdns-server=localhost:8081"], "--pdns-server must be an http"),
+    ([f"--pdns-api-key={KEY}", "--tls-client-cert=/c.pem"], "must be given together"),
+])
+def test_validation(args: list[str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace(".", r"\.")) as err:
+        load_config([*BASE, *args], environ={})
+    assert KEY not in str(err.value)
+
+
+def test_not_checked_for_other_providers() -> None:
+    load_config(["--source=manifest", "--manifest-dir=/x", "--provider=inmemory", "--policy=sync",
+                 "--pdns-server=nonsense"], environ={})
