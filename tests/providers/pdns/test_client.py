@@ -4,6 +4,7 @@ demand): answers over the size cap, a body dripped past the request deadline, a 
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -51,10 +52,8 @@ class RawServer:
         with conn:
             conn.settimeout(5)
             self.heads.append(_read_request(conn))
-            try:
+            with contextlib.suppress(OSError):  # the client may hang up first
                 self.handler(conn, n)
-            except OSError:
-                pass
 
 
 def _read_request(conn: socket.socket) -> bytes:
@@ -133,7 +132,7 @@ def test_body_dripped_past_the_deadline_is_soft(raw: Callable[[Handler], RawServ
 
     srv = raw(handler)
     started = time.monotonic()
-    with pytest.raises(SoftError, match="timed out|deadline"):
+    with pytest.raises(SoftError, match=r"timed out|deadline"):
         client(srv.url, retries=0, request_deadline=0.5).list_zones()
     assert time.monotonic() - started < 2.0
 
