@@ -14,13 +14,20 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed
 
-# BIND9 for the RFC2136 integration tests (Debian's bind9; installed when missing and we are root).
+# BIND9 (RFC2136 integration tests) and PowerDNS with the sqlite3 backend (pdns integration tests): Debian's
+# packages, installed when missing and we are root.
 system-deps:
 	@if [ ! -x /usr/sbin/named ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q bind9 bind9-utils dnsutils >/dev/null; \
 	  else echo "named not found: install Debian's bind9 package (apt-get install bind9)"; exit 1; fi; \
+	fi
+	@if [ ! -x /usr/sbin/pdns_server ] || [ ! -f /usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q pdns-server pdns-backend-sqlite3 >/dev/null; \
+	  else echo "pdns_server not found: apt-get install pdns-server pdns-backend-sqlite3"; exit 1; fi; \
 	fi
 
 # The embedded demo: manifests in examples/ -> zone files in .demo/zones (see README).
