@@ -28,6 +28,12 @@ def add_flags(p: FlagParser) -> None:
     p.add("--fqdn-template", repeat=True, split=False,
           help="template for host names of objects without hostname annotation, e.g. '{{.Name}}.example.org' "
                "(repeatable; each template's output may be a comma-separated list)")
+    p.add("--target-template", repeat=True, split=False,
+          help="template for the targets of the --fqdn-template host names, e.g. '{{.Status.endpoint}}' "
+               "(repeatable; output is a comma-separated list; default: the object's own targets)")
+    p.add("--fqdn-target-template", repeat=True, split=False,
+          help="template for 'host:target' pairs, e.g. '{{.Name}}.example.org:{{.Spec.clusterIP}}' "
+               "(repeatable; pairs are comma-separated; used before --fqdn-template)")
     p.add("--combine-fqdn-annotation", type=bool, default=False,
           help="use the FQDN template together with the hostname annotations")
     p.add("--ignore-hostname-annotation", type=bool, default=False,
@@ -126,6 +132,11 @@ def validate(cfg: argparse.Namespace) -> None:
         template = parse_fqdn_template(fqdn_template_text(cfg))
     except TemplateError as exc:
         raise ConfigError(f"--fqdn-template: {exc}") from None
+    for flag in ("--target-template", "--fqdn-target-template"):
+        try:
+            parse_fqdn_template(getattr(cfg, flag[2:].replace("-", "_"), None) or [])
+        except TemplateError as exc:
+            raise ConfigError(f"{flag}: {exc}") from None
     if cfg.ignore_hostname_annotation and template is None:
         raise ConfigError("FQDN Template must be set if ignoring annotations")
     if [c for c in cfg.ingress_class if c] and INGRESS_CLASS_ANNOTATION in annotation_selector.key_set():

@@ -13,7 +13,7 @@ from typing import Any
 
 from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
 from external_dns.sources.selector import Selector, SelectorError, parse_selector
-from external_dns.sources.template import FQDNTemplate, TemplateError, parse_fqdn_template
+from external_dns.sources.template import FQDNTemplate, GoTemplate, TemplateError, parse_fqdn_template
 
 SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
 
@@ -29,7 +29,11 @@ class SourceOptions:
     namespace: str = ""
     annotation_filter: str = ""
     label_filter: str = ""
-    fqdn_template: str = ""
+    fqdn_template: str | Sequence[str] = ""
+    # external-dns's --target-template (targets for the --fqdn-template names) and --fqdn-target-template
+    # (`host:target` pairs)
+    target_template: str | Sequence[str] = ""
+    fqdn_target_template: str | Sequence[str] = ""
     combine_fqdn_annotation: bool = False
     ignore_hostname_annotation: bool = False
     publish_internal_services: bool = False
@@ -53,6 +57,8 @@ class SourceOptions:
     label_selector: Selector = field(init=False, repr=False)
     annotation_selector: Selector = field(init=False, repr=False)
     template: FQDNTemplate | None = field(init=False, repr=False)
+    target: GoTemplate | None = field(init=False, repr=False)
+    fqdn_target: GoTemplate | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.annotation_prefix:
@@ -67,10 +73,9 @@ class SourceOptions:
             self.annotation_selector = parse_selector(self.annotation_filter)
         except SelectorError as exc:
             raise SelectorError(f"annotation_filter: {exc}") from None
-        try:
-            self.template = parse_fqdn_template(self.fqdn_template)
-        except TemplateError as exc:
-            raise TemplateError(f"fqdn_template: {exc}") from None
+        self.template = _template("fqdn_template", self.fqdn_template)
+        self.target = _template("target_template", self.target_template)
+        self.fqdn_target = _template("fqdn_target_template", self.fqdn_target_template)
         if self.ignore_hostname_annotation and self.template is None:
             raise ValueError("FQDN Template must be set if ignoring annotations")
         unknown = [t for t in self.service_type_filter if t not in SERVICE_TYPES]
@@ -80,6 +85,11 @@ class SourceOptions:
         self.service_type_filter = tuple(self.service_type_filter)
         self.ingress_class_names = tuple(self.ingress_class_names)
         self.default_targets = tuple(self.default_targets)
+
+    @property
+    def any_template(self) -> bool:
+        """Whether a template may read any field of an object (informers then keep objects whole)."""
+        return self.template is not None or self.target is not None or self.fqdn_target is not None
 
     @classmethod
     def from_config(cls, cfg: argparse.Namespace, **overrides: Any) -> SourceOptions:
@@ -98,6 +108,8 @@ class SourceOptions:
             "label_filter": get("label_filter", ""),
             # --fqdn-template is repeatable (a list); outputs are comma lists, so the union is the joined text.
             "fqdn_template": _joined_templates(get("fqdn_template", "")),
+            "target_template": get("target_template", ""),
+            "fqdn_target_template": get("fqdn_target_template", ""),
             "combine_fqdn_annotation": bool(get("combine_fqdn_annotation", False)),
             "ignore_hostname_annotation": bool(get("ignore_hostname_annotation", False)),
             "publish_internal_services": bool(get("publish_internal_services", False)),
@@ -122,3 +134,10 @@ class SourceOptions:
 
 def _joined_templates(value: str | Sequence[str]) -> str:
     return value if isinstance(value, str) else ",".join(t for t in value if t.strip())
+
+
+def _template(name: str, text: str | Sequence[str]) -> GoTemplate | None:
+    try:
+        return parse_fqdn_template(text)
+    except TemplateError as exc:
+        raise TemplateError(f"{name}: {exc}") from None

@@ -23,7 +23,7 @@ GUIDES = ("README.md", "install-helm.md", "migrate-from-external-dns.md", "ci-on
 # Flags of other tools (kubectl, helm, gh) that the guides use.
 OTHER_TOOLS_FLAGS = {"--body-file", "--from-literal", "--previous", "--replicas", "--strict"}
 METRIC_MODULES = (
-    "external_dns.controller.metrics", "external_dns.plan.safety", "external_dns.plan.metrics",
+    "external_dns.controller.metrics", "external_dns.controller.safety_gate", "external_dns.plan.metrics",
     "external_dns.sources.metrics", "external_dns.controller.leader_election", "external_dns.informers.metrics",
     "external_dns.providers.rfc2136.provider", "external_dns.providers.webhook.client",
     "external_dns.providers.webhook.server", "external_dns.providers.provider",
@@ -230,7 +230,7 @@ def test_documented_templates_render_as_documented(template: str, names: list[st
     assert FQDNTemplate(template).render(TEMPLATE_SAMPLE, "Service") == names
 
 
-@pytest.mark.parametrize("template", ['{{printf "%s" .Name}}', "{{call .Name}}", "{{.Name}"])
+@pytest.mark.parametrize("template", ['{{template "x"}}', "{{call .Name}}", "{{.Name}", "{{ nope }}"])
 def test_what_the_template_guide_refuses_is_refused(template: str) -> None:
     from external_dns.sources.template import TemplateError, parse_fqdn_template
 

@@ -88,7 +88,7 @@ def test_bad_input_reported_rest_synced(tmp_path: Path) -> None:
         ("--annotation-prefix=nope", "--annotation-prefix must end with '/'"),
         ("--ignore-hostname-annotation", "FQDN Template must be set if ignoring annotations"),
         ("--label-filter=a in (", "--label-filter does not specify a valid label selector"),
-        ("--fqdn-template={{ .Name | system }}", "function 'system' is not allowed"),
+        ("--fqdn-template={{ .Name | system }}", "function 'system' not defined"),
     ],
 )
 def test_source_flag_errors_exit_2(tmp_path: Path, flag: str, message: str) -> None:

@@ -38,7 +38,7 @@ class IngressInformerSource(InformerSource):
         super().__init__(factory, options, sync_timeout=sync_timeout)
         self.admit = admits_ingress(options)
         keep = annotation_keys_read(options, (INGRESS_CLASS_ANNOTATION,))
-        transformer = generic_transformer(keep) if options.template is not None else ingress_transformer(keep)
+        transformer = generic_transformer(keep) if options.any_template else ingress_transformer(keep)
         self.ingresses = self._informer(INGRESSES, transformer, {WITH_SELECTORS: selector_index(self.admit)},
                                         events=self.admit)
 

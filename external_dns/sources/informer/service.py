@@ -50,10 +50,9 @@ from external_dns.sources.rbac import service_informer_resources
 
 
 def annotation_keys_read(options: SourceOptions, extra: tuple[str, ...] = ()) -> Any:
-    """Which annotations the cache keeps: all when the FQDN template may read them, else the prefix, the
-    annotation filter's keys and `extra`."""
-    template = options.fqdn_template or ""
-    if "Annotations" in template or "Metadata" in template:
+    """Which annotations the cache keeps: all when a template is set (it may read any of them: `.Object`,
+    `range` over `.Metadata`, ...), else the prefix, the annotation filter's keys and `extra`."""
+    if options.any_template:
         return None
     return annotation_keeper(options.annotation_prefix, set(options.annotation_selector.key_set()) | set(extra))
 
@@ -66,7 +65,7 @@ class ServiceInformerSource(InformerSource):
         super().__init__(factory, options, sync_timeout=sync_timeout)
         self.admit = admits_service(options)
         keep = annotation_keys_read(options)
-        transformer = generic_transformer(keep) if options.template is not None else service_transformer(
+        transformer = generic_transformer(keep) if options.any_template else service_transformer(
             keep, keep_labels=not options.label_selector.empty())
         self.services = self._informer(SERVICES, transformer, {WITH_SELECTORS: selector_index(self.admit)},
                                        events=self.admit)

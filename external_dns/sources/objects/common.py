@@ -7,11 +7,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
+import structlog
+
 from external_dns.endpoint.endpoint import RESOURCE_LABEL_KEY, Endpoint
+from external_dns.endpoint.limits import short
 from external_dns.sources.annotations import hostname_problem
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import ERROR, Problem
 from external_dns.sources.template import TemplateError
+
+log = structlog.get_logger(__name__)
+
+
+def source_name(kind: str) -> str:
+    """The --source name of an object kind: what a template's `isSource` compares with."""
+    if kind.endswith("Route") and kind != "Route":
+        return "gateway-" + kind.lower()
+    return kind.lower()
 
 
 class ObjectEndpoints(NamedTuple):
@@ -45,8 +57,9 @@ class FieldError(ValueError):
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= 120 else text[:117] + "..."
+    if isinstance(value, str):  # cut before anything else: a value may be megabytes long
+        return value if len(value) <= 120 else value[:117] + "..."
+    return short(value, 120)  # bounded repr: an aliased YAML structure is never expanded
 
 
 def field_problem(ref: str, exc: FieldError, obj: Mapping[str, Any] | None) -> Problem:
@@ -131,7 +144,7 @@ def template_hostnames(obj: Mapping[str, Any], options: SourceOptions, kind: str
     if options.template is None:
         return [], []
     try:
-        names = options.template.render(obj, kind)
+        names = options.template.render(obj, kind, source_name(kind))
     except TemplateError as exc:
         return [], [Problem(ref, "--fqdn-template", options.template.text, str(exc), obj=obj)]
     good: list[str] = []
@@ -144,6 +157,60 @@ def template_hostnames(obj: Mapping[str, Any], options: SourceOptions, kind: str
             problems.append(Problem(ref, "--fqdn-template", options.template.text,
                                     f"hostname skipped: {problem}", obj=obj))
     return good, problems
+
+
+def template_endpoints(obj: Mapping[str, Any], options: SourceOptions, kind: str, ref: str,
+                       existing: list[Endpoint], own: Callable[[str], list[Endpoint]],
+                       with_targets: Callable[[str, list[str]], list[Endpoint]],
+                       ) -> tuple[list[Endpoint], list[Problem]]:
+    """The endpoints after the templates, as external-dns's template engine combines them: without
+    `--combine-fqdn-annotation` templates are used only when `existing` is empty. First the
+    `--fqdn-target-template` `host:target` pairs; then (if those gave none, or combining) the
+    `--fqdn-template` names with targets from `--target-template` when it renders any, else the object's
+    own targets (`own(host)`). `with_targets(host, targets)` builds endpoints for given targets."""
+    if not options.any_template or (existing and not options.combine_fqdn_annotation):
+        return existing, []
+    problems: list[Problem] = []
+    result = list(existing) if options.combine_fqdn_annotation else []
+    paired = _pair_endpoints(obj, options, kind, ref, with_targets, problems)
+    result.extend(paired)
+    if paired and not options.combine_fqdn_annotation:
+        return result, problems
+    names, name_problems = template_hostnames(obj, options, kind, ref)
+    problems.extend(name_problems)
+    targets: list[str] = []
+    if names and options.target is not None:
+        try:
+            targets = options.target.render(obj, kind, source_name(kind))
+        except TemplateError as exc:
+            problems.append(Problem(ref, "--target-template", options.target.text, str(exc), obj=obj))
+            return result, problems
+    for host in names:
+        result.extend(with_targets(host, targets) if targets else own(host))
+    return result, problems
+
+
+def _pair_endpoints(obj: Mapping[str, Any], options: SourceOptions, kind: str, ref: str,
+                    with_targets: Callable[[str, list[str]], list[Endpoint]], problems: list[Problem],
+                    ) -> list[Endpoint]:
+    if options.fqdn_target is None:
+        return []
+    flag, text = "--fqdn-target-template", options.fqdn_target.text
+    try:
+        pairs, skipped = options.fqdn_target.pairs(obj, kind, source_name(kind))
+    except TemplateError as exc:
+        problems.append(Problem(ref, flag, text, str(exc), obj=obj))
+        return []
+    for item in skipped:  # external-dns skips these at debug level: a field may not be populated yet
+        log.debug(f"Skipping incomplete host:target pair {item!r} from {ref}")
+    targets_by_host: dict[str, list[str]] = {}
+    for host, target in pairs:
+        problem = hostname_problem(host)
+        if problem is not None:
+            problems.append(Problem(ref, flag, text, f"hostname skipped: {problem}", obj=obj))
+            continue
+        targets_by_host.setdefault(host, []).append(target)
+    return [ep for host, targets in targets_by_host.items() for ep in with_targets(host, targets)]
 
 
 def attach(endpoints: list[Endpoint], obj: Mapping[str, Any], resource: str) -> list[Endpoint]:

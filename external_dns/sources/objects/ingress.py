@@ -38,7 +38,7 @@ from external_dns.sources.objects.common import (
     get_str,
     name_and_namespace,
     string_map,
-    template_hostnames,
+    template_endpoints,
 )
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import Problem, object_ref
@@ -148,11 +148,12 @@ class _Ingress:
         self.problems.extend(self.ann.problems)
         self.targets = list(self.ann.targets) or self.status_targets()
         endpoints = self.from_object()
-        if opts.template is not None and (opts.combine_fqdn_annotation or not endpoints):
-            names, problems = template_hostnames(self.ing, opts, "Ingress", self.ref)
-            self.problems.extend(problems)
-            from_template = [ep for host in names for ep in self.for_host(host, "--fqdn-template")]
-            endpoints = endpoints + from_template if opts.combine_fqdn_annotation else from_template
+        endpoints, problems = template_endpoints(
+            self.ing, opts, "Ingress", self.ref, endpoints,
+            own=lambda host: self.for_host(host, "--fqdn-template"),
+            with_targets=lambda host, targets: endpoints_for_hostname(
+                host, targets, self.ann.ttl, self.ann.provider_specific, self.ann.set_identifier, self.resource))
+        self.problems.extend(problems)
         if not endpoints:
             log.debug(f"No endpoints could be generated from ingress {self.namespace}/{self.name}")
         return attach(endpoints, self.ing, self.resource)

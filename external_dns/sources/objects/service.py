@@ -56,7 +56,7 @@ from external_dns.sources.objects.common import (
     get_str,
     name_and_namespace,
     string_map,
-    template_hostnames,
+    template_endpoints,
 )
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import Problem, object_ref
@@ -126,13 +126,12 @@ class _Service:
                 endpoints.extend(self.generate(hostname, use_cluster_ip=False))
             for hostname in self.ann.internal_hostnames:
                 endpoints.extend(self.generate(hostname, use_cluster_ip=True))
-        if opts.template is not None and (opts.combine_fqdn_annotation or not endpoints):
-            names, problems = template_hostnames(self.svc, opts, "Service", self.ref)
-            self.problems.extend(problems)
-            from_template: list[Endpoint] = []
-            for hostname in names:
-                from_template.extend(self.generate(hostname, use_cluster_ip=False))
-            endpoints = endpoints + from_template if opts.combine_fqdn_annotation else from_template
+        endpoints, problems = template_endpoints(
+            self.svc, opts, "Service", self.ref, endpoints,
+            own=lambda host: self.generate(host, use_cluster_ip=False),
+            with_targets=lambda host, targets: endpoints_for_hostname(
+                host, targets, self.ann.ttl, self.ann.provider_specific, self.ann.set_identifier, self.resource))
+        self.problems.extend(problems)
         if not endpoints:
             log.debug(f"No endpoints could be generated from service {self.namespace}/{self.name}")
         return attach(endpoints, self.svc, self.resource)
