@@ -4,43 +4,14 @@ say. Secret references are replaced by well-formed placeholder values, as the ku
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
-
 import pytest
 
-from external_dns.cmd.config import build_parser, load_config
+from external_dns.cmd.config import build_parser
 from external_dns.cmd.flags import ConfigError
-from external_dns.providers.webhook.cli import _validate as validate_webhook_server
+from external_dns.cmd.webhook_server import _validate as validate_webhook_server
 from external_dns.sources.rbac import rbac_document
+from tests.charts.args import SECRET_PLACEHOLDERS, container_environ, parse_main, provider_name
 from tests.charts.render import VALUE_FILES, containers, load_values, render_chart
-
-# What a Secret would hold for each variable the chart takes from one.
-SECRET_PLACEHOLDERS = {
-    "EXTERNAL_DNS_RFC2136_TSIG_SECRET": "c2VjcmV0LXNlY3JldC1zZWNyZXQ=",
-    "EXTERNAL_DNS_TXT_ENCRYPT_AES_KEY": "0123456789abcdef0123456789abcdef",
-    "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
-    "AWS_SECRET_ACCESS_KEY": "example-secret",
-}
-
-
-def container_environ(container: dict[str, Any]) -> dict[str, str]:
-    environ: dict[str, str] = {}
-    for var in container.get("env", []):
-        if "value" in var:
-            environ[var["name"]] = str(var["value"])
-        else:
-            assert "secretKeyRef" in var["valueFrom"], var
-            environ[var["name"]] = SECRET_PLACEHOLDERS[var["name"]]
-    return environ
-
-
-def parse_main(objects: list[dict[str, Any]]) -> argparse.Namespace:
-    main = containers(objects)["external-dns"]
-    assert "command" not in main, "the image's entrypoint (external-dns) must run"
-    assert all(isinstance(a, str) for a in main["args"])
-    _parser, cfg = load_config(main["args"], container_environ(main))
-    return cfg
 
 
 @pytest.mark.parametrize("values_file", [None, *VALUE_FILES])
@@ -49,7 +20,7 @@ def test_main_container_args_are_accepted(values_file: str | None) -> None:
     cfg = parse_main(render_chart(values))
     assert cfg.source == values.get("sources", ["service", "ingress"])
     assert cfg.policy == values.get("policy", "upsert-only")
-    assert cfg.provider == values.get("provider", {}).get("name", "aws")
+    assert cfg.provider == provider_name(values)
     assert cfg.txt_owner_id == (values.get("txtOwnerId") or "default")
     assert cfg.domain_filter == values.get("domainFilters", [])
     assert cfg.metrics_address == ":7979"

@@ -196,10 +196,13 @@ def test_credentials_are_secret_references() -> None:
     ({"service": {"port": 70000}}, "/service/port"),
     ({"triggerLoopOnEvent": "yes"}, "/triggerLoopOnEvent"),
     ({"domainFilters": "example.com"}, "/domainFilters"),
-    ({"extraArgs": ["--rfc2136-tsig-secret=c2VjcmV0"]}, "/extraArgs/0"),
-    ({"extraArgs": ["--txt-encrypt-aes-key", "k"]}, "/extraArgs/0"),
-    ({"env": [{"name": "AWS_SECRET_ACCESS_KEY", "value": "inline"}]}, "/env/0"),
-    ({"env": [{"name": "EXTERNAL_DNS_RFC2136_TSIG_SECRET", "value": "inline"}]}, "/env/0"),
+    ({"extraArgs": "--interval=1m"}, "/extraArgs"),
+    ({"extraArgs": {"interval": {"a": 1}}}, "/extraArgs/interval"),
+    ({"provider": "route53"}, "/provider"),
+    ({"provider": {"name": "route53"}}, "/provider/name"),
+    ({"service": {"ipFamilyPolicy": "DualStack"}}, "/service/ipFamilyPolicy"),
+    ({"secretConfiguration": {"enabled": True, "mountPat": "/x"}}, "additional properties 'mountPat' not allowed"),
+    ({"annotationPrefix": "example.com"}, "/annotationPrefix"),
 ])
 def test_schema_rejects(values: dict[str, Any], message: str) -> None:
     with pytest.raises(helm.HelmValuesError) as err:
@@ -216,7 +219,6 @@ def test_schema_accepts_env_secret_references_and_plain_env() -> None:
 
 
 @pytest.mark.parametrize(("values", "message"), [
-    ({"provider": {"name": "rfc2136"}}, "rfc2136.host"),
     ({"provider": {"name": "rfc2136"}, "rfc2136": {"host": ["ns1"]}}, "rfc2136.tsigSecretRef"),
     ({"provider": {"name": "webhook"}}, "provider.webhook.image.repository"),
     ({"txtEncrypt": {"enabled": True}}, "txtEncrypt.aesKeySecretRef"),
@@ -322,7 +324,7 @@ def test_prometheus_rule_alerts_on_metrics_the_program_exports() -> None:
 
     from prometheus_client import REGISTRY
 
-    for module in ("external_dns.controller.metrics", "external_dns.plan.safety",
+    for module in ("external_dns.controller.metrics", "external_dns.controller.safety_gate",
                    "external_dns.controller.leader_election"):
         importlib.import_module(module)
     exported = {family.name + suffix for family in REGISTRY.collect() for suffix in ("", "_total")}

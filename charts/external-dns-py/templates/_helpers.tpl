@@ -17,6 +17,107 @@
 {{- end }}
 {{- end }}
 
+{{/* The namespace of every namespaced object: namespaceOverride, else the release namespace. */}}
+{{- define "external-dns-py.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride }}
+{{- end }}
+
+{{/* The namespace the sources watch with namespaced=true (and where their Role lives). */}}
+{{- define "external-dns-py.sourceNamespace" -}}
+{{- default (include "external-dns-py.namespace" .) .Values.sourceNamespace }}
+{{- end }}
+
+{{/* The provider's name: upstream accepts `provider: aws` as well as `provider: {name: aws}`. */}}
+{{- define "external-dns-py.providerName" -}}
+{{- if kindIs "map" .Values.provider }}
+{{- .Values.provider.name | default "aws" }}
+{{- else }}
+{{- .Values.provider | default "aws" }}
+{{- end }}
+{{- end }}
+
+{{/* provider.webhook as a map ({} when provider is a string). */}}
+{{- define "external-dns-py.webhook" -}}
+{{- if kindIs "map" .Values.provider }}
+{{- toYaml (.Values.provider.webhook | default dict) }}
+{{- else }}
+{{- toYaml dict }}
+{{- end }}
+{{- end }}
+
+{{/* extraArgs as a YAML list of "--flag=value" strings, from a list or an upstream-style map
+(flag -> value; a list value repeats the flag; null, "" or true give a bare "--flag"). */}}
+{{- define "external-dns-py.extraArgs" -}}
+{{- $out := list }}
+{{- $extra := .Values.extraArgs }}
+{{- if kindIs "map" $extra }}
+{{- range $k, $v := $extra }}
+{{- $flag := printf "--%s" (trimPrefix "--" $k) }}
+{{- if kindIs "slice" $v }}
+{{- range $v }}
+{{- $out = append $out (printf "%s=%v" $flag .) }}
+{{- end }}
+{{- else if or (kindIs "invalid" $v) (eq (toString $v) "") (eq (toString $v) "true") }}
+{{- $out = append $out $flag }}
+{{- else }}
+{{- $out = append $out (printf "%s=%v" $flag $v) }}
+{{- end }}
+{{- end }}
+{{- else }}
+{{- range $extra }}
+{{- $out = append $out (toString .) }}
+{{- end }}
+{{- end }}
+{{- toYaml $out }}
+{{- end }}
+
+{{/* Flags whose value is a secret (masked by the program's config log line): given in extraArgs or a
+webhook sidecar's args they render, and NOTES.txt warns. tests/charts checks this list against the parser. */}}
+{{- define "external-dns-py.secretFlags" -}}
+{{- toYaml (list "aws-assume-role-external-id" "pdns-api-key" "rfc2136-kerberos-password" "rfc2136-tsig-secret" "txt-encrypt-aes-key") }}
+{{- end }}
+
+{{/* The secret flags found in a YAML list of args (argument: the list). */}}
+{{- define "external-dns-py.secretArgsIn" -}}
+{{- $found := list }}
+{{- $secrets := include "external-dns-py.secretFlags" . | fromYamlArray }}
+{{- range (index . 0) }}
+{{- $name := regexReplaceAll "^--(no-)?([a-z0-9-]+)(=.*)?$" (toString .) "${2}" }}
+{{- if has $name $secrets }}
+{{- $found = append $found (printf "--%s" $name) }}
+{{- end }}
+{{- end }}
+{{- toYaml ($found | uniq) }}
+{{- end }}
+
+{{/* A ServiceMonitor endpoint's scrape settings from a serviceMonitor-shaped map (empty ones left out). */}}
+{{- define "external-dns-py.scrapeSettings" -}}
+{{- with .interval }}
+interval: {{ . }}
+{{- end }}
+{{- with .scrapeTimeout }}
+scrapeTimeout: {{ . }}
+{{- end }}
+{{- with .scheme }}
+scheme: {{ . }}
+{{- end }}
+{{- with .tlsConfig }}
+tlsConfig:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .bearerTokenFile }}
+bearerTokenFile: {{ . }}
+{{- end }}
+{{- with .relabelings }}
+relabelings:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .metricRelabelings }}
+metricRelabelings:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
 {{- define "external-dns-py.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
@@ -60,13 +161,13 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and .Values.txtEncrypt.enabled (not .Values.txtEncrypt.aesKeySecretRef.name) }}
 {{- fail "txtEncrypt.enabled needs txtEncrypt.aesKeySecretRef.name and .key (a Secret holding the AES key)" }}
 {{- end }}
-{{- if and (eq .Values.provider.name "webhook") (not .Values.provider.webhook.image.repository) }}
+{{- $provider := include "external-dns-py.providerName" . }}
+{{- $webhook := include "external-dns-py.webhook" . | fromYaml }}
+{{- if and (eq $provider "webhook") (not (($webhook.image | default dict).repository)) }}
 {{- fail "provider.name=webhook needs provider.webhook.image.repository (the webhook provider sidecar)" }}
 {{- end }}
-{{- if eq .Values.provider.name "rfc2136" }}
-{{- if not .Values.rfc2136.host }}
-{{- fail "provider.name=rfc2136 needs rfc2136.host (the DNS server(s) to update)" }}
-{{- end }}
+{{- /* rfc2136.* values are optional: upstream's tutorial configures RFC2136 through extraArgs alone. */}}
+{{- if and (eq $provider "rfc2136") .Values.rfc2136.host }}
 {{- if and (not .Values.rfc2136.insecure) (or (not .Values.rfc2136.tsigKeyname) (not .Values.rfc2136.tsigSecretRef.name)) }}
 {{- fail "provider.name=rfc2136 needs rfc2136.tsigKeyname and rfc2136.tsigSecretRef (name, key), or rfc2136.insecure=true" }}
 {{- end }}
@@ -86,7 +187,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $a = append $a (printf "--source=%s" .) }}
 {{- end }}
 {{- if .Values.namespaced }}
-{{- $a = append $a (printf "--namespace=%s" $.Release.Namespace) }}
+{{- $a = append $a (printf "--namespace=%s" (include "external-dns-py.sourceNamespace" $)) }}
 {{- end }}
 {{- $a = append $a (printf "--policy=%s" .Values.policy) }}
 {{- $a = append $a (printf "--registry=%s" .Values.registry) }}
@@ -120,8 +221,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with .Values.annotationFilter }}
 {{- $a = append $a (printf "--annotation-filter=%s" .) }}
 {{- end }}
-{{- $a = append $a (printf "--provider=%s" .Values.provider.name) }}
-{{- if eq .Values.provider.name "aws" }}
+{{- with .Values.annotationPrefix }}
+{{- $a = append $a (printf "--annotation-prefix=%s" .) }}
+{{- end }}
+{{- if and .Values.sourceNamespace (not .Values.namespaced) }}
+{{- $a = append $a (printf "--namespace=%s" .Values.sourceNamespace) }}
+{{- end }}
+{{- $provider := include "external-dns-py.providerName" . }}
+{{- $a = append $a (printf "--provider=%s" $provider) }}
+{{- if eq $provider "aws" }}
 {{- with .Values.aws }}
 {{- with .zoneType }}
 {{- $a = append $a (printf "--aws-zone-type=%s" .) }}
@@ -140,7 +248,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- $a = append $a (printf "--aws-batch-change-size=%v" .batchChangeSize) }}
 {{- end }}
-{{- else if eq .Values.provider.name "rfc2136" }}
+{{- else if and (eq $provider "rfc2136") .Values.rfc2136.host }}
 {{- with .Values.rfc2136 }}
 {{- range .host }}
 {{- $a = append $a (printf "--rfc2136-host=%s" .) }}
@@ -167,18 +275,18 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- $a = append $a (printf "--rfc2136-batch-change-size=%v" .batchChangeSize) }}
 {{- end }}
-{{- else if eq .Values.provider.name "webhook" }}
+{{- else if eq $provider "webhook" }}
 {{- $a = append $a "--webhook-provider-url=http://localhost:8888" }}
 {{- end }}
 {{- if .Values.leaderElection.enabled }}
 {{- $a = append $a "--leader-elect" }}
-{{- $a = append $a (printf "--leader-elect-namespace=%s" .Release.Namespace) }}
+{{- $a = append $a (printf "--leader-elect-namespace=%s" (include "external-dns-py.namespace" .)) }}
 {{- $a = append $a (printf "--leader-elect-name=%s" (include "external-dns-py.leaseName" .)) }}
 {{- $a = append $a (printf "--leader-elect-lease-duration=%s" .Values.leaderElection.leaseDuration) }}
 {{- $a = append $a (printf "--leader-elect-renew-deadline=%s" .Values.leaderElection.renewDeadline) }}
 {{- $a = append $a (printf "--leader-elect-retry-period=%s" .Values.leaderElection.retryPeriod) }}
 {{- end }}
-{{- range .Values.extraArgs }}
+{{- range (include "external-dns-py.extraArgs" . | fromYamlArray) }}
 {{- $a = append $a . }}
 {{- end }}
 {{- toYaml $a }}
@@ -186,11 +294,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/* The external-dns container's env: credentials from Secrets, then .Values.env. */}}
 {{- define "external-dns-py.env" -}}
-{{- if and (eq .Values.provider.name "aws") .Values.aws.region }}
+{{- $provider := include "external-dns-py.providerName" . }}
+{{- if and (eq $provider "aws") .Values.aws.region }}
 - name: AWS_DEFAULT_REGION
   value: {{ .Values.aws.region | quote }}
 {{- end }}
-{{- if and (eq .Values.provider.name "aws") .Values.aws.credentials.secretName }}
+{{- if and (eq $provider "aws") .Values.aws.credentials.secretName }}
 - name: AWS_ACCESS_KEY_ID
   valueFrom:
     secretKeyRef:
@@ -202,7 +311,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
       name: {{ .Values.aws.credentials.secretName }}
       key: {{ .Values.aws.credentials.secretAccessKeyKey }}
 {{- end }}
-{{- if and (eq .Values.provider.name "rfc2136") (not .Values.rfc2136.insecure) }}
+{{- if and (eq $provider "rfc2136") .Values.rfc2136.host (not .Values.rfc2136.insecure) }}
 - name: EXTERNAL_DNS_RFC2136_TSIG_SECRET
   valueFrom:
     secretKeyRef:

@@ -1,0 +1,246 @@
+"""Values written for the upstream external-dns chart (1.21) work unchanged: one file per provider we support
+and the upstream tutorials' values (tests/charts/values/upstream/). Each renders, every object is valid
+Kubernetes, `helm lint --strict` passes, and the external-dns container's args are accepted by our parser
+and mean what the values say. Unknown keys are still refused with a message naming the key; a secret in
+args renders and NOTES.txt warns."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import helm_python as helm
+import kubernetes_validate  # type: ignore[import-untyped]
+import pytest
+import yaml
+
+from external_dns.cmd.config import build_parser
+from tests.charts.args import SECRET_PLACEHOLDERS, parse_main, provider_name
+from tests.charts.render import (
+    CHART_DIR,
+    VALUES_DIR,
+    containers,
+    find,
+    find_all,
+    render_chart,
+    render_manifests,
+)
+
+UPSTREAM_DIR = VALUES_DIR / "upstream"
+UPSTREAM_FILES = sorted(p.name for p in UPSTREAM_DIR.glob("*.yaml"))
+NOTES = "external-dns-py/templates/NOTES.txt"
+NOT_BUILT_IN = {("monitoring.coreos.com/v1", "ServiceMonitor")}
+
+
+def upstream(name: str) -> dict[str, Any]:
+    data = yaml.safe_load((UPSTREAM_DIR / name).read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_every_provider_we_support_has_an_upstream_shaped_values_file() -> None:
+    from external_dns.cmd.build import PROVIDER_BUILDERS
+
+    covered = {provider_name(upstream(name)) for name in UPSTREAM_FILES}
+    assert set(PROVIDER_BUILDERS) <= covered, f"no upstream-shaped values for {set(PROVIDER_BUILDERS) - covered}"
+
+
+@pytest.mark.parametrize("name", UPSTREAM_FILES)
+def test_upstream_values_render_valid_objects(name: str) -> None:
+    objects = render_chart(upstream(name))
+    for obj in objects:
+        if (obj["apiVersion"], obj["kind"]) in NOT_BUILT_IN:
+            continue
+        try:
+            kubernetes_validate.validate(obj, kubernetes_validate.latest_version(), strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            pytest.fail(f"{name}: {obj['kind']} {obj['metadata']['name']}: {exc.message} at "
+                        f"{'.'.join(str(p) for p in exc.path)}")
+
+
+@pytest.mark.parametrize("name", UPSTREAM_FILES)
+def test_upstream_values_pass_helm_lint_strict(name: str) -> None:
+    report = helm.lint(CHART_DIR, upstream(name), strict=True, namespace="dns", kube_version="v1.30.0")
+    assert not report.get("errors") and report["total_charts_linted"] == 1, report
+
+
+@pytest.mark.parametrize("name", UPSTREAM_FILES)
+def test_upstream_values_args_are_accepted_by_our_parser(name: str) -> None:
+    values = upstream(name)
+    cfg = parse_main(render_chart(values))
+    assert cfg.provider == provider_name(values)
+    assert cfg.source == values.get("sources", ["service", "ingress"])
+    assert cfg.policy == values.get("policy", "upsert-only")
+    assert cfg.domain_filter == (values.get("domainFilters") or [])
+
+
+def test_aws_tutorial_values() -> None:
+    cfg = parse_main(render_chart(upstream("aws-tutorial.yaml")))
+    assert (cfg.aws_zone_type, cfg.aws_zones_cache_duration, cfg.txt_owner_id) == ("public", 3600.0, "my-identifier")
+    sa = find(render_chart(upstream("aws-tutorial.yaml")), "ServiceAccount")
+    assert sa["metadata"]["annotations"]["eks.amazonaws.com/role-arn"].endswith("role/external-dns")
+
+
+def test_provider_string_and_extra_args_map() -> None:
+    objects = render_chart(upstream("aws-string-map.yaml"))
+    cfg = parse_main(objects)
+    assert cfg.provider == "aws"
+    assert cfg.aws_batch_change_size == 500
+    assert cfg.zone_id_filter == ["Z1D633PJN98FT9", "Z2ABCDEF"]
+    assert cfg.aws_prefer_cname is True  # null: a bare flag
+    assert cfg.aws_evaluate_target_health is False
+    assert (cfg.interval, cfg.events, cfg.log_format, cfg.txt_prefix) == (300.0, True, "json", "%{record_type}-")
+    env = {e["name"]: e for e in containers(objects)["external-dns"]["env"]}
+    assert env["AWS_SECRET_ACCESS_KEY"]["valueFrom"]["secretKeyRef"]["name"] == "external-dns-aws"
+
+
+def test_rfc2136_tutorial_through_extra_args() -> None:
+    values = upstream("rfc2136-tutorial.yaml")
+    manifests = render_manifests(values)
+    cfg = parse_main(render_chart(values))
+    assert cfg.rfc2136_host == ["192.0.2.53"] and cfg.rfc2136_port == 53
+    assert cfg.rfc2136_zone == ["k8s.example.org"]
+    assert cfg.rfc2136_tsig_keyname == "externaldns-key" and cfg.rfc2136_axfr is True
+    assert base64.b64decode(cfg.rfc2136_tsig_secret)
+    # Rendered as given, and the user is told why it is a bad idea.
+    assert "WARNING: extraArgs holds a secret (--rfc2136-tsig-secret)" in manifests[NOTES]
+    assert "EXTERNAL_DNS_RFC2136_TSIG_SECRET" not in str(containers(render_chart(values))["external-dns"].get("env"))
+
+
+def test_pdns_values_warn_about_the_inline_api_key() -> None:
+    notes = render_manifests(upstream("pdns.yaml"))[NOTES]
+    assert "WARNING: extraArgs holds a secret (--pdns-api-key)" in notes
+
+
+@pytest.mark.parametrize("name", ["aws-tutorial.yaml", "aws-string-map.yaml", "webhook-provider.yaml", "inmemory.yaml"])
+def test_no_secret_warning_without_secrets(name: str) -> None:
+    assert "holds a secret" not in render_manifests(upstream(name))[NOTES]
+
+
+def test_inline_secret_env_renders_and_warns() -> None:
+    values = {"env": [{"name": "AWS_SECRET_ACCESS_KEY", "value": "inline"}]}
+    env = containers(render_chart(values))["external-dns"]["env"]
+    assert {"name": "AWS_SECRET_ACCESS_KEY", "value": "inline"} in env
+    assert "WARNING: env AWS_SECRET_ACCESS_KEY holds a secret inline" in render_manifests(values)[NOTES]
+
+
+def test_chart_secret_flag_list_is_the_parsers() -> None:
+    """NOTES.txt warns about exactly the flags the program masks as secrets."""
+    text = (CHART_DIR / "templates" / "_helpers.tpl").read_text()
+    start = text.index('define "external-dns-py.secretFlags"')
+    listed = set(text[start:text.index("{{- end }}", start)].split("(list", 1)[1].split(")")[0].replace('"', "").split())
+    assert listed == {s.replace("_", "-") for s in build_parser().secrets}
+
+
+def test_extra_args_map_value_forms() -> None:
+    cfg = parse_main(render_chart({"extraArgs": {"--interval": "30s", "exclude-domains": ["a.org", "b.org"],
+                                                 "once": True, "dry-run": "", "workers": 4}}))
+    assert (cfg.interval, cfg.exclude_domains, cfg.once, cfg.dry_run, cfg.workers) == \
+        (30.0, ["a.org", "b.org"], True, True, 4)
+
+
+def test_webhook_provider_values() -> None:
+    objects = render_chart(upstream("webhook-provider.yaml"))
+    sidecar = containers(objects)["webhook"]
+    assert sidecar["image"] == "ghcr.io/example/external-dns-example-webhook:v1.2.3"
+    assert sidecar["readinessProbe"]["successThreshold"] == 1
+    assert sidecar["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    service = find(objects, "Service")
+    assert [p["name"] for p in service["spec"]["ports"]] == ["http", "http-webhook"]
+    endpoints = find(objects, "ServiceMonitor")["spec"]["endpoints"]
+    main, webhook = endpoints
+    assert (main["port"], main["scheme"], main["interval"]) == ("http", "http", "1m")
+    # The webhook's own settings win; unset ones fall back to the main serviceMonitor's.
+    assert (webhook["port"], webhook["scheme"], webhook["interval"], webhook["scrapeTimeout"]) == \
+        ("http-webhook", "https", "30s", "10s")
+    assert webhook["tlsConfig"] == {"insecureSkipVerify": True}
+
+
+def test_every_upstream_key_has_its_upstream_meaning() -> None:
+    values = upstream("every-upstream-key.yaml")
+    objects = render_chart(values)
+    namespaced = [o for o in objects if o["kind"] not in ("ClusterRole", "ClusterRoleBinding")]
+    sources_role = [o for o in objects if o["kind"] in ("Role", "RoleBinding")
+                    and not o["metadata"]["name"].endswith("leader-election")]
+    assert sources_role and all(o["metadata"]["namespace"] == "apps" for o in sources_role)
+    assert all(o["metadata"]["namespace"] == "platform-dns" for o in namespaced if o not in sources_role)
+    pod = find(objects, "Deployment")["spec"]["template"]["spec"]
+    assert pod["imagePullSecrets"] == [{"name": "global-registry"}, {"name": "registry"}]
+    assert pod["dnsPolicy"] == "ClusterFirst" and pod["dnsConfig"]["options"][0]["name"] == "ndots"
+    assert "terminationGracePeriodSeconds" not in pod  # upstream's null: the cluster default
+    assert [c["name"] for c in pod["initContainers"]] == ["wait"]
+    assert [c["name"] for c in pod["containers"]] == ["external-dns", "proxy"]
+    mounts = {m["name"]: m for m in pod["containers"][0]["volumeMounts"]}
+    assert mounts["secrets"]["mountPath"] == "/etc/external-dns/"
+    secret = find(objects, "Secret")
+    assert base64.b64decode(secret["data"]["credentials.json"]) == b'{"example": true}'
+    assert {"name": "secrets", "secret": {"secretName": secret["metadata"]["name"]}} in pod["volumes"]
+    service = find(objects, "Service")["spec"]
+    assert (service["ipFamilies"], service["ipFamilyPolicy"]) == (["IPv4"], "SingleStack")
+    endpoint = find(objects, "ServiceMonitor")["spec"]["endpoints"][0]
+    assert endpoint["scheme"] == "https" and endpoint["tlsConfig"] == {"insecureSkipVerify": True}
+    assert endpoint["bearerTokenFile"].endswith("/token") and "interval" not in endpoint
+    assert pod["containers"][0]["readinessProbe"]["successThreshold"] == 1
+    cfg = parse_main(objects)
+    assert cfg.namespace == "apps"
+    assert cfg.annotation_prefix == "external-dns.alpha.kubernetes.io/"
+    assert cfg.managed_record_types == ["A", "AAAA", "CNAME", "TXT"]
+
+
+def test_source_namespace_without_namespaced_only_sets_the_flag() -> None:
+    objects = render_chart({"sourceNamespace": "apps"})
+    assert parse_main(objects).namespace == "apps"
+    assert not find_all(objects, "Role")
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"provider": {"nme": "aws"}}, "additional properties 'nme' not allowed"),
+    ({"serviceMonitor": {"shceme": "https"}}, "additional properties 'shceme' not allowed"),
+    ({"provider": {"name": "webhook", "webhook": {"serviceMonitor": {"intervl": "1m"}}}},
+     "additional properties 'intervl' not allowed"),
+    ({"secretConfiguration": {"enabld": True}}, "additional properties 'enabld' not allowed"),
+    ({"namespaceOveride": "x"}, "additional properties 'namespaceOveride' not allowed"),
+])
+def test_unknown_keys_are_refused_by_name(values: dict[str, Any], message: str) -> None:
+    with pytest.raises(helm.HelmValuesError) as err:
+        render_chart(values)
+    assert message in str(err.value)
+
+
+def test_secret_placeholders_cover_every_secret_env() -> None:
+    for name in ("aws-string-map.yaml", "webhook-provider.yaml"):
+        for var in containers(render_chart(upstream(name)))["external-dns"].get("env", []):
+            if "valueFrom" in var:
+                assert var["name"] in SECRET_PLACEHOLDERS
+
+
+def _readme_rows() -> dict[str, str]:
+    rows: dict[str, str] = {}
+    for line in (CHART_DIR / "README.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and cells[1] in ("upstream", "ours"):
+            rows[cells[0].strip("`")] = cells[1]
+    return rows
+
+
+def test_chart_readme_lists_every_value_as_upstream_or_ours() -> None:
+    rows = _readme_rows()
+    values = yaml.safe_load((CHART_DIR / "values.yaml").read_text())
+    missing: list[str] = []
+
+    def walk(node: dict[str, Any], prefix: str) -> None:
+        for key, value in node.items():
+            path = prefix + key
+            if isinstance(value, dict) and any(r.startswith(path + ".") for r in rows):
+                walk(value, path + ".")
+            elif path not in rows:
+                missing.append(path)
+
+    walk(values, "")
+    assert not missing, f"values not in charts/external-dns-py/README.md: {missing}"
+    for path in rows:
+        node: Any = values
+        for part in path.split("."):
+            assert isinstance(node, dict) and part in node, f"README lists {path}, which values.yaml lacks"
+            node = node[part]
+
