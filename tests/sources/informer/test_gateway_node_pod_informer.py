@@ -1,0 +1,221 @@
+"""`--source=gateway-*route`, `--source=node` and `--source=pod` through the real informers and the official
+client against the test API server: events, caches that keep what every source sharing them reads, problems
+reported once per object version as Warning Events, the RBAC probe at start-up, the pipeline from flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kubernetes.client
+import pytest
+
+from external_dns.cmd.config import load_config
+from external_dns.cmd.main import _KubeClient
+from external_dns.controller.process import LazyInformerFactory
+from external_dns.informers import SharedInformerFactory
+from external_dns.sources.build import build_source_pipeline
+from external_dns.sources.informer.base import MissingPermissionError, check_access
+from external_dns.sources.informer.gateway import GatewayRouteInformerSource
+from external_dns.sources.informer.hooks import informer_sources
+from external_dns.sources.informer.node import NodeInformerSource
+from external_dns.sources.informer.pod import PodInformerSource
+from external_dns.sources.informer.service import ServiceInformerSource
+from external_dns.sources.objects.gateway import GatewayOptions
+from external_dns.sources.objects.pod import PodOptions
+from external_dns.sources.options import SourceOptions
+from external_dns.sources.rbac import rules_for_sources
+from tests.helpers.gateway import API_VERSIONS, gateway, listener, route
+from tests.kubeapi.server import KubeAPIServer
+from tests.sources.informer.conftest import PREFIX, Waiter, names
+
+pytestmark = pytest.mark.integration
+
+GW = (API_VERSIONS["Gateway"], "Gateway")
+HTTP = (API_VERSIONS["HTTPRoute"], "HTTPRoute")
+
+
+class FakeRecorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, str, str]] = []
+
+    def event(self, obj: Any, type: str, reason: str, note: str) -> bool:
+        self.events.append((obj["kind"], obj["metadata"]["name"], type, note))
+        return True
+
+
+def create_with_status(server: KubeAPIServer, obj: dict[str, Any]) -> dict[str, Any]:
+    status = obj.pop("status", None)
+    created = server.create(obj)
+    if status is not None:
+        created["status"] = status
+        created = server.update_status(created)
+    return created
+
+
+def http_source(factory: SharedInformerFactory, waiter: Waiter | None = None, gw: GatewayOptions | None = None,
+                **opts: Any) -> GatewayRouteInformerSource:
+    src = GatewayRouteInformerSource(factory, SourceOptions(**opts), "gateway-httproute", gw, sync_timeout=10.0)
+    if waiter is not None:
+        src.add_event_handler(waiter)
+    return src
+
+
+def test_httproute_create_gateway_change_delete(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                                                waiter: Waiter) -> None:
+    src = http_source(factory, waiter)
+    assert src.endpoints() == []
+    create_with_status(kubeapi, gateway(addresses=["192.0.2.1"],
+                                        listeners=[listener(hostname="*.example.org")]))
+    create_with_status(kubeapi, route(hostnames=["echo.example.org", "echo.example.net"]))
+    assert waiter.until(lambda: names(src.endpoints()) == {("echo.example.org", "A"): ["192.0.2.1"]})
+    assert {e.labels["resource"] for e in src.endpoints()} == {"httproute/default/echo"}
+    # the Gateway gets a new address: the route's record follows (Gateway events reach the source)
+    gw = kubeapi.get(*GW, "default", "gw")
+    assert gw is not None
+    gw["status"] = {"addresses": [{"type": "IPAddress", "value": "192.0.2.2"}]}
+    kubeapi.update_status(gw)
+    assert waiter.until(lambda: names(src.endpoints()) == {("echo.example.org", "A"): ["192.0.2.2"]})
+    kubeapi.delete(*HTTP, "default", "echo")
+    assert waiter.until(lambda: src.endpoints() == [])
+
+
+def test_all_route_kinds_and_gateway_filters(kubeapi: KubeAPIServer, factory: SharedInformerFactory) -> None:
+    create_with_status(kubeapi, gateway("public", addresses=["192.0.2.1"], labels={"scope": "public"}, listeners=[
+        listener("http", "HTTP", 80), listener("grpc", "HTTPS", 443), listener("tls", "TLS", 8443),
+        listener("tcp", "TCP", 5432), listener("udp", "UDP", 53)]))
+    create_with_status(kubeapi, gateway("private", addresses=["10.0.0.1"], labels={"scope": "private"}))
+    parents = [{"name": "public"}, {"name": "private"}]
+    for kind in ("HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"):
+        create_with_status(kubeapi, route(kind, name=kind.lower(), parents=parents,
+                                          annotations={PREFIX + "hostname": f"{kind.lower()}.example.org"}))
+    gw = GatewayOptions(gateway_label_filter="scope=public")
+    sources = {name: GatewayRouteInformerSource(factory, SourceOptions(), name, gw, sync_timeout=10.0)
+               for name in ("gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute",
+                            "gateway-udproute")}
+    got = {name: names(src.endpoints()) for name, src in sources.items()}
+    assert got == {f"gateway-{k}": {(f"{k}.example.org", "A"): ["192.0.2.1"]}
+                   for k in ("httproute", "grpcroute", "tlsroute", "tcproute", "udproute")}
+    # one Gateway informer (server-side label selector), shared by the five sources
+    gateways = [i for i in factory.informers() if i.resource.plural == "gateways"]
+    assert len(gateways) == 1 and len(gateways[0].get_store().list()) == 1
+
+
+def test_problems_reported_once_per_object_version(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                                                   waiter: Waiter) -> None:
+    create_with_status(kubeapi, gateway(addresses=["192.0.2.1"]))
+    create_with_status(kubeapi, gateway("bare"))
+    create_with_status(kubeapi, route(name="good", hostnames=["good.example.org"]))
+    create_with_status(kubeapi, route(name="orphan", hostnames=["orphan.example.org"],
+                                      parents=[{"name": "missing"}]))
+    create_with_status(kubeapi, route(name="nohost", parents=[{"name": "gw"}]))
+    create_with_status(kubeapi, route(name="onbare", hostnames=["bare.example.org"], parents=[{"name": "bare"}]))
+    src = http_source(factory, waiter)
+    recorder = FakeRecorder()
+    src.recorder = recorder
+    assert names(src.endpoints()) == {("good.example.org", "A"): ["192.0.2.1"]}
+    src.endpoints()
+    notes = sorted((kind, name, note.split(": ")[2]) for kind, name, _, note in recorder.events)
+    assert notes == [("Gateway", "bare", "status.addresses"), ("HTTPRoute", "nohost", "spec.hostnames"),
+                     ("HTTPRoute", "orphan", "spec.parentRefs[0].name='missing'")]
+    assert all(t == "Warning" for _, _, t, _ in recorder.events)
+    # a new version of the orphan route is reported again; the others are not
+    kubeapi.patch(*HTTP, "default", "orphan", {"metadata": {"labels": {"v": "2"}}})
+    assert waiter.until(lambda: (src.endpoints(), len(recorder.events))[1] == 4)
+    assert recorder.events[-1][1] == "orphan"
+
+
+def test_node_source_events_and_cordon(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                                       waiter: Waiter) -> None:
+    def node(name: str, ip: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "annotations": {PREFIX + "ttl": "60"}},
+                "status": {"addresses": [{"type": "ExternalIP", "address": ip},
+                                         {"type": "InternalIP", "address": "fd00::" + name[-1]}]}}
+
+    src = NodeInformerSource(factory, SourceOptions(fqdn_template="{{.Name}}.nodes.example.org"), sync_timeout=10.0)
+    src.add_event_handler(waiter)
+    create_with_status(kubeapi, node("n1", "203.0.113.1"))
+    create_with_status(kubeapi, node("n2", "203.0.113.2"))
+    assert waiter.until(lambda: names(src.endpoints()) == {("n1.nodes.example.org", "A"): ["203.0.113.1"],
+                                                          ("n2.nodes.example.org", "A"): ["203.0.113.2"]})
+    assert {e.record_ttl for e in src.endpoints()} == {60}
+    kubeapi.patch("v1", "Node", "", "n2", {"spec": {"unschedulable": True}})
+    assert waiter.until(lambda: names(src.endpoints()) == {("n1.nodes.example.org", "A"): ["203.0.113.1"]})
+
+
+@pytest.mark.parametrize("service_first", [True, False])
+def test_pod_and_service_sources_share_pod_and_node_caches(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                                                          service_first: bool) -> None:
+    create_with_status(kubeapi, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                                 "status": {"addresses": [{"type": "ExternalIP", "address": "203.0.113.1"}]}})
+    create_with_status(kubeapi, {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "edge", "namespace": "default", "labels": {"app": "edge"},
+                     "annotations": {PREFIX + "hostname": "edge.example.org",
+                                     PREFIX + "internal-hostname": "edge.internal.example.org"}},
+        "spec": {"hostNetwork": True, "nodeName": "n1", "containers": [{"name": "c", "image": "i"}]},
+        "status": {"phase": "Running", "podIP": "10.1.0.5", "podIPs": [{"ip": "10.1.0.5"}]}})
+
+    def build_pod() -> PodInformerSource:
+        return PodInformerSource(factory, SourceOptions(), PodOptions(), sync_timeout=10.0)
+
+    def build_service() -> ServiceInformerSource:
+        return ServiceInformerSource(factory, SourceOptions(), sync_timeout=10.0)
+
+    if service_first:
+        build_service()
+        pod_src = build_pod()
+    else:
+        pod_src = build_pod()
+        build_service()
+    assert names(pod_src.endpoints()) == {("edge.example.org", "A"): ["203.0.113.1"],
+                                          ("edge.internal.example.org", "A"): ["10.1.0.5"]}
+    cached = next(i for i in factory.informers() if i.resource.plural == "pods").get_store().list()[0]
+    assert cached["metadata"]["labels"] == {"app": "edge"}  # the service source still reads labels
+    assert "containers" not in cached["spec"]  # and the cache stays slim
+
+
+def test_rbac_probe_names_missing_gateway_rule(kubeapi: KubeAPIServer, factory: SharedInformerFactory) -> None:
+    src = http_source(factory)
+    rules = [r for r in rules_for_sources(["gateway-httproute"]) if "gateways" not in r["resources"]]
+    rules.append({"apiGroups": ["gateway.networking.k8s.io"], "resources": ["httproutes"],
+                  "verbs": ["get", "list", "watch"]})
+    kubeapi.add_token("short", rules)
+    kubeapi.add_token("full", rules_for_sources(["gateway-httproute"]))
+    for token in ("full", "short"):
+        api = kubernetes.client.ApiClient(kubeapi.configuration(token=token))
+        try:
+            if token == "full":
+                check_access(api, src.access_checks(), src.name)
+                continue
+            with pytest.raises(MissingPermissionError) as err:
+                check_access(api, src.access_checks(), src.name)
+        finally:
+            api.close()
+    assert ('list, watch gateways (API group "gateway.networking.k8s.io") cluster-wide: the ClusterRole needs the '
+            'rule {apiGroups: ["gateway.networking.k8s.io"], resources: ["gateways"], verbs: ["list", "watch"]}'
+            ) in str(err.value)
+
+
+def test_pipeline_from_flags(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
+    kubeapi.ensure_namespace("infra")
+    create_with_status(kubeapi, gateway(addresses=["192.0.2.1"], namespace="infra",
+                                        listeners=[listener(allowedRoutes={"namespaces": {"from": "All"}})]))
+    kubeapi.ensure_namespace("apps")
+    create_with_status(kubeapi, route(namespace="apps", hostnames=["echo.example.org"],
+                                      parents=[{"name": "gw", "namespace": "infra"}]))
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
+    _parser, cfg = load_config(["--source=gateway-httproute", "--source=node", "--source=pod", "--provider=inmemory",
+                                "--policy=sync", f"--kubeconfig={kubeconfig}", "--gateway-namespace=infra"])
+    kube = _KubeClient(cfg)
+    factory = LazyInformerFactory(kube)
+    try:
+        pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
+        assert sorted(s.name for s in informer_sources(pipeline)) == ["gateway-httproute", "node", "pod"]
+        assert sorted(i.resource.plural for i in factory().informers()) == [
+            "gateways", "httproutes", "namespaces", "nodes", "pods"]
+        assert [(e.dns_name, list(e.targets)) for e in pipeline.endpoints()] == [("echo.example.org", ["192.0.2.1"])]
+    finally:
+        if factory.created:
+            assert factory().shutdown(10.0)
+        kube().close()
