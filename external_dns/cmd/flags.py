@@ -16,10 +16,10 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from external_dns.durations import parse_duration
+from external_dns.durations import format_go_duration, parse_duration
 from external_dns.errors import ConfigError
 
-__all__ = ["ConfigError", "FlagParser", "duration", "env_name", "parse_bool", "parse_duration"]
+__all__ = ["ConfigError", "FlagParser", "duration", "env_name", "parse_bool", "parse_duration", "show_default"]
 
 ENV_PREFIX = "EXTERNAL_DNS_"
 
@@ -87,6 +87,35 @@ def _single_list(item_type: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     return convert
 
 
+def show_default(action: argparse.Action) -> str:
+    """A flag's default as external-dns (kingpin) shows it: Go durations (`1m0s`), lists comma-separated,
+    `true`/`false`, whole numbers without `.0`; "" for no default (nothing is shown then)."""
+    value = action.default
+    if value is None or value == "" or value == [] or value is argparse.SUPPRESS:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if action.type is duration and isinstance(value, int | float):
+        return format_go_duration(float(value))
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Appends `(default: X)` in external-dns's style, and nothing when there is no default. Secrets (whose
+    help holds `%(default).0s`) never show a default, even one taken from the environment."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "%(default" in text or not action.option_strings:
+            return text
+        shown = show_default(action)
+        return f"{text} (default: {shown.replace('%', '%%')})" if shown else text
+
+
 class _OneLineErrorParser(argparse.ArgumentParser):
     """argparse, but a bad command line gives one line (`external-dns: error: <message>, try --help`, exit 2)
     instead of the whole usage text, as external-dns (kingpin) does."""
@@ -101,7 +130,7 @@ class FlagParser:
 
     def __init__(self, prog: str = "external-dns", description: str = "") -> None:
         self.parser = _OneLineErrorParser(prog=prog, description=description,
-                                          formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                          formatter_class=_HelpFormatter,
                                           allow_abbrev=False)
         self.secrets: set[str] = set()
         self._env_flags: dict[str, tuple[str, Callable[[str], Any], bool]] = {}

@@ -18,4 +18,4 @@ def test_readme_flag_table_matches_the_parser() -> None:
 def test_flag_table_lists_core_flags_with_env_and_default() -> None:
     table = flag_table()
     assert "| `--txt-owner-id` | `default` | `EXTERNAL_DNS_TXT_OWNER_ID` |" in table
-    assert "`--policy`" in table and "`--interval` | `60s`" in table
+    assert "`--policy`" in table and "`--interval` | `1m0s`" in table
