@@ -1,15 +1,17 @@
 """Running the real CLI (`python -m external_dns`) as a subprocess in tests: a clean environment, the exit-code
-check with the output in the message, a DNSEndpoint manifest and reading back a zone file."""
+check with the output in the message, a DNSEndpoint manifest, reading back a zone file and the long-running CLI as
+a subprocess (`Controller`)."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import dns.rdatatype
@@ -156,3 +158,32 @@ class LogTail:
 
     def join(self) -> None:
         self.thread.join(10)
+
+
+class Controller:
+    """The long-running CLI as a subprocess; `stop()` sends SIGTERM and returns (exit code, output)."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen(args, cwd=ROOT, env=clean_env(drop=["KUBECONFIG"]), stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+
+    def stop(self) -> tuple[int, str]:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            out, _ = self.proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, _ = self.proc.communicate(timeout=10)
+        return self.proc.returncode, out
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> float | None:
+        """Seconds until `predicate()` held (checked every 50 ms), or None (also when the process died)."""
+        start = time.monotonic()
+        while time.monotonic() - start < timeout:
+            if predicate():
+                return time.monotonic() - start
+            if self.proc.poll() is not None:
+                return None
+            time.sleep(0.05)  # observing another process's file: there is nothing to wait on
+        return None

@@ -5,10 +5,8 @@ conflict and bad-input Events, and one end-to-end run against BIND."""
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ import dns.zone
 import pytest
 
 from external_dns.sources.rbac import cluster_role, rules_for_sources
-from tests.helpers.cli import ROOT, check_exit, clean_env, zone_records
+from tests.helpers.cli import ROOT, Controller, check_exit, clean_env, zone_records
 from tests.kubeapi.authz import bind_cluster_role, bind_rendered_roles, forbidden_requests
 from tests.kubeapi.server import KubeAPIServer
 from tests.servers.bind import BindServer
@@ -117,35 +115,6 @@ def test_role_missing_one_rule_fails_naming_it(kubeapi: KubeAPIServer, tmp_path:
     assert named in output, output
     assert not (tmp_path / "zones" / "example.org.zone").exists() or ("web.example.org", "A") not in zone_records(
         tmp_path / "zones" / "example.org.zone")
-
-
-class Controller:
-    """The long-running CLI as a subprocess; `stop()` sends SIGTERM and returns (exit code, output)."""
-
-    def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen(args, cwd=ROOT, env=clean_env(drop=["KUBECONFIG"]), stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
-
-    def stop(self) -> tuple[int, str]:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            out, _ = self.proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            out, _ = self.proc.communicate(timeout=10)
-        return self.proc.returncode, out
-
-    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> float | None:
-        """Seconds until `predicate()` held (checked every 50 ms), or None (also when the process died)."""
-        start = time.monotonic()
-        while time.monotonic() - start < timeout:
-            if predicate():
-                return time.monotonic() - start
-            if self.proc.poll() is not None:
-                return None
-            time.sleep(0.05)  # observing another process's file: there is nothing to wait on
-        return None
 
 
 def test_long_running_events_reach_the_zone(cluster: tuple[KubeAPIServer, str, Path]) -> None:
