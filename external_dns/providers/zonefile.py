@@ -1,4 +1,4 @@
-"""The zone-file provider: one RFC 1035 master file per zone in a directory, read and written with dnspython.
+"""The zone-file provider: one RFC 1035 master file per zone in a directory.
 
 Zone discovery (`--zonefile-dir`, re-scanned on every call so files added by hand are picked up):
 - a file named `<zone>.zone` or `db.<zone>` (hidden files and anything else are ignored);
@@ -8,7 +8,14 @@ Zone discovery (`--zonefile-dir`, re-scanned on every call so files added by han
   an error log naming the file (and line, from dnspython) and left untouched; its names are outside the
   provider's domain filter, so the plan never touches them, and the other zones keep working.
 - `--zonefile-create-zone=example.org` (repeatable) writes `example.org.zone` with an SOA and an NS record
-  when no file holds that zone yet, so a fresh directory needs nothing else.
+  when no file holds that zone yet, so a fresh directory needs nothing else. The name server is a
+  placeholder outside the zone (`localhost.`, to edit): an in-zone name server would need a glue address
+  record, without which named-checkzone and BIND refuse the zone.
+
+Reading: files are read into compact record sets by `zonetext` (dnspython parses only files using something
+unusual, and stays the reference for errors). Each zone is kept as a snapshot keyed by the file's
+(device, inode, mtime_ns, size): a file is re-read only when that key moves, and our own successful writes
+update the snapshot and its key, so a sync re-reads nothing it wrote itself.
 
 Records: every RRset except the SOA is one endpoint (name and name-valued targets without the trailing
 dot, as external-dns). Types: A, AAAA, CNAME, TXT (quoted, multi-string), MX, SRV, NS, PTR, CAA, NAPTR,
@@ -17,13 +24,17 @@ drops endpoints with a set identifier (warning), clears provider-specific proper
 into the exact form `records()` reads back (so a plan never sees a spurious update); a target that does not
 parse for its type drops that endpoint with a warning naming it, the other endpoints still sync.
 
-Writing (`apply_changes`): the affected zone files are re-read, the whole batch is validated first with the
-in-memory provider's rules and messages (`record already exists`, `record not found`, `invalid batch
-request`; a create outside every zone is an error too; a CNAME never shares its name with other data), then
-each changed zone is written with its SOA serial bumped, atomically: a temporary file in the same directory
-is written, fsynced and `os.replace`d over the old one (then the directory is fsynced), so a crash leaves
-either the old or the new file, never half of one. Comments and `$TTL`/`$INCLUDE` directives of a file are
-not preserved once we rewrite it (every record keeps its TTL explicitly); records we do not own are kept.
+Writing (`apply_changes`): every writer of a zone file (this process or another one on the same directory)
+holds an exclusive `fcntl.flock` on a lock file beside it (`.<file>.lock`, hidden, never removed: removing
+it would let two writers lock different files) and re-reads the zone under the lock when its key moved, so
+concurrent `--once` runs with different owner IDs never lose each other's records. The whole batch is
+validated first with the in-memory provider's rules and messages (`record already exists`, `record not
+found`, `invalid batch request`; a create outside every zone is an error too; a CNAME never shares its name
+with other data), then each changed zone is written with its SOA serial bumped, atomically: a temporary file
+in the same directory is written, fsynced and `os.replace`d over the old one (then the directory is
+fsynced), so a crash leaves either the old or the new file, never half of one. Comments and `$TTL`/`$INCLUDE`
+directives of a file are not preserved once we rewrite it (every record keeps its TTL explicitly); records we
+do not own are kept.
 
 Dry run (`--dry-run`): nothing is created or written; a zone `--zonefile-create-zone` would create is shown
 as an empty zone so the plan is complete.
@@ -33,59 +44,65 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
+import fcntl
 import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import cachetools
-import dns.exception
-import dns.name
-import dns.rdata
-import dns.rdataclass
-import dns.rdataset
-import dns.rdatatype
-import dns.rdtypes.ANY.TXT
-import dns.zone
 import structlog
 
-from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
+from external_dns.errors import ConfigError
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import (
     InvalidBatchRequestError,
     RecordAlreadyExistsError,
     RecordNotFoundError,
 )
-from external_dns.providers.provider import Provider, ProviderError, zone_for_name
+from external_dns.providers.provider import Provider, ProviderError, SoftError, zone_for_name
+from external_dns.providers.zonetext import (
+    NAME_TERMINATED,
+    Soa,
+    Unusual,
+    ZoneData,
+    read_zone_text,
+    render_zone_text,
+)
+
+if TYPE_CHECKING:
+    import dns.rdata
+    import dns.zone
 
 log = structlog.get_logger(__name__)
 
 ZONEFILE_RECORD_TYPES = ("A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR", "CAA", "NAPTR", "DNAME")
-# Types whose text form ends with a domain name: its trailing dot is dropped on read, as external-dns does.
-_NAME_TERMINATED = frozenset({"CNAME", "NS", "PTR", "DNAME", "MX", "SRV"})
+_NAME_TERMINATED = NAME_TERMINATED
+_HOST_TYPES = frozenset({"CNAME", "NS", "PTR", "DNAME"})
 DEFAULT_TTL = 300
+LOCK_TIMEOUT = 60.0  # seconds a writer waits for another process's lock on a zone file
 _ORIGIN_RE = re.compile(r"^\$ORIGIN[ \t]+(\S+)", re.MULTILINE)
-_IN = dns.rdataclass.IN
+_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
+_SIMPLE_NAME = re.compile(r"(?:[A-Za-z0-9_*-]{1,63}\.)*[A-Za-z0-9_*-]{1,63}\.?")
+_PLAIN_TXT = re.compile(r"[ !#-\[\]-~]{0,255}")
+_PLAIN_QUOTED_TXT = re.compile(r'"[ !#-\[\]-~]{0,255}"')
+HEADER = "; written by external-dns-py (zonefile provider); comments and $TTL lines are not preserved\n"
 
 Key = tuple[str, str]
+Stamp = tuple[int, int, int, int]  # (st_dev, st_ino, st_mtime_ns, st_size)
 
 
 def _bare(name: str) -> str:
     name = name.strip().lower()
     return name[:-1] if name.endswith(".") else name
-
-
-def _abs_name(name: str) -> dns.name.Name:
-    return dns.name.from_text(_bare(name) or ".", origin=dns.name.root)
-
-
-def _name_text(name: dns.name.Name) -> str:
-    return str(name.to_text(omit_final_dot=True))
 
 
 def zone_from_filename(filename: str) -> str | None:
@@ -99,25 +116,32 @@ def zone_from_filename(filename: str) -> str | None:
     return None
 
 
-# -- targets <-> rdata ----------------------------------------------------------------------------------------
-def _txt_rdata(text: str) -> dns.rdata.Rdata:
-    """A TXT target: quoted text (one or more strings) is parsed as such, anything else is one raw string
-    (split in 255-byte pieces)."""
-    if text.startswith('"'):
-        with contextlib.suppress(dns.exception.DNSException, ValueError):
-            return dns.rdata.from_text(_IN, dns.rdatatype.TXT, text)
-    raw = text.encode("utf-8")
-    chunks = [raw[i : i + 255] for i in range(0, len(raw), 255)] or [b""]
-    return dns.rdtypes.ANY.TXT.TXT(_IN, dns.rdatatype.TXT, chunks)
+def _stamp(st: os.stat_result) -> Stamp:
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
+# -- targets --------------------------------------------------------------------------------------------------
 def target_to_rdata(record_type: str, target: str) -> dns.rdata.Rdata:
-    """Parse one endpoint target; ValueError naming the problem when it is not valid for the type."""
+    """Parse one endpoint target with dnspython; ValueError naming the problem when it is not valid."""
+    import dns.exception
+    import dns.name
+    import dns.rdata
+    import dns.rdataclass
+    import dns.rdatatype
+    import dns.rdtypes.ANY.TXT
+
     if record_type == "TXT":
-        return _txt_rdata(target)
+        # Quoted text (one or more strings) is parsed as such, anything else is one raw string (split in
+        # 255-byte pieces).
+        if target.startswith('"'):
+            with contextlib.suppress(dns.exception.DNSException, ValueError):
+                return dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.TXT, target)
+        raw = target.encode("utf-8")
+        chunks = [raw[i : i + 255] for i in range(0, len(raw), 255)] or [b""]
+        return dns.rdtypes.ANY.TXT.TXT(dns.rdataclass.IN, dns.rdatatype.TXT, chunks)
     try:
         rdtype = dns.rdatatype.from_text(record_type)
-        return dns.rdata.from_text(_IN, rdtype, target, origin=dns.name.root, relativize=False)
+        return dns.rdata.from_text(dns.rdataclass.IN, rdtype, target, origin=dns.name.root, relativize=False)
     except (dns.exception.DNSException, ValueError) as exc:
         raise ValueError(f"invalid {record_type} target {target!r}: {exc}") from None
 
@@ -131,19 +155,66 @@ def rdata_to_target(record_type: str, rdata: dns.rdata.Rdata) -> str:
 
 
 def canonical_target(record_type: str, target: str) -> str:
-    """A target in the exact form `records()` would read it back."""
+    """A target in the exact form `records()` would read it back; ValueError when it does not parse.
+    The common forms are recognised directly, the rest goes through dnspython (memoised)."""
+    if record_type == "A" and _IPV4.fullmatch(target):
+        return target
+    if record_type == "TXT":
+        if _PLAIN_QUOTED_TXT.fullmatch(target):
+            return target
+        if _PLAIN_TXT.fullmatch(target):
+            return f'"{target}"'
+    elif record_type in _HOST_TYPES and _SIMPLE_NAME.fullmatch(target):
+        bare = target[:-1] if target.endswith(".") else target
+        if len(bare) <= 253:
+            return bare
+    return _canonical_parsed(record_type, target)
+
+
+@lru_cache(maxsize=200_000)
+def _canonical_parsed(record_type: str, target: str) -> str:
     return rdata_to_target(record_type, target_to_rdata(record_type, target))
+
+
+def _presentation(name: str) -> str:
+    """An endpoint name as written in a zone file (lower case; escapes where dnspython needs them)."""
+    bare = _bare(name)
+    if _SIMPLE_NAME.fullmatch(bare) and len(bare) <= 253:
+        return bare
+    import dns.exception
+    import dns.name
+
+    try:
+        return str(dns.name.from_text(bare or ".", origin=dns.name.root).to_text(omit_final_dot=True))
+    except dns.exception.DNSException as exc:
+        raise ProviderError(f"invalid DNS name {name!r}: {exc}") from None
 
 
 # -- zone files -----------------------------------------------------------------------------------------------
 @dataclass
 class ZoneFile:
-    """One zone file: where it is, which zone it holds, and (when it parsed) its contents."""
+    """One zone file: where it is, which zone it holds, its contents when it parsed and the key of the
+    version read (device, inode, mtime_ns, size)."""
 
     path: str
     origin: str
-    zone: dns.zone.Zone | None = None
+    data: ZoneData | None = None
     error: str = ""
+    stamp: Stamp = (0, 0, 0, 0)
+    _sorted: list[Key] | None = field(default=None, repr=False)
+
+    def endpoints(self) -> list[Endpoint]:
+        """Every record set except the SOA, in DNSSEC canonical name order (fresh endpoints)."""
+        if self.data is None:
+            return []
+        if self._sorted is None:
+            self._sorted = self.data.sorted_keys()
+        rrsets = self.data.rrsets
+        out = []
+        for key in self._sorted:
+            name, ttl, targets = rrsets[key]
+            out.append(Endpoint(dns_name=name, record_type=key[1], targets=Targets(targets), record_ttl=ttl))
+        return out
 
 
 def _detect_origin(path: str, text: str) -> str:
@@ -157,28 +228,79 @@ def parse_zone_file(path: str) -> ZoneFile:
     """Read and parse one zone file; a failure is reported in `.error` (file and line), never raised."""
     try:
         with open(path, encoding="utf-8") as f:
+            stamp = _stamp(os.fstat(f.fileno()))
             text = f.read()
     except (OSError, UnicodeDecodeError) as exc:
         return ZoneFile(path, zone_from_filename(os.path.basename(path)) or "", error=f"{path}: {exc}")
     origin = _detect_origin(path, text)
     try:
-        zone = dns.zone.from_text(text, origin=_abs_name(origin), relativize=False, filename=path,
-                                  check_origin=False)
+        data = read_zone_text(text, origin)
+    except Unusual:
+        try:
+            data = _read_with_dnspython(path, text, origin)
+        except _ParseError as exc:
+            return ZoneFile(path, origin, error=str(exc), stamp=stamp)
+    if data.soa is None:
+        return ZoneFile(path, origin, error=f"{path}: no SOA record at the zone apex {origin}.", stamp=stamp)
+    return ZoneFile(path, origin, data=data, stamp=stamp)
+
+
+class _ParseError(Exception):
+    pass
+
+
+def _read_with_dnspython(path: str, text: str, origin: str) -> ZoneData:
+    """The reference parser for files using anything `zonetext` leaves aside."""
+    import dns.exception
+    import dns.name
+    import dns.rdataclass
+    import dns.rdatatype
+    import dns.zone
+
+    try:
+        zone = dns.zone.from_text(text, origin=dns.name.from_text(origin or ".", origin=dns.name.root),
+                                  relativize=False, filename=path, check_origin=False)
     except (dns.exception.DNSException, ValueError, KeyError) as exc:
-        return ZoneFile(path, origin, error=_describe_parse_error(path, text, origin, exc))
-    if zone.origin is None or zone.get_rdataset(zone.origin, dns.rdatatype.SOA) is None:
-        return ZoneFile(path, origin, error=f"{path}: no SOA record at the zone apex {origin}.")
-    return ZoneFile(path, origin, zone=zone)
+        raise _ParseError(_describe_parse_error(path, text, origin, exc)) from None
+    return zone_data_of(zone)
+
+
+def zone_data_of(zone: dns.zone.Zone) -> ZoneData:
+    """A dnspython zone as compact record sets."""
+    import dns.rdataclass
+    import dns.rdatatype
+
+    data = ZoneData(_bare(str(zone.origin)) if zone.origin is not None else "")
+    for name, node in zone.nodes.items():
+        dns_name = str(name.to_text(omit_final_dot=True))
+        for rds in node.rdatasets:
+            if rds.rdclass != dns.rdataclass.IN:
+                continue
+            if rds.rdtype == dns.rdatatype.SOA:
+                if name == zone.origin:
+                    soa = rds[0]
+                    data.soa = Soa(int(rds.ttl), soa.mname.to_text(), soa.rname.to_text(), int(soa.serial),
+                                   int(soa.refresh), int(soa.retry), int(soa.expire), int(soa.minimum))
+                continue
+            rtype = dns.rdatatype.to_text(rds.rdtype)
+            data.rrsets[(dns_name.lower(), rtype)] = (dns_name, int(rds.ttl),
+                                                       tuple(rdata_to_target(rtype, r) for r in rds))
+    return data
 
 
 _LINE_RE = re.compile(r"^(?P<path>.*):(?P<line>\d+): (?P<detail>.*)$", re.DOTALL)
 
 
 def _line_fails(line: str, origin: str) -> bool:
+    import dns.exception
+    import dns.name
+    import dns.zone
+
     if not line.strip() or line[0].isspace() or line.lstrip().startswith(("$", ";")):
         return False
     try:
-        dns.zone.from_text(f"$TTL 300\n{line}\n", origin=_abs_name(origin), relativize=False, check_origin=False)
+        dns.zone.from_text(f"$TTL 300\n{line}\n", origin=dns.name.from_text(origin or ".", origin=dns.name.root),
+                           relativize=False, check_origin=False)
     except (dns.exception.DNSException, ValueError, KeyError):
         return True
     return False
@@ -201,23 +323,27 @@ def _describe_parse_error(path: str, text: str, origin: str, exc: BaseException)
     return f"{path}:{culprit}: {m.group('detail')}{shown}"
 
 
+PLACEHOLDER_NS = "localhost."
+
+
 def new_zone_text(zone: str, serial: int = 1) -> str:
-    """The text of a fresh zone: SOA and one NS record (`ns1.<zone>`)."""
+    """The text of a fresh zone: SOA and one NS record naming a placeholder name server outside the zone
+    (so no glue address is needed and named-checkzone and BIND load the zone as it is)."""
     return (
-        "; created by external-dns-py (--zonefile-create-zone)\n"
+        f"; created by external-dns-py (--zonefile-create-zone); the name server {PLACEHOLDER_NS} is a placeholder\n"
         f"$ORIGIN {zone}.\n"
-        f"@ 3600 IN SOA ns1.{zone}. hostmaster.{zone}. {serial} 3600 600 86400 {DEFAULT_TTL}\n"
-        f"@ 3600 IN NS ns1.{zone}.\n"
+        f"@ 3600 IN SOA {PLACEHOLDER_NS} hostmaster.{zone}. {serial} 3600 600 86400 {DEFAULT_TTL}\n"
+        f"@ 3600 IN NS {PLACEHOLDER_NS}\n"
     )
 
 
-def zone_to_text(zone: dns.zone.Zone) -> str:
-    body = zone.to_text(sorted=True, relativize=True, want_origin=True)
-    return "; written by external-dns-py (zonefile provider); comments and $TTL lines are not preserved\n" + str(body)
+def zone_to_text(data: ZoneData) -> str:
+    return render_zone_text(data, HEADER)
 
 
-def atomic_write(path: str, text: str) -> None:
-    """Write `text` to `path` so that readers (and a crash) see the old or the new content, never a mix."""
+def atomic_write(path: str, text: str) -> Stamp:
+    """Write `text` to `path` so that readers (and a crash) see the old or the new content, never a mix.
+    Returns the key (device, inode, mtime_ns, size) of the file written."""
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
     try:
@@ -225,8 +351,9 @@ def atomic_write(path: str, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
+            with contextlib.suppress(OSError):
+                os.fchmod(f.fileno(), os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
+            stamp = _stamp(os.fstat(f.fileno()))
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -237,21 +364,44 @@ def atomic_write(path: str, text: str) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+    return stamp
 
 
-def bump_serial(zone: dns.zone.Zone) -> int:
+def lock_path(path: str) -> str:
+    directory, name = os.path.split(path)
+    return os.path.join(directory, f".{name}.lock")
+
+
+@contextlib.contextmanager
+def zone_file_lock(path: str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """An exclusive lock on a zone file shared by every process (flock on `.<file>.lock`). Another process's
+    lock is waited for up to `timeout` seconds (flock has no timeout of its own: non-blocking attempts,
+    backing off to 50 ms), then a SoftError (the sync is retried)."""
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+            if time.monotonic() >= deadline:
+                raise SoftError(f"{path}: another writer held the zone file lock {lock_path(path)} "
+                                f"for more than {timeout:.0f}s")
+            time.sleep(pause)  # waiting for another process: nothing in this one can signal it
+            pause = min(pause * 2, 0.05)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def bump_serial(soa: Soa) -> int:
     """Increment the SOA serial (RFC 1982 arithmetic, skipping 0); returns the new serial."""
-    origin = zone.origin
-    rds = None if origin is None else zone.get_rdataset(origin, dns.rdatatype.SOA)
-    if origin is None or rds is None:
-        raise ProviderError(f"zone {zone.origin}: no SOA record")
-    soa = rds[0]
-    serial = (int(soa.serial) + 1) % (1 << 32) or 1
-    new = dns.rdataset.from_rdata(rds.ttl, soa.replace(serial=serial))
-    zone.replace_rdataset(origin, new)
-    node = zone.nodes[origin]
-    node.rdatasets.sort(key=lambda r: r.rdtype != dns.rdatatype.SOA)  # the SOA line first, as people expect
-    return serial
+    soa.serial = (soa.serial + 1) % (1 << 32) or 1
+    return soa.serial
 
 
 class ZoneDomainFilter(DomainFilter):
@@ -275,16 +425,22 @@ def _describe(ep: Endpoint) -> str:
 
 
 def _check_zone_name(zone: str) -> str:
+    import dns.exception
+    import dns.name
+
     name = _bare(zone)
     try:
         dns.name.from_text(name, origin=dns.name.root)
     except dns.exception.DNSException as exc:
         raise ConfigError(f"--zonefile-create-zone: invalid zone name {zone!r}: {exc}") from None
+    if "/" in name or "\\" in name or name in (".", ".."):
+        raise ConfigError(f"--zonefile-create-zone: invalid zone name {zone!r}: not usable as a file name")
     return name
 
 
 class ZoneFileProvider(Provider):
-    """Zones kept as RFC 1035 files in one directory. Thread-safe (writes are serialised)."""
+    """Zones kept as RFC 1035 files in one directory. Thread-safe (writes are serialised, and locked
+    against other processes)."""
 
     def __init__(self, directory: str, create_zones: Iterable[str] = (), default_ttl: int = DEFAULT_TTL,
                  dry_run: bool = False) -> None:
@@ -293,9 +449,9 @@ class ZoneFileProvider(Provider):
         # dry run: zones that --zonefile-create-zone would create are shown as empty zones, never written
         self._virtual: dict[str, ZoneFile] = {}
         self.default_ttl = default_ttl
-        self._lock = threading.Lock()
-        # path -> ((mtime_ns, size, inode), parsed file): records() re-parses only files that changed.
-        self._cache: cachetools.LRUCache[str, tuple[tuple[int, int, int], ZoneFile]] = cachetools.LRUCache(4096)
+        self._lock = threading.RLock()
+        # path -> the zone as last read or written (re-read only when the file's key moved)
+        self._snapshots: dict[str, ZoneFile] = {}
         self.problems: list[str] = []
         # zones to create on first use: building the provider has no side effects (a configuration error
         # found later, e.g. in the registry flags, must leave the directory untouched)
@@ -318,39 +474,39 @@ class ZoneFileProvider(Provider):
     # -- discovery ------------------------------------------------------------------------------------------
     def _virtual_zone(self, name: str) -> ZoneFile:
         path = os.path.join(self.directory, f"{name}.zone")
-        zone = dns.zone.from_text(new_zone_text(name), origin=_abs_name(name), relativize=False, check_origin=False)
-        return ZoneFile(path, name, zone=zone)
+        return ZoneFile(path, name, data=read_zone_text(new_zone_text(name), name))
 
     def create_zone(self, zone: str) -> bool:
-        """Write `<zone>.zone` (SOA + NS) unless some file already holds the zone; True when written.
-        In dry-run mode nothing is written: the zone is shown as an empty zone instead."""
+        """Write `<zone>.zone` (SOA and NS) unless some file already holds the zone; True when
+        written. In dry-run mode nothing is written: the zone is shown as an empty zone instead."""
         name = _check_zone_name(zone)
         with self._lock:
-            files = self._scan()
-            if any(zf.origin == name for zf in files):
-                return False
             if self.dry_run:
-                self._virtual[name] = self._virtual_zone(name)
-                log.info("Dry run: zone file not created", zone=name)
+                if not any(zf.origin == name for zf in self._scan()):
+                    self._virtual[name] = self._virtual_zone(name)
+                    log.info("Dry run: zone file not created", zone=name)
                 return False
             path = os.path.join(self.directory, f"{name}.zone")
-            if os.path.exists(path):  # exists but holds another $ORIGIN: leave it alone
-                raise ConfigError(f"--zonefile-create-zone: {path} exists but does not hold zone {name}")
-            atomic_write(path, new_zone_text(name))
+            with zone_file_lock(path):  # another process may be creating it right now
+                if any(zf.origin == name for zf in self._scan()):
+                    return False
+                if os.path.exists(path):  # exists but holds another $ORIGIN: leave it alone
+                    raise ConfigError(f"--zonefile-create-zone: {path} exists but does not hold zone {name}")
+                atomic_write(path, new_zone_text(name))
             log.info("Created zone file", zone=name, path=path)
             return True
 
     def _load(self, path: str) -> ZoneFile:
+        """The zone of `path`: the snapshot while the file's key is unchanged, else a fresh read."""
         try:
-            st = os.stat(path)
+            stamp = _stamp(os.stat(path))
         except OSError as exc:
             return ZoneFile(path, "", error=f"{path}: {exc}")
-        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-        hit = self._cache.get(path)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
+        hit = self._snapshots.get(path)
+        if hit is not None and hit.stamp == stamp:
+            return hit
         zf = parse_zone_file(path)
-        self._cache[path] = (stamp, zf)
+        self._snapshots[path] = zf
         return zf
 
     def _scan(self) -> list[ZoneFile]:
@@ -370,12 +526,15 @@ class ZoneFileProvider(Provider):
             if not os.path.isfile(path):
                 continue
             zf = self._load(path)
-            if zf.zone is not None and zf.origin in seen:
+            if zf.data is not None and zf.origin in seen:
                 zf = ZoneFile(path, zf.origin, error=f"{path}: zone {zf.origin} is already held by {seen[zf.origin]}")
-            if zf.zone is not None:
+            if zf.data is not None:
                 seen[zf.origin] = path
             out.append(zf)
         out.extend(zf for origin, zf in sorted(self._virtual.items()) if origin not in seen)
+        live = {zf.path for zf in out}
+        for gone in [p for p in self._snapshots if p not in live]:
+            del self._snapshots[gone]
         return out
 
     def _report(self, files: Sequence[ZoneFile]) -> None:
@@ -395,20 +554,27 @@ class ZoneFileProvider(Provider):
         return files
 
     def zones(self) -> Sequence[str]:
-        return sorted(zf.origin for zf in self.zone_files() if zf.zone is not None)
+        return sorted(zf.origin for zf in self.zone_files() if zf.data is not None)
 
     def get_domain_filter(self) -> DomainFilter:
         files = self.zone_files()
-        return ZoneDomainFilter([zf.origin for zf in files if zf.zone is not None],
-                                [zf.origin for zf in files if zf.zone is None and zf.origin])
+        return ZoneDomainFilter([zf.origin for zf in files if zf.data is not None],
+                                [zf.origin for zf in files if zf.data is None and zf.origin])
 
     # -- reading --------------------------------------------------------------------------------------------
     def records(self) -> list[Endpoint]:
         out: list[Endpoint] = []
         for zf in self.zone_files():
-            if zf.zone is not None:
-                out.extend(zone_endpoints(zf.zone))
+            out.extend(zf.endpoints())
         return out
+
+    def zone_records(self, zone: str) -> list[Endpoint]:
+        """The records of one zone (the file holding exactly that origin); [] for an unknown zone."""
+        name = _bare(zone)
+        for zf in self.zone_files():
+            if zf.origin == name:
+                return zf.endpoints()
+        return []
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         out: list[Endpoint] = []
@@ -439,36 +605,40 @@ class ZoneFileProvider(Provider):
             return
         self._ensure_zones()
         with self._lock:
-            files = [parse_zone_file(zf.path) for zf in self._scan()]
-            good = {zf.origin: zf for zf in files if zf.zone is not None}
+            files = self._scan()
+            good = {zf.origin: zf for zf in files if zf.data is not None}
             plan = _route(changes, list(good))
-            for origin in sorted(plan):
-                zone = good[origin].zone
-                assert zone is not None
-                _validate_and_apply(zone, plan[origin], self.default_ttl, good[origin].path)
-            for origin in sorted(plan):
-                zf = good[origin]
-                assert zf.zone is not None
-                serial = bump_serial(zf.zone)
-                atomic_write(zf.path, zone_to_text(zf.zone))
-                self._cache.pop(zf.path, None)
-                zc = plan[origin]
-                log.info("Zone file written", zone=origin, path=zf.path, serial=serial, create=len(zc.create),
-                         update=len(zc.update_new), delete=len(zc.delete))
+            with contextlib.ExitStack() as locks:
+                for origin in sorted(plan):  # one order for every process: no lock-order deadlock
+                    locks.enter_context(zone_file_lock(good[origin].path))
+                updated: dict[str, tuple[ZoneFile, ZoneData]] = {}
+                for origin in sorted(plan):
+                    zf = self._reload_locked(good[origin])
+                    assert zf.data is not None
+                    data = _copy(zf.data)
+                    _validate_and_apply(data, plan[origin], self.default_ttl, zf.path)
+                    updated[origin] = (zf, data)
+                for origin, (zf, data) in sorted(updated.items()):
+                    assert data.soa is not None
+                    serial = bump_serial(data.soa)
+                    stamp = atomic_write(zf.path, zone_to_text(data))
+                    self._snapshots[zf.path] = ZoneFile(zf.path, origin, data=data, stamp=stamp)
+                    zc = plan[origin]
+                    log.info("Zone file written", zone=origin, path=zf.path, serial=serial, create=len(zc.create),
+                             update=len(zc.update_new), delete=len(zc.delete))
+
+    def _reload_locked(self, zf: ZoneFile) -> ZoneFile:
+        """Under the zone's lock: the zone as it is on disk now (another process may have written it)."""
+        fresh = self._load(zf.path)
+        if fresh.data is None or fresh.origin != zf.origin:
+            raise SoftError(f"{zf.path}: the zone file changed while we were writing it and no longer holds "
+                            f"zone {zf.origin}: {fresh.error or 'origin ' + fresh.origin}")
+        return fresh
 
 
-def zone_endpoints(zone: dns.zone.Zone) -> list[Endpoint]:
-    """Every RRset of a parsed zone except its SOA, as endpoints."""
-    out: list[Endpoint] = []
-    for name, node in sorted(zone.nodes.items()):
-        dns_name = _name_text(name)
-        for rds in node.rdatasets:
-            if rds.rdtype == dns.rdatatype.SOA or rds.rdclass != _IN:
-                continue
-            rtype = dns.rdatatype.to_text(rds.rdtype)
-            out.append(Endpoint(dns_name=dns_name, record_type=rtype,
-                                targets=Targets(rdata_to_target(rtype, r) for r in rds), record_ttl=int(rds.ttl)))
-    return out
+def _copy(data: ZoneData) -> ZoneData:
+    soa = data.soa
+    return ZoneData(data.origin, None if soa is None else Soa(**vars(soa)), dict(data.rrsets))
 
 
 @dataclass
@@ -495,26 +665,31 @@ def _route(changes: Changes, zones: list[str]) -> dict[str, _ZoneChanges]:
     return out
 
 
-def _rdataset(ep: Endpoint, ttl: int) -> dns.rdataset.Rdataset:
+def _new_rrset(ep: Endpoint, ttl: int, display: str) -> tuple[str, int, tuple[str, ...]]:
     try:
-        rdatas = [target_to_rdata(ep.record_type, t) for t in ep.targets]
+        targets = [canonical_target(ep.record_type, t) for t in ep.targets]
     except ValueError as exc:
         raise ProviderError(f"{_describe(ep)}: {exc}") from None
-    if not rdatas:
+    if not targets:
         raise ProviderError(f"{_describe(ep)}: no targets")
-    return dns.rdataset.from_rdata_list(ep.record_ttl or ttl, rdatas)
+    unique: dict[str, str] = {}
+    for t in targets:
+        # rdata equality: names compare case-insensitively, everything else exactly
+        unique.setdefault(t.lower() if ep.record_type in _NAME_TERMINATED else t, t)
+    return (display, ep.record_ttl or ttl, tuple(unique.values()))
 
 
-def _validate_and_apply(zone: dns.zone.Zone, zc: _ZoneChanges, default_ttl: int, path: str) -> None:
-    """Check the zone's part of the batch (inmemory rules), then apply it to the in-memory zone."""
+def _validate_and_apply(data: ZoneData, zc: _ZoneChanges, default_ttl: int, path: str) -> None:
+    """Check the zone's part of the batch (inmemory rules), then apply it to `data` (a copy)."""
+    rrsets = data.rrsets
 
-    def stored(ep: Endpoint) -> dns.rdataset.Rdataset | None:
-        return zone.get_rdataset(_abs_name(ep.dns_name), dns.rdatatype.from_text(ep.record_type))
+    def key_of(ep: Endpoint) -> Key:
+        return (_bare(ep.dns_name), ep.record_type)
 
-    def first_target_differs(rds: dns.rdataset.Rdataset, ep: Endpoint) -> bool:
+    def first_target_differs(targets: tuple[str, ...], ep: Endpoint) -> bool:
         if not ep.targets:
             return False
-        have = {rdata_to_target(ep.record_type, r).lower() for r in rds}
+        have = {t.lower() for t in targets}
         try:
             return canonical_target(ep.record_type, ep.targets[0]).lower() not in have
         except ValueError:
@@ -523,7 +698,7 @@ def _validate_and_apply(zone: dns.zone.Zone, zc: _ZoneChanges, default_ttl: int,
     mesh: set[Key] = set()
 
     def once(ep: Endpoint) -> None:
-        key = (_bare(ep.dns_name), ep.record_type)
+        key = key_of(ep)
         if key in mesh:
             raise InvalidBatchRequestError(f"{_describe(ep)} appears more than once")
         mesh.add(key)
@@ -531,36 +706,35 @@ def _validate_and_apply(zone: dns.zone.Zone, zc: _ZoneChanges, default_ttl: int,
     for ep in zc.create:
         if ep.record_type not in ZONEFILE_RECORD_TYPES:
             raise ProviderError(f"{_describe(ep)}: record type not supported by the zonefile provider")
-        if stored(ep) is not None:
+        if key_of(ep) in rrsets:
             raise RecordAlreadyExistsError(_describe(ep))
         once(ep)
     for ep in zc.update_new:
-        if stored(ep) is None:
+        if key_of(ep) not in rrsets:
             raise RecordNotFoundError(_describe(ep))
         once(ep)
-    for ep in zc.update_old:
-        rds = stored(ep)
-        if rds is None or first_target_differs(rds, ep):
+    for ep in [*zc.update_old, *zc.delete]:
+        stored = rrsets.get(key_of(ep))
+        if stored is None or first_target_differs(stored[2], ep):
             raise RecordNotFoundError(_describe(ep))
     for ep in zc.delete:
-        rds = stored(ep)
-        if rds is None or first_target_differs(rds, ep):
-            raise RecordNotFoundError(_describe(ep))
         once(ep)
 
     for ep in zc.delete:
-        zone.delete_rdataset(_abs_name(ep.dns_name), dns.rdatatype.from_text(ep.record_type))
+        del rrsets[key_of(ep)]
+    every_type = {key[1] for key in rrsets} | set(ZONEFILE_RECORD_TYPES)
     for ep in [*zc.update_new, *zc.create]:
-        name = _abs_name(ep.dns_name)
-        node = zone.get_node(name)
-        if node is not None:
-            types = {dns.rdatatype.to_text(r.rdtype) for r in node.rdatasets} - {ep.record_type}
-            if ep.record_type == "CNAME" and types:
-                raise ProviderError(f"{path}: cannot add {_describe(ep)}: the name also holds "
-                                    f"{', '.join(sorted(types))} (a CNAME must be alone)")
-            if "CNAME" in types:
-                raise ProviderError(f"{path}: cannot add {_describe(ep)}: the name holds a CNAME")
-        zone.replace_rdataset(name, _rdataset(ep, default_ttl))
+        name, rtype = key_of(ep)
+        others = [t for t in every_type if t != rtype and (name, t) in rrsets]
+        if rtype == "CNAME" and others:
+            raise ProviderError(f"{path}: cannot add {_describe(ep)}: the name also holds "
+                                f"{', '.join(sorted(others))} (a CNAME must be alone)")
+        if "CNAME" in others:
+            raise ProviderError(f"{path}: cannot add {_describe(ep)}: the name holds a CNAME")
+        # a name keeps the spelling it has in the file
+        display = rrsets[(name, others[0])][0] if others else _presentation(ep.dns_name)
+        old = rrsets.get((name, rtype))
+        rrsets[(name, rtype)] = _new_rrset(ep, default_ttl, old[0] if old is not None else display)
 
 
 def build_zonefile(cfg: argparse.Namespace) -> ZoneFileProvider:

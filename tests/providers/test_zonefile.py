@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import dns.rdatatype
@@ -152,7 +154,8 @@ def test_crash_during_replace_leaves_old_file_intact(provider: ZoneFileProvider,
         provider.apply_changes(Changes(create=[ep("new.example.org", "A", "2.2.2.2")]))
     monkeypatch.undo()
     assert path.read_bytes() == before
-    assert sorted(os.listdir(tmp_path)) == ["example.org.zone"], "the temporary file must be removed"
+    assert sorted(os.listdir(tmp_path)) == [".example.org.zone.lock", "example.org.zone"], \
+        "the temporary file must be removed (the lock file stays: removing it would race other writers)"
     assert ("new.example.org", "A") not in by_key(provider.records())
     assert ("keep.example.org", "A") in by_key(provider.records())
 
@@ -211,7 +214,21 @@ def test_create_zone_only_when_missing_and_on_first_use(tmp_path: Path) -> None:
     first = path.read_text()
     p = ZoneFileProvider(str(tmp_path / "zones"), create_zones=[ZONE])
     assert path.read_text() == first
-    assert by_key(p.records())[(ZONE, "NS")].targets == ["ns1.example.org"]
+    assert by_key(p.records())[(ZONE, "NS")].targets == ["localhost"]
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(shutil.which("named-checkzone") is None, reason="named-checkzone (bind9-utils) not installed")
+def test_created_zone_and_our_writes_load_in_named_checkzone(tmp_path: Path) -> None:
+    """A created zone names an out-of-zone placeholder name server (an in-zone one would need glue)."""
+    p = ZoneFileProvider(str(tmp_path), create_zones=[ZONE])
+    path = tmp_path / "example.org.zone"
+    assert list(p.zones()) == [ZONE]
+    check = subprocess.run(["named-checkzone", ZONE, str(path)], capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
+    p.apply_changes(Changes(create=p.adjust_endpoints([e.copy() for e in ALL_TYPES if e.record_type != "NS"])))
+    check = subprocess.run(["named-checkzone", ZONE, str(path)], capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_validation_like_inmemory(provider: ZoneFileProvider) -> None:
@@ -284,4 +301,4 @@ def test_dry_run_writes_nothing_and_shows_zones_to_create(tmp_path: Path) -> Non
     assert list(q.zones()) == [ZONE, "other.test"]
     q.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
     assert (existing / "example.org.zone").read_bytes() == before
-    assert sorted(os.listdir(existing)) == ["example.org.zone"]
+    assert sorted(os.listdir(existing)) == [".example.org.zone.lock", "example.org.zone"]
