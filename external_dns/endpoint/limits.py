@@ -20,6 +20,7 @@ The ownership record's own name is checked by the registry (it depends on the pr
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -73,13 +74,21 @@ class FieldProblem:
         return f"{self.field}: {self.reason}"
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxtuple = 3, 6, 6, 6
+_REPR.maxstring, _REPR.maxother, _REPR.maxlong = MAX_PROBLEM_VALUE, MAX_PROBLEM_VALUE, 40
+
+
 def short(value: object, limit: int = MAX_PROBLEM_VALUE) -> str:
-    """`repr` of a string value cut to `limit` characters (the cut is marked) -- never the whole of a huge
-    value in a message."""
-    text = value if isinstance(value, str) else str(value)
-    if len(text) > limit:
-        return repr(text[:limit]) + f"... ({len(text)} characters)"
-    return repr(text)
+    """`repr` of a value cut to about `limit` characters (the cut is marked) -- never the whole of a huge
+    value in a message. Containers are walked only to a bounded depth and width (a YAML alias bomb is never
+    expanded); strings are cut before they are quoted."""
+    if not isinstance(value, str):
+        text = _REPR.repr(value)
+        return text if len(text) <= limit + 20 else text[:limit] + "..."
+    if len(value) > limit:
+        return repr(value[:limit]) + f"... ({len(value)} characters)"
+    return repr(value)
 
 
 def _strict_ascii_label(label: str) -> str:

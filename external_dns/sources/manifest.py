@@ -7,9 +7,17 @@ endpoints (through the same object functions the in-cluster sources use); Nodes,
 the files feed NodePort and headless Services; other kinds are ignored (debug log). Objects without a
 namespace are in `default`, as `kubectl apply` would put them.
 
-Bad input never stops the others: an unparsable file, a document that is not an object, an object with a
-bad field, or a duplicate object is one error log line naming the file (document index, object, field), and
-is listed in `problems` after `endpoints()`; everything else still produces endpoints.
+Input that cannot be read never turns into deletes: a file that cannot be read or parsed (bad YAML/JSON,
+not UTF-8, not a regular file, over `MAX_FILE_BYTES`, a YAML alias bomb or nesting deeper than
+`MAX_DEPTH`), a document that is not an object, or a missing directory makes `endpoints()` raise
+`ManifestReadError` naming every such file, so the sync fails (exit 1 with `--once`) instead of deleting the
+records those files described. An object with a bad field or a duplicate object is only skipped: one error
+log line naming the file (document index, object, field), listed in `problems` after `endpoints()`;
+everything else still produces endpoints.
+
+Reading is bounded: a file is opened without blocking (a FIFO never hangs a run), must be a regular file (a
+symlink to `/dev/zero` is refused; symlinks to regular files, as in ConfigMap volumes, are fine) and is read
+up to `MAX_FILE_BYTES`; YAML aliases may add at most `MAX_ALIAS_EXPANSION` nodes when expanded.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -28,6 +37,7 @@ import structlog
 import yaml
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.limits import short
 from external_dns.sources.objects.dnsendpoint import DNSENDPOINT_GROUP, collect_dnsendpoint_endpoints
 from external_dns.sources.objects.ingress import collect_ingress_endpoints
 from external_dns.sources.objects.service import collect_service_endpoints
@@ -41,7 +51,74 @@ SUFFIXES = (".yaml", ".yml", ".json")
 _CLUSTER_SCOPED = frozenset(("Node", "Namespace"))
 _PARSE_CACHE_FILES = 100_000
 # libyaml's parser when PyYAML was built with it (about 10x faster), else the pure-Python one.
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_YAML_BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 100  # Kubernetes objects nest a few tens of levels at most
+MAX_ALIAS_EXPANSION = 1_000_000  # nodes aliases may add once expanded (a "billion laughs" adds billions)
+
+
+class ManifestReadError(Exception):
+    """Part of the manifests could not be read: the sync fails rather than delete what they described."""
+
+
+class _BoundedInputError(ValueError):
+    pass
+
+
+def _check_node(root: yaml.Node) -> None:
+    """Refuse a composed YAML document nested deeper than MAX_DEPTH or whose aliases expand by more than
+    MAX_ALIAS_EXPANSION nodes. Iterative, and each distinct node is visited once (sizes memoised)."""
+    size: dict[int, int] = {}
+    distinct = 0
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _BoundedInputError(f"nested deeper than {MAX_DEPTH} levels")
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        if done:
+            size[id(node)] = 1 + sum(size[id(c)] for c in children)
+            continue
+        if id(node) in size:
+            continue
+        size[id(node)] = 0  # visiting (a recursive alias counts once)
+        distinct += 1
+        stack.append((node, depth, True))
+        stack.extend((c, depth + 1, False) for c in children if id(c) not in size)
+    if size[id(root)] - distinct > MAX_ALIAS_EXPANSION:
+        raise _BoundedInputError("YAML aliases expand too far (alias bomb?)")
+
+
+class _BoundedLoader(_YAML_BASE):  # type: ignore[misc]
+    """The safe loader, checking each composed document before it is constructed."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        _check_node(node)
+        return super().construct_document(node)
+
+
+def read_bounded(path: Path, cap: int | None = None) -> bytes:
+    """The bytes of a regular file, at most `cap` (default MAX_FILE_BYTES); OSError (with a reason) for
+    anything else. Opened non-blocking, so a FIFO is refused instead of waiting for a writer."""
+    cap = MAX_FILE_BYTES if cap is None else cap
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"not a regular file (mode {stat.filemode(st.st_mode)})")
+        if st.st_size > cap:
+            raise OSError(f"{st.st_size} bytes is over the limit of {cap} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(cap + 1)
+        if len(data) > cap:
+            raise OSError(f"over the limit of {cap} bytes")
+        return data
+    finally:
+        os.close(fd)
 
 
 @dataclass
@@ -100,9 +177,10 @@ class ManifestSource(Source):
         remembered by path and content digest, so an unchanged file is not parsed again (its documents are
         shared between calls: treat them as read-only)."""
         try:
-            data = path.read_bytes()
+            data = read_bounded(path)
         except OSError as exc:
-            problems.append(Problem(str(path), "", "", f"cannot read file: {exc}", severity=ERROR))
+            reason = exc.strerror if exc.strerror and exc.filename else str(exc)
+            problems.append(Problem(str(path), "", "", f"cannot read file: {reason}", severity=ERROR))
             return []
         key = (str(path), hashlib.blake2b(data, digest_size=16).digest())
         cached = self._parsed.get(key)
@@ -132,10 +210,21 @@ class ManifestSource(Source):
                                         f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}; "
                                         "file skipped", severity=ERROR))
                 return []
+            except (ValueError, RecursionError) as exc:  # huge integers, hostile nesting
+                reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+                problems.append(Problem(str(path), "", "", f"invalid JSON: {reason}; file skipped", severity=ERROR))
+                return []
         docs: list[tuple[int, Any]] = []
         try:
-            for doc in yaml.load_all(text, Loader=_YAML_LOADER):
+            # Without an anchor (`&`) nothing can be aliased: the plain loader is enough (deep nesting then
+            # ends in RecursionError, handled below).
+            loader = _BoundedLoader if "&" in text else _YAML_BASE
+            for doc in yaml.load_all(text, Loader=loader):
                 docs.append((len(docs) + 1, doc))
+        except (_BoundedInputError, ValueError, RecursionError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            problems.append(Problem(f"{path} document {len(docs) + 1}", "", "",
+                                    f"invalid YAML: {reason}; the rest of the file is skipped", severity=ERROR))
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
@@ -189,13 +278,13 @@ class ManifestSource(Source):
                           kind=obj.get("kind"), api_version=obj.get("apiVersion"))
                 continue
             if not isinstance(meta, Mapping) or not isinstance(meta.get("name"), str) or not meta.get("name"):
-                problems.append(Problem(doc.where, "metadata.name", repr(meta.get("name") if isinstance(
+                problems.append(Problem(doc.where, "metadata.name", short(meta.get("name") if isinstance(
                     meta, Mapping) else meta), f"{kind} needs a string metadata.name; object skipped",
                     severity=ERROR, obj=obj))
                 continue
             namespace = meta.get("namespace")
             if namespace is not None and not isinstance(namespace, str):
-                problems.append(Problem(doc.where, "metadata.namespace", repr(namespace),
+                problems.append(Problem(doc.where, "metadata.namespace", short(namespace),
                                         "must be a string; object skipped", severity=ERROR, obj=obj))
                 continue
             if kind not in _CLUSTER_SCOPED and not namespace:
@@ -212,10 +301,13 @@ class ManifestSource(Source):
         return by_kind
 
     def endpoints(self) -> list[Endpoint]:
-        """All endpoints the manifests ask for; `problems` lists what was wrong (also logged)."""
+        """All endpoints the manifests ask for; `problems` lists what was wrong (also logged). Raises
+        ManifestReadError when part of the input could not be read (see the module docstring)."""
         with self._lock:
             problems: list[Problem] = []
             objects = self._collect(problems)
+            # file- and document-level errors carry no object; an object's bad field only skips the object
+            unreadable = [p for p in problems if p.severity == ERROR and p.obj is None]
             opts = self.options
             services = collect_service_endpoints(objects.get("Service", []), opts, nodes=objects.get("Node", []),
                                                  pods=objects.get("Pod", []),
@@ -226,5 +318,9 @@ class ManifestSource(Source):
             problems.extend(services.problems + ingresses.problems + crds.problems)
             self.problems = problems
         log_problems(problems, log)
+        if unreadable:
+            raise ManifestReadError(
+                f"{len(unreadable)} manifest file(s) or document(s) could not be read; refusing to sync from "
+                "partial input (nothing is deleted): " + "; ".join(str(p) for p in unreadable[:5]))
         log.debug("Manifest endpoints", directory=str(self.directory), count=len(result))
         return result

@@ -19,6 +19,8 @@ log = structlog.get_logger(__name__)
 
 WARNING = "warning"
 ERROR = "error"
+MAX_VALUE = 1024  # characters of a value kept in a problem
+MAX_MESSAGE = 2048
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,13 @@ class Problem:
     message: str
     severity: str = WARNING
     obj: Mapping[str, Any] | None = dc_field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # A value may be megabytes long (a 40 MB annotation): keep messages and logs bounded.
+        for name, limit in (("value", MAX_VALUE), ("message", MAX_MESSAGE), ("field", MAX_VALUE)):
+            text = getattr(self, name)
+            if isinstance(text, str) and len(text) > limit:
+                object.__setattr__(self, name, text[:limit] + f"... ({len(text)} characters)")
 
     def __str__(self) -> str:
         where = f"{self.ref}: {self.field}" if self.field else self.ref

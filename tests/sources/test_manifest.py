@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import structlog
 import structlog.testing
 import yaml
 
-from external_dns.sources.manifest import ManifestSource
+from external_dns.sources.manifest import ManifestReadError, ManifestSource
 from external_dns.sources.options import SourceOptions
 from tests.sources.helpers import ann, dnsendpoint, endpoint_slice, ingress, node, pod, service, summary
 
@@ -66,14 +67,16 @@ def test_missing_namespace_is_default(tmp_path: Path) -> None:
     assert ep.labels["resource"] == "service/default/web"
 
 
-def test_malformed_yaml_reported_others_still_read(tmp_path: Path) -> None:
+def test_malformed_yaml_fails_the_read_and_names_every_file(tmp_path: Path) -> None:
+    # A file that stops parsing must not turn into deletes of what it described: the whole read fails.
     write(tmp_path / "good.yaml", service("web", annotations=ann(hostname="good.example.org"), lb_ips=("1.1.1.1",)))
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(service("ok", annotations=ann(hostname="first.example.org"), lb_ips=("2.2.2.2",)))
                    + "---\nkind: Service\nmetadata: {name: [unclosed\n")
     (tmp_path / "broken.json").write_text('{"kind": "Service",')
     src = ManifestSource(tmp_path)
-    assert names(src) == {"good.example.org", "first.example.org"}
+    with pytest.raises(ManifestReadError, match="2 manifest file"):
+        src.endpoints()
     by_ref = {p.ref: p for p in src.problems}
     assert set(by_ref) == {f"{bad} document 2", str(tmp_path / "broken.json")}
     yaml_problem = by_ref[f"{bad} document 2"]
@@ -97,8 +100,8 @@ def test_bad_documents_and_objects(tmp_path: Path) -> None:
           {"apiVersion": "v1", "kind": "ServiceList", "items": "nope"})
     write(tmp_path / "b.yaml", service("fine", annotations=ann(hostname="dup.example.org"), lb_ips=("9.9.9.9",)))
     src = ManifestSource(tmp_path)
-    eps = src.endpoints()
-    assert summary(eps) == {("fine.example.org", "A", ("1.1.1.1",), 0)}
+    with pytest.raises(ManifestReadError, match="3 manifest file"):  # documents 1, 4 item 0 and 5 unreadable
+        src.endpoints()
     got = sorted((p.ref, p.field, p.severity) for p in src.problems)
     a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
     assert got == sorted([
@@ -135,14 +138,15 @@ def test_changes_are_seen_on_next_call(tmp_path: Path) -> None:
 
 def test_missing_directory_is_a_problem(tmp_path: Path) -> None:
     src = ManifestSource(tmp_path / "nope")
-    assert src.endpoints() == []
+    with pytest.raises(ManifestReadError):  # never "no objects, delete everything"
+        src.endpoints()
     [p] = src.problems
     assert p.field == "--manifest-dir" and p.severity == "error"
 
 
 def test_problems_are_logged(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("kind: [\n")
-    with structlog.testing.capture_logs() as logs:
+    with structlog.testing.capture_logs() as logs, pytest.raises(ManifestReadError):
         ManifestSource(tmp_path).endpoints()
     errors = [e for e in logs if e["log_level"] == "error"]
     assert len(errors) == 1
@@ -179,6 +183,7 @@ def test_rewritten_file_is_parsed_again(tmp_path: Path) -> None:
     write(f, service("web", annotations=ann(hostname="bb.example.org"), lb_ips=("1.1.1.1",)))
     assert names(src) == {"bb.example.org"}
     f.write_text("kind: [\n")
-    assert names(src) == set()
+    with pytest.raises(ManifestReadError):
+        src.endpoints()
     assert len(src.problems) == 1
     assert len(src._parsed) == 1

@@ -1,5 +1,6 @@
-"""The real CLI on manifest directories with bad input: one clear error per bad file or object, everything
-else still synced; source flag errors exit 2 naming the flag."""
+"""The real CLI on manifest directories with bad input: one clear error per bad object, everything else still
+synced; a file that does not parse fails the sync (exit 1, nothing deleted); source flag errors exit 2 naming
+the flag."""
 
 from __future__ import annotations
 
@@ -64,15 +65,13 @@ GOOD = textwrap.dedent("""\
 BROKEN = "apiVersion: v1\nkind: Service\nmetadata: {name: [oops\n"
 
 
-def test_bad_input_reported_rest_synced(tmp_path: Path) -> None:
+def test_bad_objects_reported_rest_synced_unparsable_file_fails_the_sync(tmp_path: Path) -> None:
     manifests, zones = tmp_path / "m", tmp_path / "z"
     manifests.mkdir()
     (manifests / "good.yaml").write_text(GOOD)
-    (manifests / "broken.yaml").write_text(BROKEN)
     proc = sync(manifests, zones, "--fqdn-template={{.Name}}.example.org")
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
-    assert f"{manifests / 'broken.yaml'} document 1: invalid YAML" in err
     assert "service/default/web: external-dns.kubernetes.io/ttl='abc'" in err
     assert "dnsendpoint/default/recs: spec.endpoints[1].targets[0]='192.0.2.3.'" in err
     recs = records(zones / "example.org.zone")
@@ -80,6 +79,16 @@ def test_bad_input_reported_rest_synced(tmp_path: Path) -> None:
     assert recs[("ok.example.org", "A")] == ["192.0.2.2"]
     assert ("dot.example.org", "A") not in recs
     assert "external-dns/resource=service/default/web" in recs[("a-web.example.org", "TXT")][0]
+    before = (zones / "example.org.zone").read_bytes()
+
+    # The file describing web.example.org stops parsing: the sync fails (exit 1) and deletes nothing.
+    (manifests / "good.yaml").write_text(GOOD.replace("spec: {type: LoadBalancer}", "spec: {type: [Load"))
+    (manifests / "broken.yaml").write_text(BROKEN)
+    proc = sync(manifests, zones, "--fqdn-template={{.Name}}.example.org")
+    assert proc.returncode == 1, proc.stderr
+    assert f"{manifests / 'broken.yaml'} document 1: invalid YAML" in proc.stderr
+    assert "refusing to sync from partial input" in proc.stderr
+    assert (zones / "example.org.zone").read_bytes() == before
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,7 @@ from external_dns.endpoint.validation import dns_name_problem
 from external_dns.sources.objects.common import (
     FieldError,
     ObjectEndpoints,
+    _short,
     admitted,
     attach,
     collect_objects,
@@ -150,7 +151,8 @@ def dnsendpoint_endpoints(obj: Mapping[str, Any], options: SourceOptions) -> Obj
         try:
             endpoints.append(_endpoint(item, f"spec.endpoints[{i}]", namespace, name))
         except FieldError as exc:
-            problems.append(Problem(ref, exc.field, str(exc.value), f"{exc.message}; endpoint skipped", obj=obj))
+            problems.append(Problem(ref, exc.field, _short(exc.value), f"{exc.message}; endpoint skipped",
+                                    obj=obj))
     return ObjectEndpoints(attach(endpoints, obj, f"crd/{namespace}/{name}"), problems)
 
 
