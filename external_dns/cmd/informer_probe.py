@@ -1,6 +1,7 @@
-"""`python -m external_dns.informers`: a CLI probe printing an informer's events as JSON lines.
+"""`external-dns informer-probe` (also `python -m external_dns.cmd.informer_probe`): print an informer's
+events as JSON lines.
 
-    python -m external_dns.informers --kubeconfig F --resource services|ingresses|dnsendpoints \
+    external-dns informer-probe --kubeconfig F --resource services|ingresses|dnsendpoints \
         [--namespace NS] [--label-selector S] [--field-selector S]
 
 stdout: one JSON object per event, flushed per line (see `probe.py`); logs go to stderr. SIGTERM or SIGINT
@@ -30,7 +31,7 @@ log = structlog.get_logger("external_dns.informers.probe")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m external_dns.informers",
+    parser = argparse.ArgumentParser(prog="external-dns informer-probe",
                                      description="Print an informer's events as JSON lines.")
     parser.add_argument("--kubeconfig", default="", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
     parser.add_argument("--context", default=None, help="kubeconfig context (default: the current one)")

@@ -20,7 +20,7 @@ import structlog
 
 from external_dns.cmd.build import build_provider
 from external_dns.cmd.config import FLAG_GROUPS, build_parser
-from external_dns.cmd.flags import ConfigError
+from external_dns.errors import ConfigError
 from external_dns.logging_setup import configure_logging
 from external_dns.providers.provider import ProviderError
 from external_dns.providers.webhook.server import WebhookServer
@@ -63,8 +63,7 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
         return 2
     except SystemExit as exc:  # argparse usage errors (2) and --help (0)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    log.info("config", **{k: v for k, v in parser.masked(cfg).items() if k.startswith(("provider", "rfc2136",
-                                                                                        "webhook", "aws"))})
+    log.info("config", **parser.config_fields(cfg, ("provider", "rfc2136", "webhook", "aws", "pdns")))
     try:
         provider = build_provider(cfg)
     except (ProviderError, ConfigError) as exc:

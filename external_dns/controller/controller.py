@@ -39,6 +39,7 @@ import structlog
 from external_dns.controller import metrics
 from external_dns.endpoint.domain_filter import DomainFilterInterface, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import DEFAULT_MANAGED_RECORD_TYPES, Endpoint
+from external_dns.events import Recorder, emit_applied_events, emit_error_events
 from external_dns.plan import Changes, Plan, Policy, get_policy
 from external_dns.providers.provider import SoftError, zone_for_name
 from external_dns.registry.registry import Registry
@@ -192,6 +193,8 @@ class Controller:
         # called as fn(zone, synced) after a successful, non-dry-run sync (never breaks a sync)
         self.sync_observers: list[SyncObserver] = []
         self.consecutive_soft_errors = 0
+        # RecordReady / RecordDeleted / RecordError Events about written records (None: no events)
+        self.recorder: Recorder | None = None
 
     def add_pre_apply_check(self, check: PreApplyCheck) -> None:
         """Call `check(zone, changes, current, desired)` before every write; raising refuses the sync."""
@@ -211,8 +214,44 @@ class Controller:
 
     def _run_once(self, zone: str | None) -> RunResult:
         started = time.monotonic()
-        metrics.LAST_RECONCILE_TIMESTAMP.set(self._clock())
+        current, desired = self.read(zone)
+        zones: list[str] = []
+        if zone is not None:
+            zones = list(self.registry.provider.zones()) or [""]
+            current = [ep for ep in current if zone_for_name(ep.dns_name, zones) == zone]
+            desired = [ep for ep in desired if zone_for_name(ep.dns_name, zones) == zone]
+        changes = self.plan_zone(zone, current, desired)
+        result = RunResult(changes=changes, applied=False, dry_run=self.dry_run, current_count=len(current),
+                           desired_count=len(desired), zone=zone)
 
+        zlog = log.bind(zone=zone) if zone is not None else log
+        if self.dry_run:
+            zlog = zlog.bind(dry_run=True)
+        if changes.has_changes():
+            result.change_lines = change_lines(changes)
+            for line in result.change_lines:
+                zlog.info(f"Desired change: {line}")
+            zlog.info(f"Plan: {result.summary()}")
+            if self.dry_run:
+                zlog.info("Dry run: no changes were applied")
+            else:
+                self.check(zone, changes, current, desired)
+                self.apply_changes(changes)
+                result.applied = True
+                zlog.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated")
+        else:
+            metrics.NO_OP_RUNS.inc()
+            zlog.info("All records are already up to date")
+
+        self.synced(zone, zones)
+        result.duration_seconds = time.monotonic() - started
+        return result
+
+    # -- the steps of one sync, shared by run_once and the plan-first engine (zone_plans.py) ------------------
+    def read(self, zone: str | None = None) -> tuple[list[Endpoint], list[Endpoint]]:
+        """(current records, adjusted desired endpoints) of every zone, with the registry and source metrics
+        and the source observers (told which `zone` the read is for). Raises RunOnceError naming the failed step."""
+        metrics.LAST_RECONCILE_TIMESTAMP.set(self._clock())
         try:
             current = self.registry.records()
         except Exception as exc:
@@ -236,17 +275,14 @@ class Controller:
         metrics.set_per_type(metrics.VERIFIED_RECORDS, metrics.verified_by_type(desired, current))
 
         try:
-            desired = self.registry.adjust_endpoints(desired)
+            return current, self.registry.adjust_endpoints(desired)
         except Exception as exc:
             raise RunOnceError("adjusting endpoints", exc) from exc
 
-        zones: list[str] = []
-        if zone is not None:
-            zones = list(self.registry.provider.zones()) or [""]
-            current = [ep for ep in current if zone_for_name(ep.dns_name, zones) == zone]
-            desired = [ep for ep in desired if zone_for_name(ep.dns_name, zones) == zone]
-
-        plan = Plan(
+    def plan_zone(self, zone: str | None, current: list[Endpoint], desired: list[Endpoint]) -> Changes:
+        """The changes that bring `zone`'s `current` records to `desired` (policies and filters applied),
+        then the plan observers. `zone` None: every zone at once."""
+        changes = Plan(
             current,
             desired,
             policies=self.policies,
@@ -255,45 +291,39 @@ class Controller:
             exclude_records=self.exclude_record_types,
             owner_id=self.registry.owner_id(),
             old_owner_id=self.old_owner_id,
-        ).calculate()
-        changes = plan.changes
+        ).calculate().changes
         for observe_plan in self.plan_observers:
             try:
                 observe_plan(zone, changes, current, desired)
             except Exception:  # an observer must never break a sync
                 log.exception("plan observer failed", zone=zone)
-        result = RunResult(changes=changes, applied=False, dry_run=self.dry_run, current_count=len(current),
-                           desired_count=len(desired), zone=zone)
+        return changes
 
-        zlog = log.bind(zone=zone) if zone is not None else log
-        if self.dry_run:
-            zlog = zlog.bind(dry_run=True)
-        if changes.has_changes():
-            result.change_lines = change_lines(changes)
-            for line in result.change_lines:
-                zlog.info(f"Desired change: {line}")
-            zlog.info(f"Plan: {result.summary()}")
-            if self.dry_run:
-                zlog.info("Dry run: no changes were applied")
-            else:
-                for check in self.pre_apply_checks:
-                    try:
-                        check(zone, changes, current, desired)
-                    except Exception as exc:
-                        raise RunOnceError("pre-apply check", exc, changes) from exc
-                try:
-                    self.registry.apply_changes(changes)
-                except Exception as exc:
-                    metrics.REGISTRY_ERRORS.inc()
-                    raise RunOnceError("applying changes", exc, changes) from exc
-                result.applied = True
-                zlog.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated")
-        else:
-            metrics.NO_OP_RUNS.inc()
-            zlog.info("All records are already up to date")
+    def check(self, zone: str | None, changes: Changes, current: Sequence[Endpoint],
+              desired: Sequence[Endpoint]) -> None:
+        """The pre-apply checks; RunOnceError (step `pre-apply check`) when one refuses."""
+        for check in self.pre_apply_checks:
+            try:
+                check(zone, changes, current, desired)
+            except Exception as exc:
+                raise RunOnceError("pre-apply check", exc, changes) from exc
 
+    def apply_changes(self, changes: Changes) -> None:
+        """Write `changes` through the registry; RecordReady/RecordDeleted events after, RecordError events
+        and RunOnceError (step `applying changes`) when the write fails."""
+        try:
+            self.registry.apply_changes(changes)
+        except Exception as exc:
+            metrics.REGISTRY_ERRORS.inc()
+            if self.recorder is not None:
+                emit_error_events(self.recorder, changes, exc)
+            raise RunOnceError("applying changes", exc, changes) from exc
+        if self.recorder is not None:
+            emit_applied_events(self.recorder, changes)
+
+    def synced(self, zone: str | None, zones: Sequence[str] = ()) -> None:
+        """A sync of `zone` (None: everything) succeeded: stamp the metric, tell the sync observers (not in
+        dry-run)."""
         metrics.LAST_SYNC_TIMESTAMP.set(self._clock())
         if not self.dry_run:
             notify_synced(self.sync_observers, zone, zones)
-        result.duration_seconds = time.monotonic() - started
-        return result

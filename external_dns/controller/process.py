@@ -17,39 +17,30 @@ the health/metrics server, the event recorder, worker threads and a bounded shut
    the Lease, flush events, stop the informers and the HTTP server, all within `shutdown_timeout` (10 s),
    then exit 0.
 
-Kubernetes Events (RecordReady / RecordDeleted / RecordError) are recorded when the sources use the cluster
-(the Kubernetes client was created while building them) and not in `--dry-run`.
-
-Extensions (e.g. another controller in the same process): `PROCESS_HOOKS` lists "module:function" names;
-each function is called as `fn(cfg, process)` before the informers start and may call
-`process.add_leader_task(start, stop)` (run only while leading, like the zone workers; `stop(timeout)`
-returns whether it ended in time) and use `process.informer_factory()` (the shared factory, created on
-first use).
+Kubernetes Events are recorded when the sources use the cluster (the Kubernetes client was created while
+building them) and not in `--dry-run` (controller/features.py wires them). Other features (the DNSRecord
+controller, live plan outputs) are callables passed as `features`, each called as `feature(process)`
+before the informers start; they may call `process.add_leader_task(start, stop)` and use
+`process.informer_factory()`.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import structlog
 
 from external_dns.controller.controller import Controller
+from external_dns.controller.features import attach_events
 from external_dns.controller.health import HealthServer, WorkerWatchdog
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.errors import ConfigError
 
 log = structlog.get_logger(__name__)
-
-# "module:function(cfg, process) -> None", called before the informers start.
-PROCESS_HOOKS: list[str] = ["external_dns.cmd.plan_apply:attach_event_recorder",
-                           "external_dns.cmd.plan_apply:attach_plan_outputs",
-                           "external_dns.sources.informer.hooks:install",
-                           "external_dns.controller.dnsrecord.controller:install"]
 
 DEFAULT_SHUTDOWN_TIMEOUT = 10.0
 DEFAULT_CACHE_SYNC_TIMEOUT = 60.0
@@ -91,6 +82,11 @@ class _LeaderTask:
         self.stop = stop
 
 
+# A feature wired in by cmd/ (another controller, live plan outputs): called with the process before the
+# informers start; it may add leader tasks and use the informer factory and the Kubernetes client.
+ProcessFeature = Callable[["ControllerProcess"], None]
+
+
 class ControllerProcess:
     """Runs the controller until `stop` is set (see the module docstring)."""
 
@@ -99,8 +95,9 @@ class ControllerProcess:
                  informer_factory: LazyInformerFactory | None = None, emit_events: bool | None = None,
                  identity: str | None = None, shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
                  cache_sync_timeout: float = DEFAULT_CACHE_SYNC_TIMEOUT,
-                 stuck_after: float = DEFAULT_STUCK_AFTER) -> None:
+                 stuck_after: float = DEFAULT_STUCK_AFTER, features: Sequence[ProcessFeature] = ()) -> None:
         self.cfg = cfg
+        self.features = list(features)
         self.controller = controller
         self.stop_event = stop
         self.kube_client = kube_client
@@ -212,14 +209,13 @@ class ControllerProcess:
             assert self.kube_client is not None
             self.recorder = EventRecorder(self.kube_client(), dry_run=bool(getattr(cfg, "dry_run", False)))
             self.recorder.start()
-            self.zone_controller.recorder = self.recorder
+        attach_events(self.controller, self.recorder)
 
         if getattr(cfg, "events", False):
             self.controller.source.add_event_handler(self.zone_controller.on_event)
 
-        for hook in PROCESS_HOOKS:
-            module, _, func = hook.partition(":")
-            getattr(importlib.import_module(module), func)(cfg, self)
+        for feature in self.features:
+            feature(self)
 
         if not self._sync_informers():
             return None if self.stop_event.is_set() else 1

@@ -22,8 +22,8 @@
 * `start()` / `stop(timeout)` may be repeated (leader election stops the workers when the lease is lost and
   starts them again when it is won): each start runs a fresh queue, scheduler and threads. `stop` stops
   taking work, lets in-flight reconciles finish within `timeout`, and joins every thread it started.
-* Events: with a recorder, RecordReady / RecordDeleted after a write, RecordError when it failed
-  (controller/record_events.py). Invalid objects are reported by the in-cluster sources themselves
+* Events: with a recorder, the controller's writes send RecordReady / RecordDeleted, or RecordError when
+  they failed (external_dns/events). Invalid objects are reported by the in-cluster sources themselves
   (sources/informer: RecordError once per object version, through `emit_problem_events`). A WorkerWatchdog (controller/health.py) sees every reconcile.
 
 Tests and benches wait on outcomes with `wait_until(predicate, timeout)` / `outcomes()`, never by sleeping.
@@ -42,7 +42,6 @@ import structlog
 from external_dns.controller import metrics
 from external_dns.controller.controller import (
     Controller,
-    RunOnceError,
     RunResult,
     is_soft_error,
     split_by_zone,
@@ -51,7 +50,7 @@ from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.outcomes import OutcomeLog
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.events import Recorder, emit_applied_events, emit_error_events
+from external_dns.events import Recorder
 from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
 
 log = structlog.get_logger(__name__)
@@ -121,7 +120,8 @@ class ZoneController:
         self.rate_limiter_factory = rate_limiter_factory or default_controller_rate_limiter
         self.watchdog = watchdog
         self.queue_name = queue_name
-        self.recorder = recorder
+        if recorder is not None:  # the controller's writes send the record events
+            controller.recorder = recorder
         self.skip_unchanged_zones = skip_unchanged_zones
 
         self._lock = threading.Lock()
@@ -309,10 +309,6 @@ class ZoneController:
                 log.error(f"Failed to do run once: {exc} (consecutive soft errors: {count})", zone=zone)
             else:
                 log.error(f"Failed to do run once: {exc}", zone=zone, failures=requeues + 1)
-            changes = exc.changes if isinstance(exc, RunOnceError) else None
-            step = getattr(exc, "step", "")
-            if self.recorder is not None and changes is not None and step == "applying changes":
-                emit_error_events(self.recorder, changes, exc.__cause__ or exc)
             self._record(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
                                      requeues=requeues))
             return False
@@ -328,8 +324,6 @@ class ZoneController:
             self._update_soft_gauge()
         if recovered:
             log.info("Reconciliation succeeded after soft errors", zone=zone)
-        if self.recorder is not None and result.applied:
-            emit_applied_events(self.recorder, result.changes)
         self._record(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues))
         return True
 

@@ -1,35 +1,23 @@
-"""Plan every zone first, check, then apply: the engine of `--once`, `external-dns plan` and `apply`.
-
-`compute_zone_plans(controller, safety)` runs the pipeline of `Controller.run_once` (registry records ->
-source endpoints -> adjust -> Plan.calculate with the controller's policies and filters) zone by zone
-(`partition_by_zone` over `controller.zone_keys()`; names in no zone are left out, as the provider's domain
-filter would drop them) and returns one `ZoneWork` per zone: its changes, its current records, the safety
-verdict and the zone plan the outputs render. Nothing is written.
-
-`apply_zone_plans(registry, works, progress, batch_size)` writes them zone by zone, in batches of at most
-`batch_size` changes (all changes of one name stay in one batch, so a CNAME replaced by an A record is
-never split), reporting progress per zone and per batch. A zone whose write fails does not stop the
-others; the failure is raised after every zone was tried.
-
-`find_safety_gate(controller)` returns the SafetyGate installed as a pre-apply check (the long-running
-process sets its `recorder` so refused zones get a Kubernetes Event).
-"""
+"""Plan every zone first, check, then apply: the steps `--once`, `external-dns plan` and `apply` share
+(controller/once.py runs them). Planning goes through the same `Controller.read` / `Controller.plan_zone`
+steps as the long-running reconcile, so observers, metrics and events are the same."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import structlog
 
 from external_dns.controller.controller import Controller, RunOnceError, change_lines, partition_by_zone
 from external_dns.controller.progress import Progress
-from external_dns.endpoint.domain_filter import MatchAllDomainFilters
+from external_dns.controller.safety_gate import SafetyGate
+from external_dns.controller.safety_gate import find_safety_gate as find_gate
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import display_zone
-from external_dns.plan import Changes, Plan
+from external_dns.plan import Changes
 from external_dns.plan.output import ZonePlan
-from external_dns.plan.safety import SafetyConfig, SafetyGate, Verdict, check_zone
+from external_dns.plan.safety import SafetyConfig, Verdict, check_zone
 from external_dns.registry.registry import Registry
 
 log = structlog.get_logger(__name__)
@@ -55,37 +43,20 @@ class ZoneWork:
 
 
 def compute_zone_plans(controller: Controller, safety: SafetyConfig) -> list[ZoneWork]:
-    """Every zone's plan and verdict (see the module docstring). Raises RunOnceError naming the step."""
-    registry = controller.registry
-    try:
-        current = registry.records()
-    except Exception as exc:
-        raise RunOnceError("registry records", exc) from exc
-    try:
-        desired = controller.source.endpoints()
-    except Exception as exc:
-        raise RunOnceError("source endpoints", exc) from exc
-    try:
-        desired = registry.adjust_endpoints(desired)
-    except Exception as exc:
-        raise RunOnceError("adjusting endpoints", exc) from exc
-
+    """Every zone's plan and verdict; nothing is written. Names in no zone are left out, as the provider's
+    domain filter would drop them. Raises RunOnceError naming the step."""
+    current, desired = controller.read()
     zones = controller.zone_keys()
     unknown = safety.unknown_zones(zones)
     if unknown:
         log.warning(f"--zone-threshold names zones the provider does not manage: {', '.join(unknown)}",
                     zones=zones)
-    owner_id = registry.owner_id()
-    domain_filter = MatchAllDomainFilters([controller.domain_filter, registry.get_domain_filter()])
+    owner_id = controller.registry.owner_id()
     works: list[ZoneWork] = []
     for zone, (zcurrent, zdesired) in partition_by_zone(current, desired, zones).items():
         if zone is None:
             continue
-        changes = Plan(
-            zcurrent, zdesired, policies=controller.policies, domain_filter=domain_filter,
-            managed_records=controller.managed_record_types, exclude_records=controller.exclude_record_types,
-            owner_id=owner_id, old_owner_id=controller.old_owner_id,
-        ).calculate().changes
+        changes = controller.plan_zone(zone, zcurrent, zdesired)
         verdict = check_zone(safety, zone, changes, zcurrent, owner_id=owner_id,
                              managed_record_types=controller.managed_record_types)
         works.append(ZoneWork(zone=zone, changes=changes, current=zcurrent, verdict=verdict,
@@ -147,10 +118,14 @@ def change_count(changes: Changes) -> int:
 
 
 def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], progress: Progress,
-                     batch_size: int) -> int:
-    """Write each zone's changes in batches; returns the number of changes applied. A failed batch ends its
-    zone (earlier batches stay applied) but never the others: every zone is tried, then RunOnceError (step
-    `applying changes`, naming the failed zones, caused by the first failure) is raised if any failed."""
+                     batch_size: int, write: Callable[[Changes], None] | None = None) -> int:
+    """Write each zone's changes in batches of at most `batch_size` changes (one name's changes stay in one
+    batch, so a CNAME replaced by an A record is never split) through `write` (default: the registry's
+    `apply_changes`; the pipeline passes `Controller.apply_changes`). Returns the number of changes applied.
+    A failed batch ends its zone (earlier batches stay applied) but never the others: every zone is tried,
+    then RunOnceError (step `applying changes`, naming the failed zones, caused by the first failure) is
+    raised if any failed."""
+    write = write or registry.apply_changes
     todo = [(z, c) for z, c in works if c.has_changes()]
     progress.start(len(todo), sum(change_count(c) for _, c in todo))
     applied = 0
@@ -160,8 +135,10 @@ def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], p
             progress.zone_started(zone, change_count(changes))
             for batch in batches(changes, batch_size):
                 try:
-                    registry.apply_changes(batch)
+                    write(batch)
                 except Exception as exc:
+                    if isinstance(exc, RunOnceError) and exc.__cause__ is not None:
+                        exc = exc.__cause__  # type: ignore[assignment]  # report the registry's own error
                     failed.append((zone, exc, batch))
                     log.error(f"failed to apply changes: {exc}", zone=display_zone(zone))
                     break
@@ -184,7 +161,4 @@ def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], p
 
 def find_safety_gate(controller: Controller) -> SafetyGate | None:
     """The SafetyGate among the controller's pre-apply checks, if one is installed."""
-    for check in controller.pre_apply_checks:
-        if isinstance(check, SafetyGate):
-            return check
-    return None
+    return find_gate(controller.pre_apply_checks)

@@ -1,50 +1,15 @@
-"""Plan safety: per-zone change thresholds and the root-NS guard (octoDNS `Plan.raise_if_unsafe`, with its
-pitfalls fixed).
-
-A zone's plan (its `Changes`, after the policy) is unsafe when:
-
-* the updates over the zone's existing *owned* records are strictly greater than the update threshold, or
-  the deletes over the same denominator are strictly greater than the delete threshold (updates are
-  checked first). Creates never count. Zones with fewer existing owned records than `min_existing` are not
-  percentage-checked;
-* it creates, updates or deletes the apex NS record of an existing zone, whatever the zone's size.
-
-The denominator (`count_existing`) counts the records we own: with an owner ID only endpoints whose
-`owner` label is that ID; ownership TXT records (the TXT registry's `heritage=external-dns` markers) are
-never counted, so they cannot dilute the churn as octoDNS's ownership markers do. With the managed record
-types given, only those types count.
-
-Thresholds (`SafetyConfig`): global `update` / `delete` fractions (default 0.3) and `min_existing`
-(default 10), and per-zone overrides (`ZoneThreshold`, from `--zone-threshold ZONE=update:0.2,delete:0.1`)
-which take precedence over the global values for that zone (a key the override leaves out falls back to
-the global value). `force=True` skips every check.
-
-Errors use octoDNS's wording, with the zone in front:
-`[example.com.] Too many deletes, 45.00% is over 30.00% (9/20), force required` and
-`[example.com.] Root NS record change, force required`.
-
-`SafetyGate` is the hook both controllers call per zone: `gate(zone, changes, current, desired)` (the
-`Controller.add_pre_apply_check` signature) raises `UnsafePlanError` for an unsafe zone, counts it in
-`external_dns_controller_unsafe_plans_total{zone,reason}`, logs it and sends a Warning Event
-(`UnsafePlan`) about the Kubernetes objects behind the zone's changes when its `recorder` is set. A
-call with `zone=None` (a full, not zone-keyed, sync) checks every zone of the provider and refuses the
-whole sync when any is unsafe.
-"""
+"""Plan safety verdicts (pure): per-zone update/delete thresholds and the root-NS guard, as octoDNS's
+`Plan.raise_if_unsafe` with its pitfalls fixed. `check_zone`/`assess` return a `Verdict`; refusing,
+logging, counting and Events are the controller's (controller/safety_gate.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import structlog
-from prometheus_client import Counter
 
 from external_dns.endpoint.endpoint import RECORD_TYPE_NS, RECORD_TYPE_TXT, Endpoint
 from external_dns.endpoint.zones import display_zone, normalize_zone
 from external_dns.plan.changes import Changes
-
-log = structlog.get_logger(__name__)
 
 DEFAULT_UPDATE_THRESHOLD = 0.3
 DEFAULT_DELETE_THRESHOLD = 0.3
@@ -53,13 +18,6 @@ DEFAULT_MIN_EXISTING_RECORDS = 10
 REASON_TOO_MANY_UPDATES = "too-many-updates"
 REASON_TOO_MANY_DELETES = "too-many-deletes"
 REASON_ROOT_NS_CHANGE = "root-ns-change"
-
-UNSAFE_PLANS = Counter(
-    "unsafe_plans_total", "Number of zone plans refused by the safety check (thresholds, root NS)",
-    ["zone", "reason"], namespace="external_dns", subsystem="controller")
-
-EVENT_REASON_UNSAFE_PLAN = "UnsafePlan"
-_MAX_EVENT_OBJECTS = 10
 
 
 # -- errors ---------------------------------------------------------------------------------------------------
@@ -195,7 +153,7 @@ def count_existing(current: Iterable[Endpoint], owner_id: str = "",
     managed = frozenset(managed_record_types) if managed_record_types is not None else None
     n = 0
     for ep in current:
-        if is_ownership_txt(ep):
+        if is_ownership_txt(ep):  # markers would dilute the churn, as octoDNS's ownership records do
             continue
         if managed is not None and ep.record_type not in managed:
             continue
@@ -245,6 +203,8 @@ def assess(zone: str | None, changes: Changes, existing_count: int, thresholds: 
     updates, deletes = len(changes.update_new), len(changes.delete)
     problems: list[UnsafePlanError] = []
     if not force:
+        # Small zones are not percentage-checked; creates never count; the comparison is strictly greater,
+        # and updates are reported before deletes (octoDNS's order).
         if existing_count > 0 and existing_count >= thresholds.min_existing:
             if updates / existing_count > thresholds.update:
                 problems.append(TooMuchChangeError(name, REASON_TOO_MANY_UPDATES, updates, existing_count,
@@ -252,6 +212,7 @@ def assess(zone: str | None, changes: Changes, existing_count: int, thresholds: 
             if deletes / existing_count > thresholds.delete:
                 problems.append(TooMuchChangeError(name, REASON_TOO_MANY_DELETES, deletes, existing_count,
                                                    thresholds.delete))
+        # The apex NS of an existing zone is refused whatever the zone's size.
         if zone_exists and touches_root_ns(name, changes):
             problems.append(RootNsChangeError(name))
     return Verdict(zone=name, creates=len(changes.create), updates=updates, deletes=deletes,
@@ -264,101 +225,3 @@ def check_zone(config: SafetyConfig, zone: str | None, changes: Changes, current
     """`assess` with the zone's thresholds from `config` and the denominator counted from `current`."""
     existing = count_existing(current, owner_id, managed_record_types)
     return assess(zone, changes, existing, config.for_zone(zone), force=config.force, zone_exists=zone_exists)
-
-
-# -- reporting ------------------------------------------------------------------------------------------------
-class EventRecorder(Protocol):
-    """Anything with the recorder's `event(obj, type, reason, note)` (controller/events.py)."""
-
-    def event(self, obj: Mapping[str, Any], type: str, reason: str, note: str) -> Any: ...
-
-
-def report_unsafe(error: UnsafePlanError, changes: Changes | None = None,
-                  recorder: EventRecorder | None = None) -> int:
-    """Log the refusal, count it (`external_dns_controller_unsafe_plans_total{zone,reason}`) and, with a
-    recorder, send a Warning `UnsafePlan` Event to (at most 10 of) the Kubernetes objects behind the zone's
-    changes (their `ref_objects`, else the object named by the `resource` label). Returns the events sent."""
-    UNSAFE_PLANS.labels(zone=display_zone(error.zone), reason=error.reason).inc()
-    log.error(f"Unsafe plan, not applied: {error}", zone=display_zone(error.zone), reason=error.reason)
-    if recorder is None or changes is None:
-        return 0
-    from external_dns.events import objects_of
-
-    seen: set[tuple[str, str, str]] = set()
-    for ep in changes.all_endpoints():
-        for obj in objects_of(ep):
-            meta = obj.get("metadata") or {}
-            key = (str(obj.get("kind", "")), str(meta.get("namespace", "")), str(meta.get("name", "")))
-            if key in seen or len(seen) >= _MAX_EVENT_OBJECTS:
-                continue
-            seen.add(key)
-            try:
-                recorder.event(obj, "Warning", EVENT_REASON_UNSAFE_PLAN, str(error))
-            except Exception as exc:  # an event is best effort; the refusal stands
-                log.warning(f"cannot record UnsafePlan event: {exc}")
-    return len(seen)
-
-
-class SafetyGate:
-    """The pre-apply hook of both controllers: `gate(zone, changes, current, desired)` raises
-    UnsafePlanError (one zone) or UnsafePlansError (a full sync over several zones) and reports it.
-
-    `zones` returns the provider's zones (for full syncs, `zone=None`); `owner_id` and
-    `managed_record_types` select the records the denominator counts."""
-
-    def __init__(self, config: SafetyConfig, *, owner_id: str = "", managed_record_types: Iterable[str] | None = None,
-                 zones: Callable[[], Sequence[str]] | None = None, recorder: EventRecorder | None = None) -> None:
-        self.config = config
-        self.owner_id = owner_id
-        self.managed_record_types = list(managed_record_types) if managed_record_types is not None else None
-        self._zones = zones
-        self.recorder = recorder
-
-    def verdict(self, zone: str | None, changes: Changes, current: Iterable[Endpoint]) -> Verdict:
-        return check_zone(self.config, zone, changes, current, owner_id=self.owner_id,
-                          managed_record_types=self.managed_record_types)
-
-    def __call__(self, zone: str | None, changes: Changes, current: Sequence[Endpoint],
-                 desired: Sequence[Endpoint]) -> None:
-        if self.config.force:
-            return
-        if zone is not None or self._zones is None:
-            verdict = self.verdict(zone, changes, current)
-            if not verdict.safe:
-                report_unsafe(verdict.problems[0], changes, self.recorder)
-                verdict.raise_if_unsafe()
-            return
-        errors: list[UnsafePlanError] = []
-        for z, (zchanges, zcurrent) in split_changes_by_zone(changes, current, self._zones()).items():
-            verdict = self.verdict(z, zchanges, zcurrent)
-            if not verdict.safe:
-                report_unsafe(verdict.problems[0], zchanges, self.recorder)
-                errors.append(verdict.problems[0])
-        if errors:
-            raise errors[0] if len(errors) == 1 else UnsafePlansError(errors)
-
-
-def split_changes_by_zone(changes: Changes, current: Iterable[Endpoint],
-                          zones: Sequence[str]) -> dict[str, tuple[Changes, list[Endpoint]]]:
-    """Changes and current records per zone (names in no zone are left out: nothing can apply there)."""
-    from external_dns.providers.provider import zone_for_name
-
-    zone_list = list(zones) or [""]
-    out: dict[str, tuple[Changes, list[Endpoint]]] = {}
-
-    def slot(name: str) -> tuple[Changes, list[Endpoint]] | None:
-        z = zone_for_name(name, zone_list)
-        if z is None:
-            return None
-        return out.setdefault(z, (Changes(), []))
-
-    for ep in current:
-        s = slot(ep.dns_name)
-        if s is not None:
-            s[1].append(ep)
-    for attr in ("create", "update_old", "update_new", "delete"):
-        for ep in getattr(changes, attr):
-            s = slot(ep.dns_name)
-            if s is not None:
-                getattr(s[0], attr).append(ep)
-    return out

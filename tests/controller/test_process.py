@@ -402,7 +402,7 @@ def test_healthz_fails_while_a_worker_is_stuck() -> None:
 TASK_LOG: list[str] = []
 
 
-def hook_adding_a_task(cfg: argparse.Namespace, process: ControllerProcess) -> None:
+def feature_adding_a_task(process: ControllerProcess) -> None:
     def stop(timeout: float) -> bool:
         TASK_LOG.append(f"stop {timeout > 0}")
         return True
@@ -410,19 +410,16 @@ def hook_adding_a_task(cfg: argparse.Namespace, process: ControllerProcess) -> N
     process.add_leader_task(lambda: TASK_LOG.append("start"), stop, name="extra")
 
 
-def hook_that_fails(cfg: argparse.Namespace, process: ControllerProcess) -> None:
+def feature_that_fails(process: ControllerProcess) -> None:
     raise RuntimeError("extension broke")
 
 
-def test_process_hooks_add_leader_tasks_and_a_failing_hook_exits_1(monkeypatch: pytest.MonkeyPatch) -> None:
-    import external_dns.controller.process as process_module
-
+def test_features_add_leader_tasks_and_a_failing_feature_exits_1() -> None:
     TASK_LOG.clear()
-    monkeypatch.setattr(process_module, "PROCESS_HOOKS", [f"{__name__}:hook_adding_a_task"])
     source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     provider = InMemoryProvider(["example.org"])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
-    process = ControllerProcess(config(events=False), ctl, stop=threading.Event())
+    process = ControllerProcess(config(events=False), ctl, stop=threading.Event(), features=[feature_adding_a_task])
     running = Running(process)
     try:
         assert process.zone_controller.wait_until(lambda: bool(process.zone_controller.outcomes()), 10)
@@ -430,8 +427,7 @@ def test_process_hooks_add_leader_tasks_and_a_failing_hook_exits_1(monkeypatch: 
         assert running.stop() == 0
     assert TASK_LOG == ["start", "stop True"]
 
-    monkeypatch.setattr(process_module, "PROCESS_HOOKS", [f"{__name__}:hook_that_fails"])
     ctl2 = Controller(ListSource([]), TXTRegistry(InMemoryProvider(["example.org"]), owner_id=OWNER), "sync")
-    failing = ControllerProcess(config(events=False), ctl2, stop=threading.Event())
+    failing = ControllerProcess(config(events=False), ctl2, stop=threading.Event(), features=[feature_that_fails])
     assert failing.run() == 1
     assert failing.server is None or failing.server._server is None  # the HTTP server was stopped

@@ -1,4 +1,4 @@
-"""Integration: the CLI probe `python -m external_dns.informers` as a subprocess against the test server."""
+"""Integration: the CLI probe `external-dns informer-probe` (python -m external_dns.cmd.informer_probe) as a subprocess against the test server."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ RULES = [{"apiGroups": [""], "resources": ["services"], "verbs": ["list", "watch
 
 class Probe:
     def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "external_dns.informers", *args], cwd=ROOT,
+        self.proc = subprocess.Popen([sys.executable, "-m", "external_dns.cmd.informer_probe", *args], cwd=ROOT,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env={**os.environ, "PYTHONUNBUFFERED": "0"})
         self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -135,7 +135,7 @@ def test_probe_empty_cluster_reports_synced_zero(probe_factory: Any) -> None:
 
 def test_probe_bad_kubeconfig_is_a_clear_error(tmp_path: Path) -> None:
     missing = tmp_path / "nope"
-    proc = subprocess.run([sys.executable, "-m", "external_dns.informers", "--kubeconfig", str(missing),
+    proc = subprocess.run([sys.executable, "-m", "external_dns.cmd.informer_probe", "--kubeconfig", str(missing),
                            "--resource", "services"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "cannot load kubeconfig" in proc.stderr and str(missing) in proc.stderr
@@ -143,7 +143,7 @@ def test_probe_bad_kubeconfig_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_probe_bad_label_selector_is_a_usage_error(kubeconfig_file: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", "external_dns.informers", "--kubeconfig", kubeconfig_file,
+    proc = subprocess.run([sys.executable, "-m", "external_dns.cmd.informer_probe", "--kubeconfig", kubeconfig_file,
                            "--resource", "services", "--label-selector", "app in (web"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2

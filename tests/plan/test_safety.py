@@ -16,6 +16,7 @@ from external_dns.cmd.flags import ConfigError
 from external_dns.cmd.flags_safety import safety_config
 from external_dns.cmd.plan_apply import EXIT_UNSAFE_PLAN, install_safety_gate, run_once_safely
 from external_dns.controller.controller import Controller, RunOnceError
+from external_dns.controller.safety_gate import SafetyGate
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.controller.zone_plans import find_safety_gate
 from external_dns.endpoint.endpoint import Endpoint
@@ -27,7 +28,6 @@ from external_dns.plan.safety import (
     REASON_TOO_MANY_UPDATES,
     RootNsChangeError,
     SafetyConfig,
-    SafetyGate,
     Thresholds,
     TooMuchChangeError,
     UnsafePlanError,
@@ -412,15 +412,12 @@ def test_gate_root_ns_and_force() -> None:
     assert [list(e.targets) for e in provider.zone_records("example.net")] == [["ns1.new.net"]]
 
 
-def test_process_hook_attaches_the_event_recorder() -> None:
-    from types import SimpleNamespace
+def test_attach_events_gives_the_gate_the_recorder() -> None:
+    from external_dns.controller.features import attach_events
 
-    from external_dns.cmd.plan_apply import attach_event_recorder
-    from external_dns.controller.process import PROCESS_HOOKS
-
-    assert "external_dns.cmd.plan_apply:attach_event_recorder" in PROCESS_HOOKS
-    _provider, _source, controller, cfg = two_zone_setup()
+    _provider, _source, controller, _cfg = two_zone_setup()
     recorder = FakeRecorder()
-    attach_event_recorder(cfg, SimpleNamespace(controller=controller, recorder=recorder))
+    attach_events(controller, recorder)
     gate = find_safety_gate(controller)
     assert gate is not None and gate.recorder is recorder
+    assert controller.recorder is recorder

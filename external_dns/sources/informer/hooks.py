@@ -1,26 +1,10 @@
-"""Process wiring of the in-cluster sources (a `controller.process.PROCESS_HOOKS` entry: `install`).
-
-`install(cfg, process)` runs before the informers start. It finds every `InformerSource` in the
-controller's source pipeline and gives it the process's Kubernetes event recorder (None in `--dry-run` or
-without cluster access), so bad input becomes a Warning Event on the object. With a recorder it also adds a
-`ConflictReporter` to the controller's plan observers (called after every plan calculation).
-
-`ConflictReporter(recorder, managed_record_types, exclude_record_types)(zone, changes, current, desired)`:
-when one name (and set identifier) of a managed type is claimed by endpoints of several objects (`resource`
-labels), it resolves the claim exactly as the plan's conflict resolver does (`PerResource`: the object
-already holding the record keeps it, else the smallest targets win; CNAME candidates lose to other types
-on the same name) and sends one Warning Event (`RecordConflict`) to each losing object whose endpoint
-differs from the winner's, once per (name, set identifier, loser, winner) for the life of the process. It
-never raises.
-
-`status_after_sync(controller)` (called by `install` and by `--once`): every crd source in the pipeline
-writes DNSEndpoint `status.observedGeneration` only after a successful sync (the controller's
-`sync_observers`), not when the endpoints are read.
-"""
+"""What the in-cluster sources add to a pipeline: finding them inside wrappers (`informer_sources`), the
+`ConflictReporter` plan observer (a Warning `RecordConflict` Event to each object that lost a name), and
+DNSEndpoint status written only after a successful sync (`status_after_sync`). controller/features.py wires
+them in."""
 
 from __future__ import annotations
 
-import argparse
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -61,7 +45,11 @@ def informer_sources(source: Source) -> Iterator[InformerSource]:
 
 
 class ConflictReporter:
-    """Plan observer reporting the objects whose endpoints lost a name conflict (see the module docstring)."""
+    """Plan observer: when one name (and set identifier) of a managed type is claimed by endpoints of several
+    objects, resolve the claim as the plan does (`PerResource`: the holder keeps it, else the smallest
+    targets win; CNAMEs lose to other types) and send one Warning `RecordConflict` Event to each losing
+    object whose endpoint differs from the winner's, once per (name, set identifier, loser, winner) for the
+    life of the process. Never raises."""
 
     def __init__(self, recorder: Recorder, managed_record_types: Sequence[str] = DEFAULT_MANAGED_RECORD_TYPES,
                  exclude_record_types: Sequence[str] = ()) -> None:
@@ -101,7 +89,7 @@ class ConflictReporter:
                 winners[rtype] = (self.resolver.resolve_update(now, candidates) if now is not None
                                   else self.resolver.resolve_create(candidates))
             mixed = RECORD_TYPE_CNAME in by_type and len(by_type) > 1
-            if mixed:  # the plan discards CNAME candidates next to other types (reference 1.3)
+            if mixed:  # the plan discards CNAME candidates next to other types
                 winners.pop(RECORD_TYPE_CNAME)
                 other = winners[sorted(winners)[0]]
                 for ep in by_type[RECORD_TYPE_CNAME]:
@@ -156,26 +144,3 @@ def status_after_sync(controller: Any) -> int:
             observers.append(source.synced)
             wired += 1
     return wired
-
-
-def install(cfg: argparse.Namespace, process: Any) -> None:
-    """PROCESS_HOOKS entry: recorder for the informer sources, conflict reporting, DNSEndpoint status after
-    a successful sync (see the module docstring)."""
-    del cfg
-    sources = list(informer_sources(process.controller.source))
-    if not sources:
-        return
-    status_after_sync(process.controller)
-    recorder = getattr(process, "recorder", None)
-    for source in sources:
-        source.recorder = recorder
-    if recorder is None:
-        return
-    controller = process.controller
-    reporter = ConflictReporter(recorder, getattr(controller, "managed_record_types", DEFAULT_MANAGED_RECORD_TYPES),
-                                getattr(controller, "exclude_record_types", ()))
-    observers = getattr(controller, "plan_observers", None)
-    if isinstance(observers, list):
-        observers.append(reporter)
-    else:  # a controller without plan observers: report when the contested record is written
-        controller.add_pre_apply_check(reporter)

@@ -24,7 +24,7 @@ from external_dns.sources.informer.filters import (
     selector_index,
     service_name_index,
 )
-from external_dns.sources.informer.hooks import ConflictReporter, informer_sources, install
+from external_dns.sources.informer.hooks import ConflictReporter, informer_sources
 from external_dns.sources.informer.service import ServiceInformerSource
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.rbac import (
@@ -198,7 +198,7 @@ def test_conflict_reporter_never_raises() -> None:
     reporter(None, Changes(create=[winner]), [], [winner, ep("x.example.org", "2.2.2.2", "crd/default/b")])
 
 
-def test_install_wires_recorder_into_informer_sources() -> None:
+def test_attach_events_wires_recorder_into_informer_sources() -> None:
     class Factory:
         api_client = None
 
@@ -213,20 +213,17 @@ def test_install_wires_recorder_into_informer_sources() -> None:
     pipeline = PostProcessorSource(MultiSource([src]))
     assert list(informer_sources(pipeline)) == [src]
 
-    class Controller:
-        source = pipeline
-        plan_observers: list[Any] = []
-        managed_record_types = ["A", "CNAME"]
-        exclude_record_types: list[str] = []
+    from external_dns.controller.controller import Controller
+    from external_dns.controller.features import attach_events
+    from external_dns.providers.inmemory import InMemoryProvider
+    from external_dns.registry import NoopRegistry
 
-    class Process:
-        controller = Controller()
-        recorder = Recorder()
-
-    install(None, Process())  # type: ignore[arg-type]
-    assert src.recorder is Process.recorder
-    assert len(Controller.plan_observers) == 1 and isinstance(Controller.plan_observers[0], ConflictReporter)
-    assert Controller.plan_observers[0].managed == {"A", "CNAME"}
+    controller = Controller(pipeline, NoopRegistry(InMemoryProvider()), "sync", managed_record_types=["A", "CNAME"])
+    recorder = Recorder()
+    attach_events(controller, recorder)
+    assert src.recorder is recorder
+    assert len(controller.plan_observers) == 1 and isinstance(controller.plan_observers[0], ConflictReporter)
+    assert controller.plan_observers[0].managed == {"A", "CNAME"}
 
 
 # -- builders and flags ---------------------------------------------------------------------------------------

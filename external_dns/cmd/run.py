@@ -1,0 +1,156 @@
+"""`external-dns [run]`: the controller command. Parses the flags, sets up logging, wires the pipeline
+(cmd/wiring.py) and runs it once (`--once`, controller/once.py) or as the long-running process
+(controller/process.py) until SIGTERM/SIGINT. `--webhook-server` turns the process into the
+`webhook-server` command, as external-dns's flag of the same name.
+
+Exit codes: 0 success (and a clean shutdown); 1 a `--once` sync failed or the long-running process could
+not start (metrics port taken, informer caches not synced within 60 s); 2 a configuration error, printed
+as one line naming the flag; 3 an unsafe plan without `--force`; 4 a stale plan file (`apply`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import structlog
+
+from external_dns.cmd.config import load_config
+from external_dns.cmd.flags import env_name, parse_bool
+from external_dns.cmd.wiring import KubeClient, build_controller, once_options, process_features
+from external_dns.controller.controller import Controller
+from external_dns.errors import ConfigError
+from external_dns.logging_setup import configure_logging
+
+log = structlog.get_logger(__name__)
+
+
+def config_error(message: str) -> int:
+    print(f"external-dns: error: {message}", file=sys.stderr, flush=True)
+    return 2
+
+
+def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
+    """`--once` through the plan-first engine, with Kubernetes Events when in-cluster sources are used."""
+    from external_dns.controller.features import attach_events, once_event_recorder
+    from external_dns.controller.once import run_once
+
+    options = once_options(cfg)
+    recorder = once_event_recorder(controller, options.dry_run)
+    attach_events(controller, recorder)
+    try:
+        return run_once(controller, options)
+    finally:
+        if recorder is not None and not recorder.stop(5.0):
+            log.warning("not every Kubernetes Event could be sent before exiting")
+
+
+def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
+    """SIGTERM/SIGINT set `stop`; returns a function restoring the previous handlers.
+
+    The Python-level handler does nothing: it may run while the main thread holds the log stream's lock or
+    the Event's lock, so it must not log or set the Event itself. The interpreter writes the signal number
+    to a wake-up pipe (`signal.set_wakeup_fd`); a watcher thread reads it, logs and sets `stop`."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+
+    def watch() -> None:
+        while True:
+            data = os.read(read_fd, 1)
+            if not data or data[0] == 0:  # 0: our own shutdown byte (no signal has number 0)
+                return
+            log.info(f"Received {signal.Signals(data[0]).name}. Terminating...")
+            stop.set()
+
+    watcher = threading.Thread(target=watch, name="signal-watcher", daemon=True)
+    watcher.start()
+    previous_wakeup = signal.set_wakeup_fd(write_fd)
+    previous = {sig: signal.signal(sig, lambda _signum, _frame: None) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+        signal.set_wakeup_fd(previous_wakeup)
+        os.write(write_fd, b"\0")
+        watcher.join(timeout=5)
+        os.close(write_fd)
+        os.close(read_fd)
+
+    return restore
+
+
+def _wants_webhook_server(argv: Sequence[str], environ: Mapping[str, str] | None) -> bool:
+    """`--webhook-server` (or EXTERNAL_DNS_WEBHOOK_SERVER=true): serve the provider instead of syncing. A bad
+    value is left to the full parse, which reports it."""
+    text = (os.environ if environ is None else environ).get(env_name("--webhook-server"), "false")
+    for arg in argv:
+        if arg in ("--webhook-server", "--no-webhook-server"):
+            text = str(arg == "--webhook-server")
+        elif arg.startswith("--webhook-server="):
+            text = arg.partition("=")[2]
+    try:
+        return parse_bool(text)
+    except argparse.ArgumentTypeError:
+        return False
+
+
+def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
+    """The controller: parse, wire, run once or loop. Returns the exit code. With `--webhook-server` the
+    process is the `webhook-server` sub-command instead (as external-dns's flag of the same name)."""
+    if _wants_webhook_server(argv, environ):
+        from external_dns.cmd.webhook_server import webhook_server_main
+
+        return webhook_server_main(list(argv))
+    try:
+        parser, cfg = load_config(argv, environ)
+    except ConfigError as exc:
+        return config_error(str(exc))
+    except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        configure_logging(cfg.log_level, cfg.log_format)
+    except ValueError as exc:
+        return config_error(str(exc))
+    log.info("config", **parser.config_fields(cfg))  # flag=value pairs, as logfmt fields
+
+    stop = threading.Event()
+    from external_dns.controller.process import ControllerProcess, LazyInformerFactory
+
+    kube_client = KubeClient(cfg)
+    informer_factory = LazyInformerFactory(kube_client)
+    context: dict[str, Any] = {"stop": stop, "kube_client": kube_client, "informer_factory": informer_factory}
+    try:
+        controller = build_controller(cfg, context)
+    except ConfigError as exc:
+        return config_error(str(exc))
+    except Exception as exc:
+        log.error(f"failed to start: {exc}", error_type=type(exc).__name__)
+        return 1
+
+    if cfg.once:  # all zones planned, shown and safety-checked before any is applied (controller/once.py)
+        try:
+            return run_once_safely(controller, cfg)
+        finally:
+            if informer_factory.created:  # in-cluster sources started their informers: stop them
+                informer_factory().shutdown(5.0)
+
+    process = ControllerProcess(cfg, controller, stop=stop, kube_client=kube_client,
+                                informer_factory=informer_factory, features=process_features(cfg))
+    restore = _install_signal_handlers(stop)
+    try:
+        return process.run()
+    except ConfigError as exc:
+        process.shutdown()
+        return config_error(str(exc))
+    finally:
+        stop.set()
+        restore()
+
+

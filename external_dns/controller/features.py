@@ -1,0 +1,45 @@
+"""Kubernetes Events for one pipeline, wired the same way for the long-running process and `--once`:
+bad input (the in-cluster sources), name conflicts (a plan observer), refused plans (the safety gate) and
+written records (the controller)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from external_dns.controller.controller import Controller
+from external_dns.controller.safety_gate import find_safety_gate
+from external_dns.events import Recorder
+from external_dns.sources.informer.hooks import ConflictReporter, informer_sources, status_after_sync
+
+if TYPE_CHECKING:
+    from external_dns.events.recorder import EventRecorder
+
+
+def attach_events(controller: Controller, recorder: Recorder | None) -> None:
+    """Give every part of `controller`'s pipeline the `recorder` (None: no events) and have the crd sources
+    write DNSEndpoint status only after a successful sync. Call once per controller."""
+    sources = list(informer_sources(controller.source))
+    if sources:
+        status_after_sync(controller)
+    for source in sources:
+        source.recorder = recorder
+    controller.recorder = recorder
+    gate = find_safety_gate(controller.pre_apply_checks)
+    if gate is not None:
+        gate.recorder = recorder
+    if recorder is not None and sources:
+        controller.plan_observers.append(ConflictReporter(recorder, controller.managed_record_types,
+                                                          controller.exclude_record_types))
+
+
+def once_event_recorder(controller: Controller, dry_run: bool) -> EventRecorder | None:
+    """`--once` with in-cluster sources (not in dry-run): a started recorder on their API client. None
+    otherwise (nothing to attach Events to, or nothing written)."""
+    sources = list(informer_sources(controller.source))
+    if not sources or dry_run:
+        return None
+    from external_dns.events.recorder import EventRecorder  # the Kubernetes client: only when needed
+
+    recorder = EventRecorder(sources[0].factory.api_client)
+    recorder.start()
+    return recorder
