@@ -15,9 +15,10 @@ Reference 2.5 (`endpoint/domain_filter.go`):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
+
+import re2  # type: ignore[import-untyped]
 
 from external_dns.endpoint.names import to_unicode_name
 
@@ -63,13 +64,21 @@ class _ListMatcher:
         return normalized in self.exact or normalized.endswith(self.suffixes)
 
 
-def _compile(pattern: str, flag: str) -> re.Pattern[str] | None:
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # the error is raised (and reported naming the flag), not printed by RE2
+
+
+def _compile(pattern: str, flag: str) -> Any:
+    """The pattern compiled with RE2 (google-re2): Go's regexp syntax and linear-time matching, so a
+    backtracking-prone pattern (`(a+)+$`) cannot hang a sync. Go rejects what RE2 rejects (backreferences,
+    lookarounds)."""
     if not pattern:
         return None
     try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"{flag}: invalid regular expression {pattern!r}: {exc}") from exc
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        reason = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else exc
+        raise ValueError(f"{flag}: invalid regular expression {pattern!r}: {reason}") from exc
 
 
 class DomainFilter:
