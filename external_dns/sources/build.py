@@ -2,8 +2,8 @@
 the whole source pipeline the controller consumes.
 
 `build_source_pipeline(cfg, context)` builds every `--source` by name and wraps them as external-dns does:
-MultiSource (default targets, dedup) -> TargetFilterSource (when a CIDR filter is set) ->
-PostProcessorSource (`--min-ttl`, provider-specific properties of `--provider` only).
+MultiSource (default targets, dedup) -> Nat64Source (with --nat64-networks) -> TargetFilterSource (when a
+CIDR filter is set) -> PtrSource (--create-ptr, the record-type annotation) -> PostProcessorSource (`--min-ttl`, provider-specific properties of `--provider` only).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from external_dns.cmd.build import SOURCE_BUILDERS, load_builder
-from external_dns.errors import ConfigError
 from external_dns.endpoint.target_filter import TargetNetFilter
+from external_dns.errors import ConfigError
+from external_dns.sources.derived import Nat64Source, PtrSource
 from external_dns.sources.manifest import ManifestSource
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.source import Source
@@ -48,10 +49,16 @@ def build_source_pipeline(cfg: argparse.Namespace, context: Any = None) -> Sourc
     children = [load_builder(SOURCE_BUILDERS, "source", name)(cfg, context) for name in dict.fromkeys(names)]
     source: Source = MultiSource(children, [t for t in getattr(cfg, "default_targets", None) or [] if t],
                                  bool(getattr(cfg, "force_default_targets", False)))
+    nat64 = [n for n in getattr(cfg, "nat64_networks", None) or [] if n]
+    if nat64:
+        source = Nat64Source(source, nat64)
     target_filter = TargetNetFilter([c for c in getattr(cfg, "target_net_filter", None) or [] if c],
                                     [c for c in getattr(cfg, "exclude_target_net", None) or [] if c])
     if target_filter.is_enabled():
         source = TargetFilterSource(source, target_filter)
+    # Always wrapped: the record-type annotation asks for PTR records without --create-ptr.
+    source = PtrSource(source, bool(getattr(cfg, "create_ptr", False)),
+                       getattr(cfg, "managed_record_types", None) or ())
     return PostProcessorSource(source, min_ttl=int(getattr(cfg, "min_ttl", 0) or 0),
                                provider=str(getattr(cfg, "provider", "") or ""),
                                prefer_alias=bool(getattr(cfg, "prefer_alias", False)))

@@ -1,0 +1,180 @@
+"""NAT64 A records (--nat64-networks) and PTR records (--create-ptr, the record-type annotation), unit and
+through the real CLI into a reverse zone file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import dns.rdatatype
+import dns.zone
+import pytest
+import structlog
+
+from external_dns.endpoint.endpoint import (
+    PROVIDER_SPECIFIC_RECORD_TYPE,
+    RESOURCE_LABEL_KEY,
+    Endpoint,
+    new_endpoint,
+)
+from external_dns.sources.derived import Nat64Source, PtrSource
+from external_dns.sources.source import Source
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Static(Source):
+    def __init__(self, endpoints: list[Endpoint]) -> None:
+        self.eps = endpoints
+
+    def endpoints(self) -> list[Endpoint]:
+        return [e.copy() for e in self.eps]
+
+    def add_event_handler(self, handler: Callable[[], None]) -> None:
+        del handler
+
+
+def ep(name: str, rtype: str, *targets: str, record_type_annotation: str | None = None, ttl: int = 0) -> Endpoint:
+    e = new_endpoint(name, rtype, *targets, ttl=ttl)
+    assert e is not None
+    e.labels[RESOURCE_LABEL_KEY] = f"service/default/{name.split('.')[0]}"
+    if record_type_annotation is not None:
+        e.set_provider_specific_property(PROVIDER_SPECIFIC_RECORD_TYPE, record_type_annotation)
+    return e
+
+
+def keyed(eps: list[Endpoint]) -> dict[tuple[str, str], list[str]]:
+    return {(e.dns_name, e.record_type): sorted(e.targets) for e in eps}
+
+
+# --- NAT64 -----------------------------------------------------------------------------------------------
+
+def test_nat64_adds_the_embedded_ipv4_as_an_a_record() -> None:
+    src = Nat64Source(Static([ep("web.example.org", "AAAA", "64:ff9b::c000:20a", "2001:db8::1", ttl=60),
+                              ep("other.example.org", "AAAA", "2001:db8::2")]), ["64:ff9b::/96"])
+    got = src.endpoints()
+    assert keyed(got) == {("web.example.org", "AAAA"): ["2001:db8::1", "64:ff9b::c000:20a"],
+                          ("web.example.org", "A"): ["192.0.2.10"],
+                          ("other.example.org", "AAAA"): ["2001:db8::2"]}
+    a = next(e for e in got if e.record_type == "A")
+    assert a.record_ttl == 60 and a.labels[RESOURCE_LABEL_KEY] == "service/default/web"
+
+
+def test_nat64_network_must_be_a_96() -> None:
+    with pytest.raises(ValueError, match="/96"):
+        Nat64Source(Static([]), ["64:ff9b::/64"])
+
+
+# --- PTR -------------------------------------------------------------------------------------------------
+
+MANAGED = ("A", "AAAA", "CNAME", "PTR")
+
+
+def test_create_ptr_makes_one_ptr_per_address_merging_names() -> None:
+    src = PtrSource(Static([ep("a.example.org", "A", "192.0.2.10", ttl=300),
+                            ep("b.example.org", "A", "192.0.2.10"),
+                            ep("v6.example.org", "AAAA", "2001:db8::1"),
+                            ep("*.example.org", "A", "192.0.2.99"),
+                            ep("c.example.org", "CNAME", "lb.example.net")]), True, MANAGED)
+    ptrs = keyed([e for e in src.endpoints() if e.record_type == "PTR"])
+    assert ptrs == {
+        ("10.2.0.192.in-addr.arpa", "PTR"): ["a.example.org", "b.example.org"],
+        ("1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa", "PTR"): ["v6.example.org"],
+    }
+
+
+def test_annotation_overrides_the_flag() -> None:
+    on = PtrSource(Static([ep("a.example.org", "A", "192.0.2.1", record_type_annotation="ptr"),
+                           ep("b.example.org", "A", "192.0.2.2")]), False, MANAGED)
+    got = on.endpoints()
+    assert [e.dns_name for e in got if e.record_type == "PTR"] == ["1.2.0.192.in-addr.arpa"]
+    # The directive is consumed: the A record carries no record-type property to the provider.
+    assert all(e.get_provider_specific_property(PROVIDER_SPECIFIC_RECORD_TYPE) is None for e in got)
+    off = PtrSource(Static([ep("a.example.org", "A", "192.0.2.1", record_type_annotation=""),
+                            ep("b.example.org", "A", "192.0.2.2")]), True, MANAGED)
+    assert [e.dns_name for e in off.endpoints() if e.record_type == "PTR"] == ["2.2.0.192.in-addr.arpa"]
+
+
+@pytest.mark.parametrize(("endpoint", "managed", "message"), [
+    (ep("a.example.org", "A", "192.0.2.1", record_type_annotation="ptr"), ("A", "AAAA", "CNAME"),
+     "PTR is not in --managed-record-types"),
+    (ep("c.example.org", "CNAME", "x.example.net", record_type_annotation="ptr"), MANAGED,
+     "only applies to A and AAAA records"),
+    (ep("a.example.org", "A", "192.0.2.1", record_type_annotation="srv"), MANAGED, "is not supported"),
+])
+def test_an_annotation_that_cannot_be_honoured_warns_once(endpoint: Endpoint, managed: tuple[str, ...],
+                                                          message: str) -> None:
+    src = PtrSource(Static([endpoint]), False, managed)
+    with structlog.testing.capture_logs() as logs:
+        first = src.endpoints()
+        src.endpoints()
+    warnings = [entry for entry in logs if entry["log_level"] == "warning"]
+    assert len(warnings) == 1 and message in warnings[0]["event"], logs
+    assert warnings[0]["resource"] == endpoint.labels[RESOURCE_LABEL_KEY]
+    assert not [e for e in first if e.record_type == "PTR"]
+
+
+# --- the real CLI into a reverse zone ----------------------------------------------------------------------
+
+SERVICES = textwrap.dedent("""\
+    apiVersion: v1
+    kind: Service
+    metadata:
+      name: web
+      namespace: default
+      annotations:
+        external-dns.kubernetes.io/hostname: web.example.org
+    spec:
+      type: LoadBalancer
+    status:
+      loadBalancer:
+        ingress:
+          - ip: 192.0.2.10
+    ---
+    apiVersion: v1
+    kind: Service
+    metadata:
+      name: api
+      namespace: default
+      annotations:
+        external-dns.kubernetes.io/hostname: api.example.org
+        external-dns.kubernetes.io/record-type: ""
+    spec:
+      type: LoadBalancer
+    status:
+      loadBalancer:
+        ingress:
+          - ip: 192.0.2.11
+    """)
+
+
+def _zone(path: Path) -> dict[tuple[str, str], list[str]]:
+    z = dns.zone.from_file(str(path), origin=None, relativize=False, check_origin=False)
+    return {(n.to_text(omit_final_dot=True), dns.rdatatype.to_text(r.rdtype)): sorted(x.to_text() for x in r)
+            for n, node in z.nodes.items() for r in node.rdatasets}
+
+
+@pytest.mark.integration
+def test_create_ptr_writes_the_reverse_zone(tmp_path: Path) -> None:
+    manifests, zones = tmp_path / "manifests", tmp_path / "zones"
+    manifests.mkdir()
+    zones.mkdir()
+    (manifests / "svc.yaml").write_text(SERVICES)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")} | {"PYTHONPATH": str(ROOT)}
+    run = subprocess.run(
+        [sys.executable, "-m", "external_dns", "--once", "--source=manifest", f"--manifest-dir={manifests}",
+         "--provider=zonefile", f"--zonefile-dir={zones}", "--zonefile-create-zone=example.org",
+         "--zonefile-create-zone=2.0.192.in-addr.arpa", "--policy=sync", "--create-ptr",
+         "--managed-record-types=A,AAAA,CNAME,PTR", "--domain-filter=example.org",
+         "--domain-filter=2.0.192.in-addr.arpa"],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    reverse = _zone(next(p for p in zones.iterdir() if "in-addr" in p.name))
+    assert reverse[("10.2.0.192.in-addr.arpa", "PTR")] == ["web.example.org."]
+    assert ("11.2.0.192.in-addr.arpa", "PTR") not in reverse  # opted out by the empty annotation
+    # Owned like any record: its ownership TXT sits beside it in the reverse zone.
+    assert any(t == "TXT" and "10.2.0.192" in n for n, t in reverse)
