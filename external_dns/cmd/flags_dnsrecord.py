@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from external_dns.cmd.flags import ConfigError, FlagParser, duration
-from external_dns.controller.dnsrecord.reconcile import (
+from external_dns.controller.dnsrecord.defaults import (
     DEFAULT_MIN_REQUEUE_TIME,
     DEFAULT_REQUEUE_TIME,
     DEFAULT_VALID_FOR,

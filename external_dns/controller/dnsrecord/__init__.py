@@ -7,14 +7,26 @@ durations, the randomised validation requeue), `registry` (dns-operator's TXT na
 `controller` (informer -> workqueue keyed `namespace/name` -> workers; process hook and source builder).
 """
 
-from external_dns.controller.dnsrecord.controller import (
-    DNSRecordController,
-    build_dnsrecord_controller,
-    install,
-)
-from external_dns.controller.dnsrecord.reconcile import Options, Reconciler, Result
-from external_dns.controller.dnsrecord.status import RecordAPI, StatusWriter
-from external_dns.controller.dnsrecord.types import FINALIZER, DNSRecordSpec, ValidationError, validate
+from __future__ import annotations
 
-__all__ = ["FINALIZER", "DNSRecordController", "DNSRecordSpec", "Options", "Reconciler", "RecordAPI", "Result",
-           "StatusWriter", "ValidationError", "build_dnsrecord_controller", "install", "validate"]
+import importlib
+from typing import Any
+
+# Exported names -> the module holding them, imported on first use: the flag definitions read
+# `dnsrecord.defaults`, and only a process running the DNSRecord controller should pay for the Kubernetes
+# client these modules import.
+_EXPORTS = {
+    "DNSRecordController": "controller", "build_dnsrecord_controller": "controller", "install": "controller",
+    "Options": "reconcile", "Reconciler": "reconcile", "Result": "reconcile",
+    "RecordAPI": "status", "StatusWriter": "status",
+    "FINALIZER": "types", "DNSRecordSpec": "types", "ValidationError": "types", "validate": "types",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

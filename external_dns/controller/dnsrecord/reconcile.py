@@ -56,6 +56,12 @@ from external_dns.controller.dnsrecord.clock import (
     parse_valid_for,
     randomize,
 )
+from external_dns.controller.dnsrecord.defaults import (
+    DEFAULT_MIN_REQUEUE_TIME,
+    DEFAULT_REQUEUE_TIME,
+    DEFAULT_VALID_FOR,
+    DEFAULT_WRITE_COUNTER_LIMIT,
+)
 from external_dns.controller.dnsrecord.registry import MANAGED_RECORD_TYPES, record_registry
 from external_dns.controller.dnsrecord.status import (
     ConflictError,
@@ -101,10 +107,6 @@ from external_dns.providers.provider import Provider, zone_for_name
 
 log = structlog.get_logger(__name__)
 
-DEFAULT_MIN_REQUEUE_TIME = 5.0
-DEFAULT_REQUEUE_TIME = 900.0
-DEFAULT_VALID_FOR = 840.0
-DEFAULT_WRITE_COUNTER_LIMIT = 20
 VALIDATION_VARIANCE = 0.5
 CLOCK_SKEW = 60.0  # a queuedAt further in the future than this is not believed
 
