@@ -16,25 +16,25 @@ from external_dns.cmd.flags import ConfigError
 
 # name -> "module:function(cfg) -> Provider"
 PROVIDER_BUILDERS: dict[str, str] = {
-    "inmemory": "external_dns.providers.inmemory:build_inmemory",
-    "zonefile": "external_dns.providers.zonefile:build_zonefile",
-    "rfc2136": "external_dns.providers.rfc2136.provider:build",
-    "webhook": "external_dns.providers.webhook.client:build",
-    "aws": "external_dns.providers.aws.provider:build",
+    "inmemory": "external_dns.cmd.build_providers:build_inmemory",
+    "zonefile": "external_dns.cmd.build_providers:build_zonefile",
+    "rfc2136": "external_dns.cmd.build_providers:build_rfc2136",
+    "webhook": "external_dns.cmd.build_providers:build_webhook",
+    "aws": "external_dns.cmd.build_providers:build_aws",
     "pdns": "external_dns.cmd.flags_pdns:build_provider",
 }
 # name -> "module:function(cfg, provider) -> Registry"
 REGISTRY_BUILDERS: dict[str, str] = {
-    "txt": "external_dns.registry.build:build_txt",
-    "noop": "external_dns.registry.build:build_noop",
-    "dynamodb": "external_dns.registry.dynamodb:build",
+    "txt": "external_dns.cmd.build_registry:build_txt",
+    "noop": "external_dns.cmd.build_registry:build_noop",
+    "dynamodb": "external_dns.cmd.build_registry:build_dynamodb",
 }
 # name -> "module:function(cfg, context) -> Source"
 SOURCE_BUILDERS: dict[str, str] = {
     "manifest": "external_dns.sources.build:build_manifest",
-    "service": "external_dns.sources.informer.build:build_service",
-    "ingress": "external_dns.sources.informer.build:build_ingress",
-    "crd": "external_dns.sources.informer.build:build_crd",
+    "service": "external_dns.cmd.build_sources:build_service",
+    "ingress": "external_dns.cmd.build_sources:build_ingress",
+    "crd": "external_dns.cmd.build_sources:build_crd",
     "dnsrecord": "external_dns.controller.dnsrecord.controller:build_source",
     "gateway-httproute": "external_dns.cmd.build_k8s_sources:build_httproute",
     "gateway-grpcroute": "external_dns.cmd.build_k8s_sources:build_grpcroute",

@@ -21,7 +21,6 @@ string and then name the record.
 
 from __future__ import annotations
 
-import argparse
 import threading
 from collections.abc import Iterable, Sequence
 
@@ -201,8 +200,3 @@ class InMemoryProvider(Provider):
                 for ep in zc.delete:
                     log.info(f"DELETE: {ep}", zone=zone)
                     records.pop(ep.key(), None)
-
-
-def build_inmemory(cfg: argparse.Namespace) -> InMemoryProvider:
-    """PROVIDER_BUILDERS["inmemory"]: zones from `--inmemory-zone`."""
-    return InMemoryProvider(zones=list(getattr(cfg, "inmemory_zone", None) or []))

@@ -42,7 +42,6 @@ as an empty zone so the plan is complete.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import errno
 import fcntl
@@ -735,12 +734,3 @@ def _validate_and_apply(data: ZoneData, zc: _ZoneChanges, default_ttl: int, path
         display = rrsets[(name, others[0])][0] if others else _presentation(ep.dns_name)
         old = rrsets.get((name, rtype))
         rrsets[(name, rtype)] = _new_rrset(ep, default_ttl, old[0] if old is not None else display)
-
-
-def build_zonefile(cfg: argparse.Namespace) -> ZoneFileProvider:
-    """PROVIDER_BUILDERS["zonefile"]: `--zonefile-dir`, `--zonefile-create-zone`."""
-    directory = getattr(cfg, "zonefile_dir", "") or ""
-    if not directory:
-        raise ConfigError("--zonefile-dir must be set for --provider=zonefile")
-    return ZoneFileProvider(directory, create_zones=list(getattr(cfg, "zonefile_create_zone", None) or []),
-                            dry_run=bool(getattr(cfg, "dry_run", False)))

@@ -23,7 +23,6 @@ drops the in-memory items (they are re-read next time).
 
 from __future__ import annotations
 
-import argparse
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,7 +44,7 @@ from external_dns.endpoint.utils import filter_endpoints_by_owner_id
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import is_managed_record
 from external_dns.providers.aws import errors
-from external_dns.providers.provider import Provider, ProviderError
+from external_dns.providers.provider import Provider
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.registry import Registry
 
@@ -378,38 +377,3 @@ class DynamoDBRegistry(Registry):
         except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError):
             return "?"
         return str(item.get("Item", {}).get("o", {}).get("S", ""))
-
-
-def build(cfg: argparse.Namespace, provider: Provider) -> DynamoDBRegistry:
-    """REGISTRY_BUILDERS["dynamodb"]: `--dynamodb-table`, `--dynamodb-region`, `--txt-owner-id` and the TXT
-    naming flags (for the migration from the TXT registry)."""
-    from external_dns.errors import ConfigError
-    from external_dns.providers.aws.config import AWSConfig, client_config, make_session
-
-    aws = AWSConfig(api_retries=int(getattr(cfg, "aws_api_retries", 3) or 3),
-                    region=getattr(cfg, "dynamodb_region", "") or None,
-                    assume_role=getattr(cfg, "aws_assume_role", "") or "",
-                    assume_role_external_id=getattr(cfg, "aws_assume_role_external_id", "") or "")
-    profiles = [p for p in getattr(cfg, "aws_profile", None) or [] if p]
-    client = make_session(aws, profiles[0] if profiles else "").client(
-        "dynamodb", config=client_config(aws.api_retries))
-    table = getattr(cfg, "dynamodb_table", "external-dns")
-    try:
-        return DynamoDBRegistry(
-            provider,
-            owner_id=getattr(cfg, "txt_owner_id", "default"),
-            client=client,
-            table=table,
-            managed_record_types=tuple(getattr(cfg, "managed_record_types", None) or DEFAULT_MANAGED_RECORD_TYPES),
-            exclude_record_types=tuple(getattr(cfg, "exclude_record_types", None) or ()),
-            txt_prefix=getattr(cfg, "txt_prefix", "") or "",
-            txt_suffix=getattr(cfg, "txt_suffix", "") or "",
-            txt_wildcard_replacement=getattr(cfg, "txt_wildcard_replacement", "") or "",
-            txt_encrypt_aes_key=getattr(cfg, "txt_encrypt_aes_key", "") or "",
-        )
-    except DynamoDBTableError as exc:
-        raise ConfigError(f"--dynamodb-table: {exc}") from None
-    except ProviderError:
-        raise
-    except ValueError as exc:
-        raise ConfigError(f"--registry=dynamodb: {exc}") from None

@@ -6,6 +6,7 @@ import argparse
 
 import pytest
 
+from external_dns.cmd.build_providers import build_inmemory
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
@@ -17,7 +18,6 @@ from external_dns.providers.inmemory import (
     RecordNotFoundError,
     ZoneAlreadyExistsError,
     ZoneNotFoundError,
-    build_inmemory,
 )
 from external_dns.providers.provider import CachedProvider, zone_for_name
 

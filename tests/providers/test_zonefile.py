@@ -12,6 +12,7 @@ import dns.rdatatype
 import dns.zone
 import pytest
 
+from external_dns.cmd.build_providers import build_zonefile
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
@@ -24,7 +25,6 @@ from external_dns.providers.inmemory import (
 from external_dns.providers.provider import ProviderError
 from external_dns.providers.zonefile import (
     ZoneFileProvider,
-    build_zonefile,
     canonical_target,
     zone_from_filename,
 )

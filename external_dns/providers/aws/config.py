@@ -9,7 +9,6 @@ logged: `AWSConfig.__repr__` has no secret in it, and errors are formatted from 
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,32 +44,6 @@ class AWSConfig:
     dry_run: bool = False
     endpoint_url: str | None = None
     region: str | None = None
-
-    @classmethod
-    def from_namespace(cls, cfg: argparse.Namespace, domain_filter: DomainFilter) -> AWSConfig:
-        def get(name: str, default: Any) -> Any:
-            value = getattr(cfg, name, default)
-            return default if value is None else value
-
-        return cls(
-            domain_filter=domain_filter,
-            zone_id_filter=[z for z in get("zone_id_filter", []) if z],
-            zone_type=get("aws_zone_type", ""),
-            zone_tags=[t for t in get("aws_zone_tags", []) if t],
-            zone_match_parent=bool(get("aws_zone_match_parent", False)),
-            profiles=[p for p in get("aws_profile", []) if p],
-            assume_role=get("aws_assume_role", ""),
-            assume_role_external_id=get("aws_assume_role_external_id", ""),
-            batch_change_size=int(get("aws_batch_change_size", 1000)),
-            batch_change_size_bytes=int(get("aws_batch_change_size_bytes", 32000)),
-            batch_change_size_values=int(get("aws_batch_change_size_values", 1000)),
-            batch_change_interval=float(get("aws_batch_change_interval", 1.0)),
-            evaluate_target_health=bool(get("aws_evaluate_target_health", True)),
-            api_retries=int(get("aws_api_retries", 3)),
-            prefer_cname=bool(get("aws_prefer_cname", False)),
-            zones_cache_duration=float(get("aws_zones_cache_duration", 0.0)),
-            dry_run=bool(get("dry_run", False)),
-        )
 
 
 def client_config(api_retries: int) -> botocore.config.Config:

@@ -355,17 +355,3 @@ def _cname_conflicts(changes: list[Route53Change], existing: set[tuple[str, str]
             out[c.group] = (f"record {name} {c.rrset['Type']}: a CNAME cannot coexist with other records at the "
                             f"same name (types {sorted(present)})")
     return out
-
-
-def build(cfg: Any) -> AWSProvider:
-    """PROVIDER_BUILDERS["aws"]: the provider from parsed flags."""
-    from external_dns.errors import ConfigError
-
-    try:
-        domain_filter = DomainFilter(include=getattr(cfg, "domain_filter", None) or [],
-                                     exclude=getattr(cfg, "exclude_domains", None) or [],
-                                     regex=getattr(cfg, "regex_domain_filter", "") or "",
-                                     regex_exclusion=getattr(cfg, "regex_domain_exclusion", "") or "")
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    return AWSProvider(AWSConfig.from_namespace(cfg, domain_filter))

@@ -6,7 +6,6 @@ TSIG secret is kept out of `repr()` so it never reaches a log line or an error m
 
 from __future__ import annotations
 
-import argparse
 import base64
 import binascii
 from dataclasses import dataclass, field
@@ -98,22 +97,3 @@ class RFC2136Config:
         """Configured zones without trailing dots, lower-cased; the root zone "." when none is given."""
         zones = tuple(dict.fromkeys(z.strip().rstrip(".").lower() for z in self.zones if z.strip()))
         return zones or (".",)
-
-    @classmethod
-    def from_namespace(cls, cfg: argparse.Namespace) -> RFC2136Config:
-        """Build from the parsed flags (see `cmd/flags_rfc2136.py`)."""
-        return cls(
-            hosts=tuple(getattr(cfg, "rfc2136_host", None) or ()),
-            port=int(getattr(cfg, "rfc2136_port", 0) or 0),
-            zones=tuple(getattr(cfg, "rfc2136_zone", None) or ()),
-            insecure=bool(getattr(cfg, "rfc2136_insecure", False)),
-            tsig_keyname=str(getattr(cfg, "rfc2136_tsig_keyname", "") or ""),
-            tsig_secret=str(getattr(cfg, "rfc2136_tsig_secret", "") or ""),
-            tsig_secret_alg=str(getattr(cfg, "rfc2136_tsig_secret_alg", "") or "hmac-sha256"),
-            axfr=bool(getattr(cfg, "rfc2136_axfr", False)),
-            min_ttl=int(getattr(cfg, "rfc2136_min_ttl", 0) or 0),
-            batch_change_size=int(getattr(cfg, "rfc2136_batch_change_size", 50)),
-            use_tls=bool(getattr(cfg, "rfc2136_use_tls", False)),
-            skip_tls_verify=bool(getattr(cfg, "rfc2136_skip_tls_verify", False)),
-            load_balancing_strategy=str(getattr(cfg, "rfc2136_load_balancing_strategy", "disabled")),
-        )

@@ -17,7 +17,6 @@ answers name the zone, records and rcode and are raised after every other batch 
 
 from __future__ import annotations
 
-import argparse
 import secrets
 import threading
 from collections.abc import Iterable, Sequence
@@ -630,8 +629,3 @@ def _fold(batch: list[_Group]) -> tuple[list[Removal], list[Addition]]:
 def _context(zone: str, labels: Sequence[str]) -> str:
     shown = ", ".join(labels[:5]) + (f" (+{len(labels) - 5} more)" if len(labels) > 5 else "")
     return f"zone {zone} ({shown})" if shown else f"zone {zone}"
-
-
-def build(cfg: argparse.Namespace) -> RFC2136Provider:
-    """PROVIDER_BUILDERS["rfc2136"]: the provider from parsed flags."""
-    return RFC2136Provider(RFC2136Config.from_namespace(cfg))

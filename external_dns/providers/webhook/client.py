@@ -12,7 +12,6 @@ Reference objects survive `adjust_endpoints` (matched back by endpoint key), as 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import http.client
 import socket
@@ -54,12 +53,6 @@ class WebhookClientConfig:
     max_body_size: int = 32 * 1024 * 1024
     negotiate_attempts: int = NEGOTIATE_ATTEMPTS
     negotiate_backoff: float = 0.5  # first retry delay; doubles each time
-
-    @classmethod
-    def from_namespace(cls, cfg: argparse.Namespace) -> WebhookClientConfig:
-        return cls(url=cfg.webhook_provider_url, read_timeout=cfg.webhook_provider_read_timeout,
-                   write_timeout=cfg.webhook_provider_write_timeout,
-                   max_body_size=cfg.webhook_provider_max_body_size)
 
 
 class _Transient(Exception):
@@ -222,8 +215,3 @@ class WebhookProvider(Provider):
             if e.key() in refs:
                 e.ref_objects = list(refs[e.key()])
         return adjusted
-
-
-def build(cfg: argparse.Namespace) -> WebhookProvider:
-    """PROVIDER_BUILDERS["webhook"]."""
-    return WebhookProvider(WebhookClientConfig.from_namespace(cfg))

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from external_dns.cmd.build_providers import aws_config
+from external_dns.cmd.build_providers import build_aws as build
 from external_dns.cmd.config import build_parser, load_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.providers.aws import AWSConfig
-from external_dns.providers.aws.provider import build
 
 BASE = ["--source=manifest", "--manifest-dir=/nonexistent", "--provider=aws", "--policy=sync"]
 
@@ -29,7 +30,7 @@ def test_flags_reach_the_provider_config() -> None:
                                 "--aws-zone-tags=team=a", "--aws-batch-change-size=10", "--aws-batch-change-interval=2s",
                                 "--no-aws-evaluate-target-health", "--aws-prefer-cname",
                                 "--aws-zones-cache-duration=1m", "--domain-filter=example.com"], environ={})
-    config = AWSConfig.from_namespace(cfg, build(cfg).config.domain_filter)
+    config = aws_config(cfg, build(cfg).config.domain_filter)
     assert config.zone_id_filter == ["Z1", "Z2"] and config.zone_type == "private"
     assert config.zone_tags == ["team=a"] and config.batch_change_size == 10
     assert config.batch_change_interval == 2.0 and config.evaluate_target_health is False

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from external_dns.cmd.build_providers import build_rfc2136 as build
 from external_dns.cmd.config import build_parser, validate
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
-from external_dns.providers.rfc2136 import RFC2136Config, RFC2136ConfigError, RFC2136Provider, build
+from external_dns.providers.rfc2136 import RFC2136Config, RFC2136ConfigError, RFC2136Provider
 from external_dns.providers.rfc2136.snapshot import ZoneSnapshot
 from external_dns.providers.rfc2136.targets import canonical_target, to_rdata, txt_targets, unquote_txt
 

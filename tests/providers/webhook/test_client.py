@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 
+from external_dns.cmd.build_providers import build_webhook as build
 from external_dns.cmd.config import build_parser
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import ProviderError, SoftError
-from external_dns.providers.webhook.client import WebhookClientConfig, WebhookProvider, build
+from external_dns.providers.webhook.client import WebhookClientConfig, WebhookProvider
 from external_dns.providers.webhook.protocol import MEDIA_TYPE
 from external_dns.providers.webhook.server import WebhookServer
 from tests.providers.webhook.conftest import DictProvider, ScriptedServer

@@ -1,12 +1,9 @@
-"""Builders of the in-cluster sources (registered in cmd/build.py SOURCE_BUILDERS as `service`, `ingress`,
-`crd`): `(cfg, context) -> Source`.
-
-The context (cmd/main.py) gives `informer_factory()`, the process-wide SharedInformerFactory on the
-Kubernetes client of `--kubeconfig` / `--server` / in-cluster config. Each builder creates its informers
-(not started: the process starts the factory and waits for the caches), then checks at once that the
-API server allows every verb the source needs (`--kube-access-check`, default on), so a missing RBAC rule is
-a start-up error naming the rule instead of an informer that never syncs.
-"""
+"""Source builders (`SOURCE_BUILDERS` in cmd/build.py) for the in-cluster service, ingress and crd sources:
+`(cfg, context) -> Source`. The context gives `informer_factory()`, the process-wide SharedInformerFactory.
+Each builder creates its informers (not started: the process starts the factory and waits for the caches)
+and, with `--kube-access-check` (default on), asks the API server at once whether every verb the source
+needs is allowed, so a missing RBAC rule is a start-up error naming the rule instead of an informer that
+never syncs."""
 
 from __future__ import annotations
 
@@ -16,11 +13,19 @@ from typing import Any
 
 from external_dns.errors import ConfigError
 from external_dns.informers import SharedInformerFactory
-from external_dns.sources.build import source_options
 from external_dns.sources.informer.base import InformerSource, check_access
 from external_dns.sources.informer.crd import DNSEndpointInformerSource
 from external_dns.sources.informer.ingress import IngressInformerSource
 from external_dns.sources.informer.service import ServiceInformerSource
+from external_dns.sources.options import SourceOptions
+
+
+def source_options(cfg: argparse.Namespace) -> SourceOptions:
+    """SourceOptions from the flags; a bad value is a ConfigError naming it."""
+    try:
+        return SourceOptions.from_config(cfg)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _factory(context: Mapping[str, Any] | None, name: str) -> SharedInformerFactory:
