@@ -11,7 +11,7 @@ import json
 import logging
 import re
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
 import structlog
@@ -25,19 +25,35 @@ LEVELS: dict[str, int] = {
     "debug": logging.DEBUG,
     "trace": logging.DEBUG,
 }
-_BARE = re.compile(r"^[A-Za-z0-9_.:/@^+\-]+$")
+_BARE = re.compile(r"^[A-Za-z0-9\-._/@^+]*$")  # logrus's needsQuoting: anything else is quoted
+
+
+def go_value(value: Any) -> str:
+    """A log value as logrus prints it (fmt's %v): strings as they are, `true`/`false`, `<nil>`, lists
+    `[a b]`, maps `map[k:v]` (sorted keys), errors by their message; never a Python repr."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "<nil>"
+    if isinstance(value, int | float):
+        return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    if isinstance(value, Mapping):
+        return "map[" + " ".join(f"{go_value(k)}:{go_value(value[k])}" for k in sorted(value, key=str)) + "]"
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+        return "[" + " ".join(go_value(v) for v in items) + "]"
+    return str(value)
 
 
 def _quote(value: Any) -> str:
-    if isinstance(value, str):
-        text = value
-    elif isinstance(value, dict | list | tuple):
-        text = repr(value)  # single quotes inside: no escaping noise in the double-quoted logfmt value
-    else:
-        text = json.dumps(value, default=str)
-    if text and _BARE.match(text):
+    """logrus's text value: bare when it only has safe characters, else a Go-quoted string whose
+    non-ASCII characters are kept as they are (Go's %q escapes only unprintable ones)."""
+    text = go_value(value)
+    if _BARE.match(text):
         return text
-    return json.dumps(text)
+    return json.dumps(text, ensure_ascii=False)
 
 
 def logfmt_renderer(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> str:
@@ -45,7 +61,7 @@ def logfmt_renderer(_logger: Any, _name: str, event_dict: MutableMapping[str, An
     ts = event_dict.pop("timestamp", "")
     level = event_dict.pop("level", "info")
     msg = event_dict.pop("event", "")
-    parts = [f'time="{ts}"', f"level={level}", f"msg={json.dumps(str(msg))}"]
+    parts = [f'time="{ts}"', f"level={level}", f"msg={_quote(str(msg))}"]
     exc = event_dict.pop("exception", None)
     parts.extend(f"{key}={_quote(event_dict[key])}" for key in sorted(event_dict))
     line = " ".join(parts)
@@ -61,6 +77,27 @@ def _rename_for_json(_logger: Any, _name: str, event_dict: MutableMapping[str, A
     return event_dict
 
 
+class _StdlibFormatter(logging.Formatter):
+    """Standard-library records (kubernetes client, boto3, urllib3) in the same logfmt as ours."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        ts = self.formatTime(record, "%Y-%m-%dT%H:%M:%S")
+        line = (f'time="{ts}" level={record.levelname.lower()} msg={_quote(record.getMessage())} '
+                f"logger={_quote(record.name)}")
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+class _StdlibJSONFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        doc = {"level": record.levelname.lower(), "logger": record.name, "msg": record.getMessage(),
+               "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S")}
+        if record.exc_info:
+            doc["exception"] = self.formatException(record.exc_info)
+        return json.dumps(doc, ensure_ascii=False, sort_keys=True)
+
+
 def configure_logging(level: str = "info", fmt: str = "text", stream: TextIO | None = None) -> None:
     """Configure structlog (and stdlib logging) for the process; `level` is a `--log-level` value."""
     if level not in LEVELS:
@@ -71,7 +108,8 @@ def configure_logging(level: str = "info", fmt: str = "text", stream: TextIO | N
     numeric = LEVELS[level]
     renderer: Any
     if fmt == "json":
-        renderer = [_rename_for_json, structlog.processors.JSONRenderer(default=str, sort_keys=True)]
+        renderer = [_rename_for_json, structlog.processors.JSONRenderer(default=str, sort_keys=True,
+                                                                        ensure_ascii=False)]
     else:
         renderer = [logfmt_renderer]
     structlog.configure(
@@ -86,5 +124,6 @@ def configure_logging(level: str = "info", fmt: str = "text", stream: TextIO | N
         logger_factory=structlog.PrintLoggerFactory(file=out),
         cache_logger_on_first_use=False,
     )
-    logging.basicConfig(stream=out, level=numeric, force=True,
-                        format="time=\"%(asctime)s\" level=%(levelname)s logger=%(name)s msg=%(message)r")
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(_StdlibFormatter() if fmt == "text" else _StdlibJSONFormatter())
+    logging.basicConfig(level=numeric, force=True, handlers=[handler])

@@ -19,7 +19,8 @@ from typing import Any, NoReturn
 from external_dns.durations import format_go_duration, parse_duration
 from external_dns.errors import ConfigError
 
-__all__ = ["ConfigError", "FlagParser", "duration", "env_name", "parse_bool", "parse_duration", "show_default"]
+__all__ = ["ConfigError", "FlagParser", "duration", "env_name", "parse_bool", "parse_duration", "show_default",
+           "show_value"]
 
 ENV_PREFIX = "EXTERNAL_DNS_"
 
@@ -87,10 +88,9 @@ def _single_list(item_type: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     return convert
 
 
-def show_default(action: argparse.Action) -> str:
-    """A flag's default as external-dns (kingpin) shows it: Go durations (`1m0s`), lists comma-separated,
-    `true`/`false`, whole numbers without `.0`; "" for no default (nothing is shown then)."""
-    value = action.default
+def show_value(action: argparse.Action, value: Any) -> str:
+    """A flag value as external-dns (kingpin) shows it: Go durations (`1m0s`), lists comma-separated,
+    `true`/`false`, whole numbers without `.0`; "" for none."""
     if value is None or value == "" or value == [] or value is argparse.SUPPRESS:
         return ""
     if isinstance(value, bool):
@@ -98,10 +98,15 @@ def show_default(action: argparse.Action) -> str:
     if action.type is duration and isinstance(value, int | float):
         return format_go_duration(float(value))
     if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
+        return ",".join(show_value(action, v) if not isinstance(v, str) else v for v in value)
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def show_default(action: argparse.Action) -> str:
+    """A flag's default as --help shows it ("" for no default: nothing is shown then)."""
+    return show_value(action, action.default)
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -135,6 +140,7 @@ class FlagParser:
         self.secrets: set[str] = set()
         self._env_flags: dict[str, tuple[str, Callable[[str], Any], bool]] = {}
         self._group: argparse._ArgumentGroup | None = None
+        self._builtin_defaults: dict[str, Any] = {}
 
     def group(self, title: str) -> FlagParser:
         self._group = self.parser.add_argument_group(title)
@@ -168,6 +174,8 @@ class FlagParser:
                                 metavar=metavar or dest.upper())
         if secret:
             self.secrets.add(dest)
+        self._builtin_defaults[dest] = bool(default) if type is bool else (
+            list(default or []) if repeat else default)
         for name in names:
             self._env_flags[env_name(name)] = (dest, conv, repeat)
 
@@ -185,6 +193,21 @@ class FlagParser:
         ns = self.parser.parse_args(list(argv))
         ns.__dict__.pop("_repeat_seen", None)
         return ns
+
+    def config_fields(self, config: argparse.Namespace, prefixes: Sequence[str] = ()) -> dict[str, str]:
+        """The start-up `config` log line's fields: `flag-name=value` for every flag not at its built-in
+        default (from the command line or the environment), shown as --help shows values, secrets masked
+        (`******`); `prefixes` limits it to flags starting with one of them."""
+        out: dict[str, str] = {}
+        for action in self.parser._actions:
+            if not action.option_strings or action.dest == "help" or not hasattr(config, action.dest):
+                continue
+            name = action.option_strings[0].lstrip("-")
+            value = getattr(config, action.dest)
+            if value == self._builtin_defaults.get(action.dest) or (prefixes and not name.startswith(tuple(prefixes))):
+                continue
+            out[name] = "******" if action.dest in self.secrets and value else show_value(action, value)
+        return dict(sorted(out.items()))
 
     def masked(self, config: argparse.Namespace) -> dict[str, Any]:
         """The configuration as a dict with secrets replaced by `******` (for the start-up log line)."""

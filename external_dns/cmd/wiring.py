@@ -115,7 +115,8 @@ def _attach_plan_outputs(formats: list[str], files: dict[str, str], process: Con
 
     controller = process.controller
     controller.plan_observers.append(LivePlanOutputs(formats, files, owner_id=controller.registry.owner_id(),
-                                                     managed_record_types=controller.managed_record_types))
+                                                     managed_record_types=controller.managed_record_types,
+                                                     default_ttl=controller.registry.provider.record_default_ttl))
 
 
 def process_features(cfg: argparse.Namespace) -> list[ProcessFeature]:

@@ -174,7 +174,8 @@ def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: 
     items = [(zone, z.changes, assess(zone, z.changes, z.existing, safety.for_zone(zone)))
              for zone, z in sorted(plan.zones.items())]
     try:
-        options.emit([ZonePlan(zone=zone, changes=changes, existing=v.existing) for zone, changes, v in items])
+        options.emit([ZonePlan(zone=zone, changes=changes, existing=v.existing,
+                               default_ttl=registry.provider.record_default_ttl(zone)) for zone, changes, v in items])
     except OSError as exc:
         log.error(f"cannot write the plan output: {exc}")
         return EXIT_FAILED

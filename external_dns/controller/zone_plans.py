@@ -32,10 +32,12 @@ class ZoneWork:
     current: list[Endpoint]
     verdict: Verdict
     lines: list[str] = field(default_factory=list)
+    default_ttl: int = 0  # the TTL the provider gives a record without one (plan outputs show it)
 
     @property
     def plan(self) -> ZonePlan:
-        return ZonePlan(zone=self.zone, changes=self.changes, existing=self.verdict.existing)
+        return ZonePlan(zone=self.zone, changes=self.changes, existing=self.verdict.existing,
+                        default_ttl=self.default_ttl)
 
     @property
     def has_changes(self) -> bool:
@@ -60,7 +62,8 @@ def compute_zone_plans(controller: Controller, safety: SafetyConfig) -> list[Zon
         verdict = check_zone(safety, zone, changes, zcurrent, owner_id=owner_id,
                              managed_record_types=controller.managed_record_types)
         works.append(ZoneWork(zone=zone, changes=changes, current=zcurrent, verdict=verdict,
-                              lines=change_lines(changes) if changes.has_changes() else []))
+                              lines=change_lines(changes) if changes.has_changes() else [],
+                              default_ttl=controller.registry.provider.record_default_ttl(zone)))
     return works
 
 

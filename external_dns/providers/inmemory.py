@@ -189,14 +189,14 @@ class InMemoryProvider(Provider):
             for zone in sorted(per_zone):
                 zc = per_zone[zone]
                 records = self._zones[zone]
-                for ep in zc.create:
-                    log.info(f"CREATE: {ep}", zone=zone)
+                for ep in zc.create:  # at debug: the controller logs each planned change once
+                    log.debug(f"CREATE: {ep}", zone=zone)
                     records[ep.key()] = ep.copy()
                 for ep in zc.update_old:
-                    log.info(f"UPDATE (old): {ep}", zone=zone)
+                    log.debug(f"UPDATE (old): {ep}", zone=zone)
                 for ep in zc.update_new:
-                    log.info(f"UPDATE (new): {ep}", zone=zone)
+                    log.debug(f"UPDATE (new): {ep}", zone=zone)
                     records[ep.key()] = ep.copy()
                 for ep in zc.delete:
-                    log.info(f"DELETE: {ep}", zone=zone)
+                    log.debug(f"DELETE: {ep}", zone=zone)
                     records.pop(ep.key(), None)

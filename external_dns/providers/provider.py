@@ -57,6 +57,13 @@ class Provider(ABC):
         """The zone names this provider manages ("" = one zone without a name, holding everything)."""
         return ("",)
 
+    def record_default_ttl(self, zone: str) -> int:
+        """The TTL a record without one (TTL 0) gets in `zone`, shown by the plan outputs: a provider's
+        `default_ttl` attribute when it has one (zonefile), else 0 (the record keeps TTL 0)."""
+        del zone
+        value = getattr(self, "default_ttl", 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
 
 def ensure_trailing_dot(hostname: str) -> str:
     """Append a trailing dot to a hostname (never to an IP address)."""
@@ -120,6 +127,9 @@ class CachedProvider(Provider):
 
     def zones(self) -> Sequence[str]:
         return self.provider.zones()
+
+    def record_default_ttl(self, zone: str) -> int:
+        return self.provider.record_default_ttl(zone)
 
 
 class _CacheCallsCollector:

@@ -50,7 +50,7 @@ def test_bad_command_line_is_one_line_without_the_usage(capsys: pytest.CaptureFi
 def test_logfmt_renderer_quotes_only_when_needed() -> None:
     line = logfmt_renderer(None, "info", {"timestamp": "T", "level": "info", "event": "All records are up",
                                           "zone": "example.org", "note": "two words", "n": 3, "cfg": {"a": 1}})
-    assert line == 'time="T" level=info msg="All records are up" cfg="{\'a\': 1}" n=3 note="two words" zone=example.org'
+    assert line == 'time="T" level=info msg="All records are up" cfg="map[a:1]" n=3 note="two words" zone=example.org'
 
 
 @pytest.fixture

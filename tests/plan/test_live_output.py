@@ -129,7 +129,7 @@ def test_long_running_dry_run_writes_the_plan_file(tmp_path: Path) -> None:
                     chunk = os.read(proc.stderr.fileno(), 65536)
                     assert chunk, "process ended early:\n" + output.decode()
                     output += chunk
-        assert "| Create | www.example.org | A |  | 0 | 192.0.2.10 |" in md.read_text()
+        assert "| Create | www.example.org | A |  | 300 | 192.0.2.10 |" in md.read_text()
         assert not env.zone_file.exists(), "dry-run writes nothing"
         proc.send_signal(signal.SIGTERM)
         output += proc.communicate(timeout=30)[1]

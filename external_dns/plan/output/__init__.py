@@ -3,8 +3,9 @@ the safety check and in dry-run too, so a refused plan is still shown.
 
 Formats (`FORMATS`): `log` (default; lines in the log, see output/log.py), `markdown` (a pull-request
 comment), `html` (a standalone page), `json` (stable, documented in output/json_output.py). A format with
-a file is written there (atomically: a temporary file, then renamed); `log` always goes to the log, the
-others without a file go to stdout.
+a file is written there (atomically: a temporary file, then renamed); `log` without a file adds nothing
+(the controller logs each planned change once, `Desired change: ...`), the others without a file go to
+stdout.
 
 `render(fmt, plans)` returns the text; `emit_outputs(formats, files, plans)` runs every requested output.
 """
@@ -60,7 +61,7 @@ def emit_outputs(formats: Sequence[str], files: Mapping[str, str], plans: Sequen
         if path:
             write_file(path, text)
         elif fmt == "log":
-            log.emit(plans)
+            continue  # the controller already logs each planned change once ("Desired change: ...")
         else:
             sys.stdout.write(text)
             sys.stdout.flush()

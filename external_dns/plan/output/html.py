@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from html import escape
 
 from external_dns.plan.output.markdown import HEADER
-from external_dns.plan.output.model import NO_CHANGES, Side, ZonePlan, rows, zones_with_changes
+from external_dns.plan.output.model import NO_CHANGES, Side, ZonePlan, zones_with_changes
 
 _HEAD = """<!DOCTYPE html>
 <html lang="en">
@@ -45,7 +45,7 @@ def render(plans: Sequence[ZonePlan]) -> str:
     for plan in changed:
         out.append(f"<h2>{escape(plan.display_name)}</h2>\n<table>\n")
         out.append("<tr>" + "".join(f"<th>{h}</th>" for h in HEADER) + "</tr>\n")
-        for r in rows(plan.changes):
+        for r in plan.rows():
             first = r.old if r.old is not None else r.new
             assert first is not None
             head = [_td(r.op), _td(escape(r.name)), _td(escape(r.record_type)), _td(escape(r.set_identifier))]

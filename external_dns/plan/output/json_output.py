@@ -27,7 +27,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from external_dns.plan.output.model import Side, ZonePlan, rows, zones_with_changes
+from external_dns.plan.output.model import Side, ZonePlan, zones_with_changes
 
 VERSION = 1
 
@@ -40,7 +40,7 @@ def document(plans: Sequence[ZonePlan]) -> dict[str, Any]:
     zones: dict[str, Any] = {}
     for plan in zones_with_changes(plans):
         changes: list[dict[str, Any]] = []
-        for r in rows(plan.changes):
+        for r in plan.rows():
             item: dict[str, Any] = {"type": r.op.lower(), "name": r.name, "record_type": r.record_type,
                                     "set_identifier": r.set_identifier}
             if r.old is not None:

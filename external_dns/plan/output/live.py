@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TextIO
 
 import structlog
@@ -38,12 +38,14 @@ class LivePlanOutputs:
     `owner_id` and `managed_record_types` select the records counted as Existing (as the safety check)."""
 
     def __init__(self, formats: Sequence[str], files: Mapping[str, str], *, owner_id: str = "",
-                 managed_record_types: Iterable[str] | None = None, stdout: TextIO | None = None) -> None:
+                 managed_record_types: Iterable[str] | None = None, stdout: TextIO | None = None,
+                 default_ttl: Callable[[str], int] | None = None) -> None:
         self.files = dict(files)
         self.printed = [f for f in dict.fromkeys(formats) if f != "log" and f not in self.files]
         self.owner_id = owner_id
         self.managed_record_types = list(managed_record_types) if managed_record_types is not None else None
         self.stdout = stdout
+        self.default_ttl = default_ttl  # zone -> the TTL a record without one gets (Provider.record_default_ttl)
         self._lock = threading.Lock()
         self._latest: dict[str, ZonePlan] = {}  # zone -> its latest plan with changes
         self._shown: dict[str, str] = {}  # zone -> JSON of the plan last shown (the identity of a plan)
@@ -59,7 +61,8 @@ class LivePlanOutputs:
         del desired
         key = zone or ""
         plan = ZonePlan(zone=key, changes=changes,
-                        existing=count_existing(current, self.owner_id, self.managed_record_types))
+                        existing=count_existing(current, self.owner_id, self.managed_record_types),
+                        default_ttl=self.default_ttl(key) if self.default_ttl is not None else 0)
         try:
             self._observe(key, plan)
         except Exception as exc:  # an output must never break a sync

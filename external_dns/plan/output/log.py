@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import structlog
 
-from external_dns.plan.output.model import NO_CHANGES, Row, Side, ZonePlan, rows, zones_with_changes
+from external_dns.plan.output.model import NO_CHANGES, Row, Side, ZonePlan, zones_with_changes
 
 log = structlog.get_logger(__name__)
 
@@ -37,7 +37,7 @@ def render_lines(plans: Sequence[ZonePlan]) -> list[str]:
     lines: list[str] = []
     for plan in changed:
         lines.append(f"Plan for zone {plan.display_name}")
-        lines.extend(_row(r) for r in rows(plan.changes))
+        lines.extend(_row(r) for r in plan.rows())
         lines.append(f"Summary: {plan.summary()}")
     return lines
 

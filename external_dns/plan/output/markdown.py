@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from external_dns.plan.output.model import NO_CHANGES, Side, ZonePlan, rows, zones_with_changes
+from external_dns.plan.output.model import NO_CHANGES, Side, ZonePlan, zones_with_changes
 
 HEADER = ("Operation", "Name", "Type", "Set identifier", "TTL", "Value")
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
@@ -38,7 +38,7 @@ def render(plans: Sequence[ZonePlan]) -> str:
     out: list[str] = []
     for plan in changed:
         out += [f"## {escape(plan.display_name)}", "", _line(HEADER), _line(["---"] * len(HEADER))]
-        for r in rows(plan.changes):
+        for r in plan.rows():
             head = [r.op, escape(r.name), r.record_type, escape(r.set_identifier)]
             first = r.old if r.old is not None else r.new
             assert first is not None

@@ -25,6 +25,10 @@ class ZonePlan:
     zone: str
     changes: Changes
     existing: int = 0
+    default_ttl: int = 0  # the TTL the provider gives a record without one (shown instead of 0)
+
+    def rows(self) -> list[Row]:
+        return rows(self.changes, self.default_ttl)
 
     @property
     def display_name(self) -> str:
@@ -60,24 +64,26 @@ class Row:
     new: Side | None
 
 
-def _side(ep: Endpoint) -> Side:
-    return Side(ttl=ep.record_ttl, values=tuple(ep.targets))
+def _side(ep: Endpoint, default_ttl: int = 0) -> Side:
+    # a record without a TTL shows the one it will get (Route53 300, the zone file's default, ...)
+    return Side(ttl=ep.record_ttl if ep.record_ttl > 0 else default_ttl, values=tuple(ep.targets))
 
 
 def _sort_key(ep: Endpoint) -> tuple[str, str, str]:
     return (ep.dns_name.lower(), ep.record_type, ep.set_identifier)
 
 
-def rows(changes: Changes) -> list[Row]:
-    """The zone's changes in output order."""
+def rows(changes: Changes, default_ttl: int = 0) -> list[Row]:
+    """The zone's changes in output order; TTL 0 is shown as `default_ttl`."""
     out: list[Row] = []
     for ep in sorted(changes.delete, key=_sort_key):
-        out.append(Row("Delete", ep.dns_name, ep.record_type, ep.set_identifier, _side(ep), None))
+        out.append(Row("Delete", ep.dns_name, ep.record_type, ep.set_identifier, _side(ep, default_ttl), None))
     for ep in sorted(changes.create, key=_sort_key):
-        out.append(Row("Create", ep.dns_name, ep.record_type, ep.set_identifier, None, _side(ep)))
+        out.append(Row("Create", ep.dns_name, ep.record_type, ep.set_identifier, None, _side(ep, default_ttl)))
     pairs = sorted(zip(changes.update_old, changes.update_new, strict=False), key=lambda p: _sort_key(p[1]))
     for old, new in pairs:
-        out.append(Row("Update", new.dns_name, new.record_type, new.set_identifier, _side(old), _side(new)))
+        out.append(Row("Update", new.dns_name, new.record_type, new.set_identifier, _side(old, default_ttl),
+                       _side(new, default_ttl)))
     return out
 
 

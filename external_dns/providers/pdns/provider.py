@@ -40,6 +40,7 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.pdns.client import PDNSClient, PDNSNotFound, PDNSRefused
 from external_dns.providers.pdns.config import PDNSConfig
 from external_dns.providers.pdns.records import (
+    DEFAULT_TTL,
     InvalidRecordError,
     canonical_target,
     endpoint_from_rrset,
@@ -77,6 +78,9 @@ class PDNSProvider(Provider):
     """PowerDNS behind the Provider interface. `client` is built from `config` unless given."""
 
     def __init__(self, config: PDNSConfig, client: PDNSClient | None = None,
+    def record_default_ttl(self, zone: str) -> int:
+        return DEFAULT_TTL  # what a record without a TTL is written with
+
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.client = client or PDNSClient(config)
