@@ -38,6 +38,7 @@ from external_dns.providers.aws import errors
 from external_dns.providers.aws.batching import Limits, Route53Change, batch_changes, group_changes
 from external_dns.providers.aws.canonical import canonical_hosted_zone
 from external_dns.providers.aws.config import AWSConfig, route53_clients
+from external_dns.providers.aws.pinning import ZonePins
 from external_dns.providers.aws.records import (
     ALIAS_TTL,
     EVALUATE_TARGET_HEALTH,
@@ -85,6 +86,8 @@ class AWSProvider(Provider):
         self._lock = threading.Lock()
         # (name, type) pairs seen per zone id in the last records() listing, for the CNAME conflict check.
         self._existing: dict[str, set[tuple[str, str]]] = {}
+        # aws/hosted-zone-id pins taken from the desired records by adjust_endpoints (pinning.py).
+        self.pins = ZonePins()
 
     def __repr__(self) -> str:
         return f"AWSProvider(profiles={list(self.clients)}, zone_type={self.config.zone_type!r})"
@@ -173,6 +176,7 @@ class AWSProvider(Provider):
     # -- adjusting ------------------------------------------------------------------------------------------
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         out: list[Endpoint] = []
+        endpoints = self.pins.take(endpoints)
         for original in endpoints:
             ep = original.copy()
             ep.dns_name = ep.dns_name.lower().rstrip(".")
@@ -236,7 +240,7 @@ class AWSProvider(Provider):
         by_id = {z.id: z for z in zones}
 
         def add(action: str, ep: Endpoint) -> None:
-            targets = suitable_zones(ep.dns_name, zones)
+            targets = self.pins.restrict(ep, suitable_zones(ep.dns_name, zones))
             if not targets:
                 log.debug("Skipping record: no hosted zone holds it", dns_name=ep.dns_name)
             for zone in targets:
