@@ -33,6 +33,7 @@ immutable, read through `Mapping`), which is most of the saving for small object
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -305,8 +306,7 @@ def node_transformer_for(needs: frozenset[str], keep: Callable[[str], bool] | No
             out["spec"] = _c(_pick(obj["spec"], ("unschedulable",)))
         status = obj.get("status")
         if isinstance(status, dict):
-            out["status"] = _c({"addresses": _pick_list(status["addresses"], ("type", "address"))}) \
-                if "addresses" in status else {}
+            out["status"] = _c({"addresses": _node_addresses(status["addresses"])}) if "addresses" in status else {}
         elif "status" in obj:
             out["status"] = status
         return out
@@ -314,25 +314,54 @@ def node_transformer_for(needs: frozenset[str], keep: Callable[[str], bool] | No
     return transform
 
 
+def _node_addresses(addresses: Any) -> Any:
+    """ExternalIP and InternalIP entries only (InternalDNS, Hostname ... are never read)."""
+    if not isinstance(addresses, list):
+        return addresses
+    return [_c(_pick(a, ("type", "address"))) if isinstance(a, dict) else a for a in addresses
+            if not isinstance(a, dict) or a.get("type") in ("ExternalIP", "InternalIP")]
+
+
 _NODE_PLAIN = node_transformer_for(frozenset(), None)
 
 _PARENT_REF_KEYS = ("group", "kind", "namespace", "name", "sectionName", "port")
+# Route parts that repeat across routes (the parentRefs of routes on one Gateway, their parent status) are
+# kept once and shared by every cached route holding an equal part: cached objects are read-only.
+_SHARED_MAX = 4096
+_shared_parts: dict[str, Any] = {}
+
+
+def _share(value: Any) -> Any:
+    """One shared instance per equal JSON-like value (bounded: past _SHARED_MAX parts, no sharing)."""
+    try:
+        key = json.dumps(value, sort_keys=True, default=dict)
+    except (TypeError, ValueError):
+        return value
+    found = _shared_parts.get(key)
+    if found is not None:
+        return found
+    if len(_shared_parts) < _SHARED_MAX:
+        _shared_parts.setdefault(key, value)
+    return value
 
 
 def route_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool) -> Transformer:
     """Gateway API routes: metadata (labels only with `keep_labels`), spec (hostnames, parentRefs),
     status.parents[parentRef, the Accepted condition's type and status]; rules and backends are dropped."""
-    meta_keys = _META_KEYS if keep_labels else tuple(k for k in _META_KEYS if k != "labels")
+    meta_keys = tuple(k for k in _META_KEYS if k != "generation" and (keep_labels or k != "labels"))
 
     def transform(obj: dict[str, Any]) -> dict[str, Any]:
         out = _top(obj)
         if "metadata" in obj:
             out["metadata"] = _slim_meta(obj["metadata"], meta_keys, keep)
         spec = obj.get("spec")
+        spec_refs: list[Any] = []
         if isinstance(spec, dict):
             slim = _pick(spec, ("hostnames", "parentRefs"))
             if "parentRefs" in slim:
                 slim["parentRefs"] = _pick_list(spec["parentRefs"], _PARENT_REF_KEYS)
+                slim["parentRefs"] = _share(slim["parentRefs"])
+                spec_refs = slim["parentRefs"] if isinstance(slim["parentRefs"], list) else []
             out["spec"] = _c(slim)
         elif "spec" in obj:
             out["spec"] = spec
@@ -345,13 +374,15 @@ def route_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool) 
                     continue
                 item = _pick(parent, ("parentRef", "conditions"))
                 if "parentRef" in item:
-                    item["parentRef"] = _c(_pick(parent["parentRef"], _PARENT_REF_KEYS))
+                    ref = _c(_pick(parent["parentRef"], _PARENT_REF_KEYS))
+                    # the status names the spec's parentRef: share the one read-only copy
+                    item["parentRef"] = next((r for r in spec_refs if r == ref), ref)
                 conditions = parent.get("conditions")
                 if isinstance(conditions, list):
                     item["conditions"] = [_c(_pick(c, ("type", "status"))) for c in conditions
                                           if isinstance(c, dict) and c.get("type") == "Accepted"]
                 parents.append(_c(item))
-            out["status"] = _c({"parents": parents})
+            out["status"] = _share(_c({"parents": parents}))
         elif "status" in obj:
             out["status"] = status if not isinstance(status, dict) else {}
         return out
