@@ -44,14 +44,16 @@ from external_dns.sources.objects.service import collect_service_endpoints
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import ERROR, Problem, log_problems
 from external_dns.sources.source import Source
+from external_dns.sources.yamlfast import FastSafeLoader
 
 log = structlog.get_logger(__name__)
 
 SUFFIXES = (".yaml", ".yml", ".json")
 _CLUSTER_SCOPED = frozenset(("Node", "Namespace"))
 _PARSE_CACHE_FILES = 100_000
-# libyaml's parser when PyYAML was built with it (about 10x faster), else the pure-Python one.
-_YAML_BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# libyaml's parser when PyYAML was built with it (about 10x faster), else the pure-Python one; plain strings,
+# maps and lists built directly (sources/yamlfast.py: same results as the safe loader).
+_YAML_BASE: Any = FastSafeLoader
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 100  # Kubernetes objects nest a few tens of levels at most
 MAX_ALIAS_EXPANSION = 1_000_000  # nodes aliases may add once expanded (a "billion laughs" adds billions)
