@@ -11,6 +11,7 @@ import json
 import logging
 import re
 import sys
+import threading
 from collections.abc import Mapping, MutableMapping
 from typing import Any, TextIO
 
@@ -77,6 +78,70 @@ def _rename_for_json(_logger: Any, _name: str, event_dict: MutableMapping[str, A
     return event_dict
 
 
+CLEAR_LINE = "\r\x1b[K"  # back to column 0, erase to the end of the line
+
+
+class StatusLine:
+    """One line redrawn in place at the bottom of a terminal (the `--progress` bar). Log lines written to
+    the same stream through `configure_logging` clear it first and redraw it after themselves, so a bar
+    never runs into a log line."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.stream: TextIO | None = None
+        self.text = ""
+        self._cleared = False
+
+    def show(self, stream: TextIO, text: str) -> None:
+        with self.lock:
+            self.stream, self.text, self._cleared = stream, text, False
+            stream.write(CLEAR_LINE + text)
+            stream.flush()
+
+    def end(self) -> None:
+        """Leave the last state of the line on screen and stop redrawing it."""
+        with self.lock:
+            if self.stream is not None and self.text:
+                self.stream.write("\n" if not self._cleared else CLEAR_LINE + self.text + "\n")
+                self.stream.flush()
+            self.stream, self.text = None, ""
+
+    def write_through(self, stream: TextIO, text: str) -> int:
+        """Write `text` (part of a log line) to `stream`, clearing the status line first and redrawing it
+        once the log line is complete."""
+        with self.lock:
+            active = self.stream is stream and bool(self.text)
+            if active and text and not self._cleared:
+                stream.write(CLEAR_LINE)
+                self._cleared = True
+            n = stream.write(text)
+            if active and text.endswith("\n"):
+                stream.write(self.text)
+                self._cleared = False
+                stream.flush()
+            return n
+
+
+STATUS = StatusLine()
+
+
+class _StatusAwareStream:
+    """The log stream: every write goes through STATUS (a no-op when no status line is shown)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return STATUS.write_through(self.stream, text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        isatty = getattr(self.stream, "isatty", None)
+        return bool(isatty()) if isatty is not None else False
+
+
 class _StdlibFormatter(logging.Formatter):
     """Standard-library records (kubernetes client, boto3, urllib3) in the same logfmt as ours."""
 
@@ -104,7 +169,8 @@ def configure_logging(level: str = "info", fmt: str = "text", stream: TextIO | N
         raise ValueError(f"--log-level: unknown level {level!r} (one of: {', '.join(LEVELS)})")
     if fmt not in ("text", "json"):
         raise ValueError(f"unsupported log format: {fmt}")
-    out = stream if stream is not None else sys.stderr
+    raw = stream if stream is not None else sys.stderr
+    out: Any = _StatusAwareStream(raw)
     numeric = LEVELS[level]
     renderer: Any
     if fmt == "json":

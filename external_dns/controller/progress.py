@@ -3,8 +3,9 @@
 `Progress` receives `start(zones, total)`, `zone_started(zone, changes)`, `batch_done(zone, n)`,
 `zone_done(zone)` and `finish()`, and shows them as:
 
-* a progress bar on stderr when stderr is a terminal (`mode="auto"` or `"bar"`): one line redrawn with
-  `\\r`, e.g. `example.org. [##########..........]  50% 500/1000 changes, zone 1/3`;
+* a progress bar on stderr when stderr is a terminal (`mode="auto"` or `"bar"`): one line redrawn in place
+  (`logging_setup.STATUS`: a log line clears it first and it is redrawn below the log line), e.g.
+  `example.org. [##########..........]  50% 500/1000 changes, zone 1/3`;
 * otherwise (`"log"`, or `"auto"` without a terminal) structured log lines: `Apply progress` with
   `zone`, `zone_done`/`zone_total` and overall `done`/`total`/`percent`, at most one per `interval` seconds
   (the first batch and the end of every zone are always logged);
@@ -26,6 +27,7 @@ from typing import TextIO
 import structlog
 
 from external_dns.endpoint.zones import display_zone
+from external_dns.logging_setup import STATUS
 
 log = structlog.get_logger(__name__)
 
@@ -82,8 +84,7 @@ class Progress:
     def finish(self) -> None:
         with self._lock:
             if self.mode == "bar" and self.zone_index:
-                self.stream.write("\n")
-                self.stream.flush()
+                STATUS.end()
 
     # -- rendering --------------------------------------------------------------------------------------------
     def _percent(self) -> float:
@@ -91,8 +92,8 @@ class Progress:
 
     def _show(self, final: bool) -> None:
         if self.mode == "bar":
-            self.stream.write("\r" + self.bar_line())
-            self.stream.flush()
+            # through the shared status line: a log line written meanwhile clears the bar first
+            STATUS.show(self.stream, self.bar_line())
         elif self.mode == "log":
             now = self._clock()
             if final and self._logged == (self.zone_index, self._zone_done):

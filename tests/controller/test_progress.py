@@ -36,7 +36,7 @@ def test_bar_redraws_one_line() -> None:
     p.start(zones=2, total=40)
     p.zone_started("example.org", 30)
     p.batch_done("example.org", 10)
-    assert tty.getvalue().endswith("\rexample.org. [#######.......................]  25% 10/40 changes, zone 1/2")
+    assert tty.getvalue().endswith("\r\x1b[Kexample.org. [#######.......................]  25% 10/40 changes, zone 1/2")
     p.batch_done("example.org", 20)
     p.zone_done("example.org")
     p.zone_started("example.com", 10)
@@ -89,3 +89,36 @@ def test_single_batch_zone_logs_one_line_not_two() -> None:
             p.zone_done(zone)
     lines = [(e["zone"], e["done"]) for e in logs if e["event"] == "Apply progress"]
     assert lines == [("a.org.", 2), ("b.org.", 4)]
+
+
+def test_a_log_line_clears_the_bar_and_the_bar_is_redrawn_below_it() -> None:
+    import logging
+
+    from external_dns.logging_setup import CLEAR_LINE, configure_logging
+
+    tty = FakeTty()
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        configure_logging("info", "text", stream=tty)
+        p = Progress("bar", stream=tty)
+        p.start(zones=1, total=4)
+        p.zone_started("example.org", 4)
+        p.batch_done("example.org", 2)
+        structlog.get_logger("t").info("a log line")
+        logging.getLogger("urllib3").warning("another")
+        p.batch_done("example.org", 2)
+        p.finish()
+        structlog.get_logger("t").info("after the bar")
+    finally:
+        structlog.reset_defaults()
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    lines = tty.getvalue().split("\n")
+    bar = "example.org. [###############...............]  50% 2/4 changes, zone 1/1"
+    # every log line starts on a cleared line, the bar comes back after it, the last line has no bar
+    assert lines[0] == CLEAR_LINE + bar + CLEAR_LINE + lines[0].split(CLEAR_LINE)[2]
+    assert 'msg="a log line"' in lines[0] and lines[0].split(CLEAR_LINE)[2].startswith("time=")
+    assert lines[1].startswith(bar + CLEAR_LINE + "time=") and "msg=another" in lines[1]
+    assert lines[2].startswith(bar + CLEAR_LINE + "example.org. [" + "#" * 30 + "] 100% 4/4")
+    assert lines[3].startswith("time=") and 'msg="after the bar"' in lines[3] and CLEAR_LINE not in lines[3]
