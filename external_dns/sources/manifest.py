@@ -3,8 +3,10 @@
 `ManifestSource(directory, options)` reads `*.yaml`, `*.yml` and `*.json` under `directory` recursively,
 in sorted path order, every time `endpoints()` is called. Files may hold several YAML documents and
 `kind: List` (or `<Kind>List`) documents with `items`. Services, Ingresses and DNSEndpoints produce
-endpoints (through the same object functions the in-cluster sources use); Nodes, Pods and EndpointSlices in
-the files feed NodePort and headless Services; other kinds are ignored (debug log). Objects without a
+endpoints (through the same object functions the in-cluster sources use), and so do Gateway API routes
+(HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute) attached to Gateways in the files (Namespaces in the
+files give `allowedRoutes` selectors their labels); Nodes, Pods and EndpointSlices in the files feed NodePort
+and headless Services; other kinds are ignored (debug log). Objects without a
 namespace are in `default`, as `kubectl apply` would put them.
 
 Input that cannot be read never turns into deletes: a file that cannot be read or parsed (bad YAML/JSON,
@@ -39,6 +41,14 @@ import yaml
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.limits import short
 from external_dns.sources.objects.dnsendpoint import DNSENDPOINT_GROUP, collect_dnsendpoint_endpoints
+from external_dns.sources.objects.gateway import (
+    GATEWAY_GROUP,
+    GATEWAY_KIND,
+    ROUTE_PROTOCOLS,
+    GatewayOptions,
+    collect_route_endpoints,
+    lookup_from,
+)
 from external_dns.sources.objects.ingress import collect_ingress_endpoints
 from external_dns.sources.objects.service import collect_service_endpoints
 from external_dns.sources.options import SourceOptions
@@ -138,7 +148,9 @@ def _kind_of(obj: Mapping[str, Any]) -> str:
     """The kind this source handles, or "" (unknown kinds and wrong API groups are ignored)."""
     kind = obj.get("kind")
     group = _group(obj.get("apiVersion"))
-    if kind in ("Service", "Pod", "Node") and group == "":
+    if kind in ("Service", "Pod", "Node", "Namespace") and group == "":
+        return str(kind)
+    if group == GATEWAY_GROUP and (kind == GATEWAY_KIND or kind in ROUTE_PROTOCOLS):
         return str(kind)
     if kind == "Ingress" and group in ("networking.k8s.io", "extensions"):
         return "Ingress"
@@ -152,9 +164,11 @@ def _kind_of(obj: Mapping[str, Any]) -> str:
 class ManifestSource(Source):
     """Desired endpoints from manifest files (see the module docstring). Thread-safe."""
 
-    def __init__(self, directory: str | os.PathLike[str], options: SourceOptions | None = None) -> None:
+    def __init__(self, directory: str | os.PathLike[str], options: SourceOptions | None = None,
+                 gateway_options: GatewayOptions | None = None) -> None:
         self.directory = Path(directory)
         self.options = options if options is not None else SourceOptions()
+        self.gateway_options = gateway_options if gateway_options is not None else GatewayOptions()
         self.problems: list[Problem] = []
         self._lock = threading.Lock()
         self._parsed: cachetools.LRUCache[tuple[str, bytes], tuple[list[tuple[int, Any]], list[Problem]]]
@@ -318,6 +332,13 @@ class ManifestSource(Source):
             crds = collect_dnsendpoint_endpoints(objects.get("DNSEndpoint", []), opts)
             result = services.endpoints + ingresses.endpoints + crds.endpoints
             problems.extend(services.problems + ingresses.problems + crds.problems)
+            # Gateway API routes, against the Gateways (and Namespaces) in the same files
+            lookup = lookup_from(objects.get(GATEWAY_KIND, []), objects.get("Namespace", []))
+            for kind in ROUTE_PROTOCOLS:
+                if objects.get(kind):
+                    routes = collect_route_endpoints(objects[kind], kind, opts, self.gateway_options, lookup)
+                    result += routes.endpoints
+                    problems.extend(routes.problems)
             self.problems = problems
         log_problems(problems, log)
         if unreadable:
