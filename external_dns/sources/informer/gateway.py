@@ -105,7 +105,8 @@ class GatewayRouteInformerSource(InformerSource):
             labels = (ns.get("metadata") or {}).get("labels")
             return labels if isinstance(labels, Mapping) else {}
 
-        return GatewayLookup(gateway, namespace_labels)
+        # with a server-side label filter an absent Gateway may just be filtered out: not reported
+        return GatewayLookup(gateway, namespace_labels, complete=not self.gateway_options.gateway_label_filter)
 
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
         return collect_route_endpoints(admitted_objects(self.routes), self.kind, self.options,

@@ -102,10 +102,13 @@ class GatewayOptions:
 @dataclass
 class GatewayLookup:
     """Where a route finds its parents: `gateway(namespace, name)` and `namespace_labels(name)` (None when
-    the namespace is unknown: a `Selector` then admits nothing)."""
+    the namespace is unknown: a `Selector` then admits nothing). `complete` is False when Gateways were
+    filtered before the lookup (a server-side `--gateway-label-filter`): a Gateway not found may then exist,
+    so it is not reported."""
 
     gateway: Callable[[str, str], Mapping[str, Any] | None]
     namespace_labels: Callable[[str], Mapping[str, str] | None] = lambda _name: None
+    complete: bool = True
 
 
 def lookup_from(gateways: Iterable[Mapping[str, Any]],
@@ -240,6 +243,8 @@ class _Route:
 
     def check_missing_parents(self, spec_refs: list[_ParentRef]) -> None:
         """A parentRef naming a Gateway that does not exist is reported (a filtered-out one is not)."""
+        if not self.lookup.complete:
+            return
         for i, ref in enumerate(spec_refs):
             if (ref.group, ref.kind) != (GATEWAY_GROUP, GATEWAY_KIND) or not self.wanted(ref):
                 continue

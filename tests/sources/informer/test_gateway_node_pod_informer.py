@@ -10,11 +10,11 @@ from typing import Any
 import kubernetes.client
 import pytest
 
+from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.cmd.main import _KubeClient
 from external_dns.controller.process import LazyInformerFactory
 from external_dns.informers import SharedInformerFactory
-from external_dns.sources.build import build_source_pipeline
 from external_dns.sources.informer.base import MissingPermissionError, check_access
 from external_dns.sources.informer.gateway import GatewayRouteInformerSource
 from external_dns.sources.informer.hooks import informer_sources
@@ -219,3 +219,11 @@ def test_pipeline_from_flags(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
         if factory.created:
             assert factory().shutdown(10.0)
         kube().close()
+
+
+def test_gateway_filtered_by_labels_is_not_reported_missing(kubeapi: KubeAPIServer,
+                                                            factory: SharedInformerFactory) -> None:
+    create_with_status(kubeapi, gateway("private", addresses=["10.0.0.1"], labels={"scope": "private"}))
+    create_with_status(kubeapi, route(hostnames=["a.example.org"], parents=[{"name": "private"}]))
+    src = http_source(factory, gw=GatewayOptions(gateway_label_filter="scope=public"))
+    assert src.endpoints() == [] and src.problems == []
