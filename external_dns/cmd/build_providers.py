@@ -54,6 +54,9 @@ def rfc2136_config(cfg: argparse.Namespace) -> RFC2136Config:
         batch_change_size=int(getattr(cfg, "rfc2136_batch_change_size", 50)),
         use_tls=bool(getattr(cfg, "rfc2136_use_tls", False)),
         skip_tls_verify=bool(getattr(cfg, "rfc2136_skip_tls_verify", False)),
+        tls_ca=str(getattr(cfg, "tls_ca", "") or ""),
+        tls_client_cert=str(getattr(cfg, "tls_client_cert", "") or ""),
+        tls_client_cert_key=str(getattr(cfg, "tls_client_cert_key", "") or ""),
         load_balancing_strategy=str(getattr(cfg, "rfc2136_load_balancing_strategy", "disabled")),
     )
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import os
+import ssl
 from dataclasses import dataclass, field
 
 import dns.name
@@ -45,6 +47,11 @@ class RFC2136Config:
     batch_change_size: int = 50
     use_tls: bool = False
     skip_tls_verify: bool = False
+    # --tls-ca / --tls-client-cert / --tls-client-cert-key (upstream's generic TLS client options): a CA bundle
+    # to verify the server with, and a client certificate for mutual TLS. Used with use_tls only.
+    tls_ca: str = ""
+    tls_client_cert: str = ""
+    tls_client_cert_key: str = ""
     load_balancing_strategy: str = "disabled"
     timeout: float = DEFAULT_TIMEOUT
     # Message-size budget for one UPDATE (a DNS message over TCP is at most 65535 bytes).
@@ -73,6 +80,7 @@ class RFC2136Config:
                 dns.name.from_text(zone)
             except Exception as exc:
                 raise RFC2136ConfigError(f"--rfc2136-zone: invalid zone name {zone!r}: {exc}") from None
+        self._validate_tls_files()
         if self.insecure:
             return
         if self.tsig_secret_alg not in TSIG_ALGORITHMS:
@@ -87,6 +95,24 @@ class RFC2136Config:
         except (binascii.Error, ValueError):
             # Never echo the secret itself.
             raise RFC2136ConfigError("--rfc2136-tsig-secret is not valid base64") from None
+
+    def _validate_tls_files(self) -> None:
+        if self.tls_client_cert_key and not self.tls_client_cert:
+            raise RFC2136ConfigError("--tls-client-cert-key needs --tls-client-cert")
+        if not self.use_tls:
+            return
+        for flag, path in (("--tls-ca", self.tls_ca), ("--tls-client-cert", self.tls_client_cert),
+                           ("--tls-client-cert-key", self.tls_client_cert_key)):
+            if path and not os.path.isfile(path):
+                raise RFC2136ConfigError(f"{flag}: {path} is not a readable file")
+        try:  # a bad certificate or key is a start-up error, not a failed sync
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            if self.tls_ca:
+                ctx.load_verify_locations(cafile=self.tls_ca)
+            if self.tls_client_cert:
+                ctx.load_cert_chain(self.tls_client_cert, self.tls_client_cert_key or None)
+        except (ssl.SSLError, OSError) as exc:
+            raise RFC2136ConfigError(f"--tls-ca/--tls-client-cert/--tls-client-cert-key: cannot load: {exc}") from None
 
     @property
     def active_hosts(self) -> tuple[str, ...]:

@@ -215,6 +215,10 @@ class Transport:
                 verify = not self.config.skip_tls_verify
                 ctx = dns.query.make_ssl_context(verify=verify, check_hostname=verify, alpns=["dot"])
                 ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+                if verify and self.config.tls_ca:
+                    ctx.load_verify_locations(cafile=self.config.tls_ca)  # --tls-ca, besides the system CAs
+                if self.config.tls_client_cert:  # mutual TLS
+                    ctx.load_cert_chain(self.config.tls_client_cert, self.config.tls_client_cert_key or None)
                 self._ssl = ctx
             return self._ssl
 
