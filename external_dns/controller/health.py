@@ -4,7 +4,8 @@
   watchdog's bound; else 500 with one line per failure.
 * `/readyz`: 200 `OK` when every readiness check passes (e.g. informer caches synced; with leader election,
   leading or standing by); else 503 with the failing check names.
-* `/metrics`: Prometheus text format of the registry (default: the global registry).
+* `/metrics`: the registry (default: the global registry) through prometheus_client's own handler: text
+  format or OpenMetrics by `Accept`, gzip by `Accept-Encoding`.
 
 Checks are injected as named callables returning bool (an exception counts as a failure). The server runs
 in its own thread (`start()`), `stop(timeout)` shuts it down and joins it.
@@ -20,7 +21,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import structlog
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client import REGISTRY, CollectorRegistry
+
+from external_dns.metrics_http import metrics_response
 
 log = structlog.get_logger(__name__)
 
@@ -206,16 +209,24 @@ def _handler_for(owner: HealthServer) -> type[BaseHTTPRequestHandler]:
                 ok, text = owner.readiness()
                 self._reply(200 if ok else 503, b"OK" if ok else text.encode() + b"\n")
             elif path == "/metrics":
-                self._reply(200, generate_latest(owner.registry), CONTENT_TYPE_LATEST)
+                _, _, query = self.path.partition("?")
+                code, headers, body = metrics_response(self.command, query, self.headers.get("Accept"),
+                                                       self.headers.get("Accept-Encoding"), owner.registry)
+                self._reply(code, body, headers=headers)
             else:
                 self._reply(404, b"404 page not found\n")
 
-        def _reply(self, code: int, body: bytes, content_type: str = "text/plain; charset=utf-8") -> None:
+        do_HEAD = do_GET
+
+        def _reply(self, code: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
+                   headers: list[tuple[str, str]] | None = None) -> None:
             self.send_response(code)
-            self.send_header("Content-Type", content_type)
+            for name, value in headers if headers is not None else [("Content-Type", content_type)]:
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(body)
+            if self.command != "HEAD":
+                self.wfile.write(body)
 
         def log_message(self, format: str, *args: Any) -> None:
             log.debug("http request", request=format % args)

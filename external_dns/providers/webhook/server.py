@@ -30,8 +30,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import structlog
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, Counter, Histogram, generate_latest
+from prometheus_client import REGISTRY, Counter, Histogram
 
+from external_dns.metrics_http import metrics_response
 from external_dns.plan.admission import admit_changes
 from external_dns.providers.provider import Provider
 from external_dns.providers.webhook.protocol import (
@@ -112,6 +113,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
         REQUESTS.labels(self._route(), self.command, str(code)).inc()
 
+    def _metrics(self) -> None:
+        # prometheus_client's own handler: OpenMetrics by Accept, gzip by Accept-Encoding
+        code, headers, body = metrics_response(self.command, self.path.partition("?")[2], self.headers.get("Accept"),
+                                               self.headers.get("Accept-Encoding"), REGISTRY)
+        self.send_response(code)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        REQUESTS.labels(self._route(), self.command, str(code)).inc()
+
     def _error(self, code: int, message: str) -> None:
         self._send(code, (message + "\n").encode())
 
@@ -156,7 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
             if route == PATH_HEALTHZ:
                 self._send(HTTPStatus.OK, b"ok\n")
             elif route == PATH_METRICS:
-                self._send(HTTPStatus.OK, generate_latest(REGISTRY), CONTENT_TYPE_LATEST)
+                self._metrics()
             elif self.health_only:
                 self._error(HTTPStatus.NOT_FOUND, f"no such path {self.path}")
             elif route == "/":
