@@ -14,10 +14,12 @@ BENCHES: tuple[str, ...] = (
     "kubeapi_server",
     "sources_objects",
     "provider_sync_route53",
+    "provider_sync_pdns",
     "event_latency",
     "plan_safety_outputs",
     "informer_memory",
     "dnsrecord_lifecycle",
+    "gateway_node_pod",
 )
 
 

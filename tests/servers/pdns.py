@@ -75,6 +75,7 @@ class PdnsServer:
     zones: tuple[str, ...] = DEFAULT_ZONES
     server_id: str = "localhost"
     host: str = "127.0.0.1"
+    max_body_mb: int = 2  # webserver-max-bodysize (PowerDNS's default)
     process: subprocess.Popen[bytes] | None = None
     _log_file: Any = field(default=None, repr=False)
 
@@ -149,26 +150,31 @@ class PdnsServer:
 
     def mark(self) -> int:
         """A position in the access log; `requests_since(mark)` lists what came after it."""
-        return len(self._flushed_log())
+        return len(self._settled_log())
 
     def requests_since(self, mark: int) -> list[tuple[str, str, int]]:
         """(method, path, status) of every API request the server answered after `mark`."""
-        text = self._flushed_log()[mark:]
+        text = self._settled_log()[mark:]
         out = [(m.group(1), m.group(2), int(m.group(3))) for m in _ACCESS.finditer(text)]
         return [r for r in out if "/zones/sentinel-" not in r[1]]
 
-    def _flushed_log(self) -> str:
-        """The log once a sentinel request shows up in it (every earlier answer is logged by then)."""
+    def _settled_log(self) -> str:
+        """The log once a sentinel request shows in it and nothing more was written for 0.2 s: PowerDNS
+        writes an access line just after sending its answer, so a client can be faster than the log."""
         token = secrets.token_hex(8)
         self.api("GET", f"/zones/sentinel-{token}.")  # a 404, logged with its path
         deadline = time.monotonic() + 10
+        last, stable_since = "", time.monotonic()
         while True:
             text = self.log()
-            if token in text:
-                return text[: text.index(token)]
-            if time.monotonic() > deadline:
-                raise RuntimeError("the pdns access log did not show the sentinel request")
-            time.sleep(0.01)  # polling a log file another process writes, bounded by the deadline
+            now = time.monotonic()
+            if text != last:
+                last, stable_since = text, now
+            elif token in text and now - stable_since >= 0.2:
+                return text
+            if now > deadline:
+                raise RuntimeError("the pdns access log did not settle after the sentinel request")
+            time.sleep(0.02)  # polling a log file another process writes, bounded by the deadline
 
     # -- process ---------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -214,6 +220,7 @@ def _config(srv: PdnsServer) -> str:
         f"webserver-port={srv.api_port}",
         "webserver-allow-from=127.0.0.0/8",
         "webserver-loglevel=normal",
+        f"webserver-max-bodysize={srv.max_body_mb}",
         "loglevel=6",
         "allow-axfr-ips=127.0.0.0/8",
         "default-soa-content=ns1.@ hostmaster.@ 0 10800 3600 604800 3600",
@@ -230,14 +237,15 @@ def _config(srv: PdnsServer) -> str:
 
 
 @contextlib.contextmanager
-def start_pdns(zones: Sequence[str] = DEFAULT_ZONES) -> Iterator[PdnsServer]:
-    """Run pdns_server on free loopback ports with a random API key and `zones` created; stopped on exit."""
+def start_pdns(zones: Sequence[str] = DEFAULT_ZONES, max_body_mb: int = 2) -> Iterator[PdnsServer]:
+    """Run pdns_server on free loopback ports with a random API key and `zones` created; stopped on exit.
+    `max_body_mb`: the largest request body the API accepts (PowerDNS resets the connection above it)."""
     if not available():
         raise PdnsStartError("pdns_server or the sqlite3 schema is missing: apt-get install pdns-server "
                              "pdns-backend-sqlite3")
     workdir = Path(tempfile.mkdtemp(prefix="pdns-"))
     srv = PdnsServer(api_port=free_port(), dns_port=free_port(), api_key=secrets.token_urlsafe(24),
-                     workdir=workdir, zones=tuple(zones))
+                     workdir=workdir, zones=tuple(zones), max_body_mb=max_body_mb)
     try:
         with sqlite3.connect(workdir / "pdns.sqlite3") as db:
             db.executescript(SCHEMA.read_text())

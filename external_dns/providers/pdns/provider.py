@@ -52,6 +52,7 @@ from external_dns.providers.provider import Provider, ProviderError, SoftError, 
 log = structlog.get_logger(__name__)
 
 _MAX_REPORTED = 20  # refusals quoted in the final error message
+_ENCODE = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode  # one rrset, compact
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,10 @@ class _Group:
 class PDNSProvider(Provider):
     """PowerDNS behind the Provider interface. `client` is built from `config` unless given."""
 
-    def __init__(self, config: PDNSConfig, client: PDNSClient | None = None,
     def record_default_ttl(self, zone: str) -> int:
         return DEFAULT_TTL  # what a record without a TTL is written with
 
+    def __init__(self, config: PDNSConfig, client: PDNSClient | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.client = client or PDNSClient(config)
@@ -172,7 +173,11 @@ class PDNSProvider(Provider):
         for original in endpoints:
             ep = original.copy()
             ep.dns_name = ep.dns_name.lower().rstrip(".")
-            ep.targets = Targets(sorted(canonical_target(ep.record_type, t) for t in ep.targets))
+            rtype = ep.record_type
+            targets = [canonical_target(rtype, t) for t in ep.targets]
+            if len(targets) > 1:
+                targets.sort()
+            ep.targets = Targets(targets)
             out.append(ep)
         return out
 
@@ -299,7 +304,7 @@ def _add(group: _Group, rrset: dict[str, Any]) -> None:
     if current is not None and current[0]["changetype"] == "REPLACE" and rrset["changetype"] == "REPLACE":
         log.warning(f"two records for {key[0].rstrip('.')} {key[1]} (set identifiers are not supported by "
                     "PowerDNS): the last one is written")
-    group.rrsets[key] = (rrset, json.dumps(rrset, separators=(",", ":")).encode())
+    group.rrsets[key] = (rrset, _ENCODE(rrset).encode())
 
 
 def _body(batch: list[_Group]) -> bytes:
