@@ -43,9 +43,10 @@ test-unit: venv
 lint: venv
 	$(VENV)/bin/ruff check external_dns tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: venv system-deps
 	$(PY) -m bench
 
 clean:
-	rm -rf $(VENV) .demo .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .demo .mypy_cache .pytest_cache .ruff_cache .import_linter_cache

@@ -107,7 +107,7 @@ def event_latency(updates: int = UPDATES, zones: int = 1,
         provider = _WatchedZone(zone_names)
         source: Source
         if "service" in SOURCE_BUILDERS:
-            from external_dns.sources.build import build_source_pipeline
+            from external_dns.cmd.build_sources import build_source_pipeline
 
             source = build_source_pipeline(cfg, {"stop": stop, "kube_client": lambda: api,
                                                  "informer_factory": factory})

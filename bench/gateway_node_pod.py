@@ -22,6 +22,7 @@ import kubernetes.client
 import structlog
 
 from bench.informer_memory import _managed_fields, measure, pod
+from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.controller.controller import Controller
 from external_dns.controller.process import ControllerProcess, LazyInformerFactory
@@ -30,7 +31,6 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry
 from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX as PREFIX
-from external_dns.sources.build import build_source_pipeline
 from external_dns.sources.informer.gateway import GATEWAYS, HTTPROUTES
 from external_dns.sources.informer.slim import (
     NEED_ANNOTATIONS,

@@ -31,10 +31,10 @@ REGISTRY_BUILDERS: dict[str, str] = {
 }
 # name -> "module:function(cfg, context) -> Source"
 SOURCE_BUILDERS: dict[str, str] = {
-    "manifest": "external_dns.sources.build:build_manifest",
-    "service": "external_dns.cmd.build_sources:build_service",
-    "ingress": "external_dns.cmd.build_sources:build_ingress",
-    "crd": "external_dns.cmd.build_sources:build_crd",
+    "manifest": "external_dns.cmd.build_sources:build_manifest",
+    "service": "external_dns.cmd.build_k8s_sources:build_service",
+    "ingress": "external_dns.cmd.build_k8s_sources:build_ingress",
+    "crd": "external_dns.cmd.build_k8s_sources:build_crd",
     "dnsrecord": "external_dns.controller.dnsrecord.controller:build_source",
     "gateway-httproute": "external_dns.cmd.build_k8s_sources:build_httproute",
     "gateway-grpcroute": "external_dns.cmd.build_k8s_sources:build_grpcroute",

@@ -1,5 +1,5 @@
-"""Builders of the Gateway API route, node and pod sources (registered in cmd/build.py SOURCE_BUILDERS):
-`(cfg, context) -> Source`.
+"""Builders of the in-cluster sources (service, ingress, crd, Gateway API routes, node, pod; registered in
+cmd/build.py SOURCE_BUILDERS): `(cfg, context) -> Source`.
 
 The context (cmd/main.py) gives `informer_factory()`, the process-wide SharedInformerFactory. Each builder
 reads the flags into typed options, creates the source's informers (not started) and, with
@@ -16,9 +16,12 @@ from typing import Any
 from external_dns.errors import ConfigError
 from external_dns.informers import SharedInformerFactory
 from external_dns.sources.informer.base import AccessCheck, InformerSource, check_access
+from external_dns.sources.informer.crd import DNSEndpointInformerSource
 from external_dns.sources.informer.gateway import GatewayRouteInformerSource
+from external_dns.sources.informer.ingress import IngressInformerSource
 from external_dns.sources.informer.node import NodeInformerSource
 from external_dns.sources.informer.pod import PodInformerSource
+from external_dns.sources.informer.service import ServiceInformerSource
 from external_dns.sources.objects.gateway import GatewayOptions
 from external_dns.sources.objects.pod import PodOptions
 from external_dns.sources.options import SourceOptions
@@ -105,3 +108,21 @@ def build_pod(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None)
     return _checked(source, source.access_checks(), cfg)
 
 
+def build_service(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=service`."""
+    source = ServiceInformerSource(_factory(context, "service"), _options(cfg),
+                                   listen_endpoint_events=bool(getattr(cfg, "listen_endpoint_events", False)))
+    return _checked(source, source.access_checks(), cfg)
+
+
+def build_ingress(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=ingress`."""
+    source = IngressInformerSource(_factory(context, "ingress"), _options(cfg))
+    return _checked(source, source.access_checks(), cfg)
+
+
+def build_crd(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+    """`--source=crd` (DNSEndpoints)."""
+    source = DNSEndpointInformerSource(_factory(context, "crd"), _options(cfg),
+                                       update_status=not bool(getattr(cfg, "dry_run", False)))
+    return _checked(source, source.access_checks(), cfg)

@@ -1,23 +1,23 @@
-"""Source builders (`SOURCE_BUILDERS` in cmd/build.py) for the in-cluster service, ingress and crd sources:
-`(cfg, context) -> Source`. The context gives `informer_factory()`, the process-wide SharedInformerFactory.
-Each builder creates its informers (not started: the process starts the factory and waits for the caches)
-and, with `--kube-access-check` (default on), asks the API server at once whether every verb the source
-needs is allowed, so a missing RBAC rule is a start-up error naming the rule instead of an informer that
-never syncs."""
+"""Source builders (`SOURCE_BUILDERS` in cmd/build.py) for the manifest source, and the whole source
+pipeline the controller consumes: every `--source` built by name and wrapped as external-dns does:
+MultiSource (default targets, dedup) -> Nat64Source (with --nat64-networks) -> TargetFilterSource (when a
+CIDR filter is set) -> PtrSource (--create-ptr, the record-type annotation) -> PostProcessorSource
+(`--min-ttl`, provider-specific properties of `--provider` only). In-cluster sources: build_k8s_sources.py."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from external_dns.cmd.build import SOURCE_BUILDERS, load_builder
+from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.errors import ConfigError
-from external_dns.informers import SharedInformerFactory
-from external_dns.sources.informer.base import InformerSource, check_access
-from external_dns.sources.informer.crd import DNSEndpointInformerSource
-from external_dns.sources.informer.ingress import IngressInformerSource
-from external_dns.sources.informer.service import ServiceInformerSource
+from external_dns.sources.derived import Nat64Source, PtrSource
+from external_dns.sources.manifest import ManifestSource
 from external_dns.sources.options import SourceOptions
+from external_dns.sources.source import Source
+from external_dns.sources.wrappers import MultiSource, PostProcessorSource, TargetFilterSource
 
 
 def source_options(cfg: argparse.Namespace) -> SourceOptions:
@@ -28,34 +28,35 @@ def source_options(cfg: argparse.Namespace) -> SourceOptions:
         raise ConfigError(str(exc)) from None
 
 
-def _factory(context: Mapping[str, Any] | None, name: str) -> SharedInformerFactory:
-    getter = (context or {}).get("informer_factory")
-    if getter is None:
-        raise ConfigError(f"--source={name} needs a Kubernetes API connection (--kubeconfig, --server or "
-                          "in-cluster configuration)")
-    factory: SharedInformerFactory = getter()
-    return factory
+def build_manifest(cfg: argparse.Namespace, context: Any = None) -> Source:
+    """`--source=manifest`: a ManifestSource over `--manifest-dir`."""
+    del context
+    directory = getattr(cfg, "manifest_dir", "") or ""
+    if not directory:
+        raise ConfigError("--manifest-dir must be set for --source=manifest")
+    if not Path(directory).is_dir():
+        raise ConfigError(f"--manifest-dir: {directory!r} is not a directory")
+    return ManifestSource(directory, source_options(cfg))
 
 
-def _checked(source: InformerSource, cfg: argparse.Namespace) -> InformerSource:
-    if getattr(cfg, "kube_access_check", True):
-        check_access(source.factory.api_client, source.access_checks(), source.name)  # type: ignore[attr-defined]
-    return source
-
-
-def build_service(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
-    """`--source=service`."""
-    source = ServiceInformerSource(_factory(context, "service"), source_options(cfg),
-                                   listen_endpoint_events=bool(getattr(cfg, "listen_endpoint_events", False)))
-    return _checked(source, cfg)
-
-
-def build_ingress(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
-    """`--source=ingress`."""
-    return _checked(IngressInformerSource(_factory(context, "ingress"), source_options(cfg)), cfg)
-
-
-def build_crd(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
-    """`--source=crd` (DNSEndpoints)."""
-    return _checked(DNSEndpointInformerSource(_factory(context, "crd"), source_options(cfg),
-                                              update_status=not bool(getattr(cfg, "dry_run", False))), cfg)
+def build_source_pipeline(cfg: argparse.Namespace, context: Any = None) -> Source:
+    """Every `--source`, combined and wrapped (see the module docstring)."""
+    names = [n for n in (getattr(cfg, "source", None) or []) if n]
+    if not names:
+        raise ConfigError("no sources specified")
+    children = [load_builder(SOURCE_BUILDERS, "source", name)(cfg, context) for name in dict.fromkeys(names)]
+    source: Source = MultiSource(children, [t for t in getattr(cfg, "default_targets", None) or [] if t],
+                                 bool(getattr(cfg, "force_default_targets", False)))
+    nat64 = [n for n in getattr(cfg, "nat64_networks", None) or [] if n]
+    if nat64:
+        source = Nat64Source(source, nat64)
+    target_filter = TargetNetFilter([c for c in getattr(cfg, "target_net_filter", None) or [] if c],
+                                    [c for c in getattr(cfg, "exclude_target_net", None) or [] if c])
+    if target_filter.is_enabled():
+        source = TargetFilterSource(source, target_filter)
+    # Always wrapped: the record-type annotation asks for PTR records without --create-ptr.
+    source = PtrSource(source, bool(getattr(cfg, "create_ptr", False)),
+                       getattr(cfg, "managed_record_types", None) or ())
+    return PostProcessorSource(source, min_ttl=int(getattr(cfg, "min_ttl", 0) or 0),
+                               provider=str(getattr(cfg, "provider", "") or ""),
+                               prefer_alias=bool(getattr(cfg, "prefer_alias", False)))

@@ -57,7 +57,7 @@ class KubeClient:
 
 def build_source(cfg: argparse.Namespace, context: Mapping[str, Any]) -> Source:
     """Every `--source`, combined and wrapped by the sources' pipeline (MultiSource, target filter, min TTL)."""
-    from external_dns.sources.build import build_source_pipeline
+    from external_dns.cmd.build_sources import build_source_pipeline
 
     return build_source_pipeline(cfg, context)
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from external_dns import __version__
+from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.endpoint.endpoint import PROVIDER_SPECIFIC_ALIAS
 from external_dns.errors import ConfigError
-from external_dns.sources.build import build_source_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ["--provider=inmemory", "--policy=sync"]

@@ -10,12 +10,12 @@ import pytest
 import structlog.testing
 from prometheus_client import REGISTRY
 
+from external_dns.cmd.build_sources import build_manifest, build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import Endpoint, ProviderSpecificProperty
 from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.endpoint.targets import Targets
-from external_dns.sources.build import build_manifest, build_source_pipeline
 from external_dns.sources.manifest import ManifestSource
 from external_dns.sources.source import Source
 from external_dns.sources.wrappers import MultiSource, PostProcessorSource, TargetFilterSource

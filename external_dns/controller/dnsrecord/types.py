@@ -19,7 +19,7 @@ from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.limits import endpoint_problem
 from external_dns.informers.resource import DNSRECORDS
 from external_dns.sources.objects.common import FieldError
-from external_dns.sources.objects.dnsendpoint import _endpoint as parse_endpoint_item
+from external_dns.sources.objects.dnsendpoint import endpoint_from_item
 
 RESOURCE = DNSRECORDS
 API_VERSION = "kuadrant.io/v1alpha1"
@@ -156,7 +156,7 @@ def validate(obj: Mapping[str, Any]) -> DNSRecordSpec:
     for i, item in enumerate(items):
         where = f"spec.endpoints[{i}]"
         try:
-            ep = parse_endpoint_item(item, where, namespace, name)
+            ep = endpoint_from_item(item, where, namespace, name)
         except FieldError as exc:
             raise ValidationError(str(exc)) from None
         if not in_root_host(ep.dns_name, root):

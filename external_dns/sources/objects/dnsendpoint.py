@@ -80,7 +80,7 @@ def _string(item: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _endpoint(item: Any, where: str, namespace: str, name: str) -> Endpoint:
+def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endpoint:
     """One spec.endpoints item -> Endpoint; FieldError naming the field when it is unusable."""
     if not isinstance(item, Mapping):
         raise FieldError(where, item, "must be an object")
@@ -149,7 +149,7 @@ def dnsendpoint_endpoints(obj: Mapping[str, Any], options: SourceOptions) -> Obj
         if item is None:
             continue
         try:
-            endpoints.append(_endpoint(item, f"spec.endpoints[{i}]", namespace, name))
+            endpoints.append(endpoint_from_item(item, f"spec.endpoints[{i}]", namespace, name))
         except FieldError as exc:
             problems.append(Problem(ref, exc.field, _short(exc.value), f"{exc.message}; endpoint skipped",
                                     obj=obj))

@@ -7,11 +7,11 @@ from pathlib import Path
 import kubernetes.client
 import pytest
 
+from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.cmd.main import _KubeClient
 from external_dns.controller.process import LazyInformerFactory
 from external_dns.informers import DNSENDPOINTS, PODS, SERVICES
-from external_dns.sources.build import build_source_pipeline
 from external_dns.sources.informer.base import AccessCheck, MissingPermissionError, check_access
 from external_dns.sources.informer.hooks import informer_sources
 from external_dns.sources.rbac import rules_for_sources
