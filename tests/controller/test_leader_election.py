@@ -19,9 +19,9 @@ from external_dns.controller.leader_election import (
     LeaderElectionRecord,
     LeaderElector,
     LeaseLock,
-    format_micro_time,
     leader_elector_from_config,
 )
+from external_dns.informers.api import format_micro_time
 from tests.helpers.threads import thread_leak_check
 from tests.kubeapi.server import KubeAPIServer
 

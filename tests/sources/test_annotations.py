@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from external_dns.durations import parse_go_duration
 from external_dns.endpoint.endpoint import ProviderSpecificProperty
-from external_dns.sources.annotations import parse_annotations, parse_go_duration, parse_ttl
+from external_dns.sources.annotations import parse_annotations, parse_ttl
 from tests.sources.helpers import PREFIX, ann
 
 REF = "service/default/web"
