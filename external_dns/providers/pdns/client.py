@@ -18,6 +18,7 @@ import contextlib
 import http.client
 import json
 import socket
+import ssl
 import threading
 import time
 import urllib.parse
@@ -164,6 +165,11 @@ class PDNSClient:
             resp = conn.getresponse()
             status = resp.status
             data = self._read_body(resp, sock, deadline)
+        except ssl.SSLCertVerificationError as exc:
+            REQUESTS.labels(method, "error").inc()
+            # A certificate we do not trust will not become trusted by retrying: a configuration error.
+            raise ProviderError(f"PowerDNS at {cfg.server}: TLS certificate not trusted ({exc.verify_message}): "
+                                "check --tls-ca, or --pdns-skip-tls-verify") from None
         except (OSError, http.client.HTTPException) as exc:
             REQUESTS.labels(method, "error").inc()
             raise _Transient(_describe(exc)) from None
