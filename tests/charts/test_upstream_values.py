@@ -244,3 +244,14 @@ def test_chart_readme_lists_every_value_as_upstream_or_ours() -> None:
             assert isinstance(node, dict) and part in node, f"README lists {path}, which values.yaml lacks"
             node = node[part]
 
+
+
+def test_secret_in_webhook_sidecar_args_renders_and_warns() -> None:
+    values = {"provider": {"name": "webhook", "webhook": {
+        "image": {"repository": "external-dns-py", "tag": "0.1.0"},
+        "args": ["webhook-server", "--provider=pdns", "--pdns-api-key=inline-key"]}}}
+    sidecar = containers(render_chart(values))["webhook"]
+    assert "--pdns-api-key=inline-key" in sidecar["args"]
+    notes = render_manifests(values)[NOTES]
+    assert "WARNING: provider.webhook.args holds a secret (--pdns-api-key)" in notes
+    assert "extraArgs holds a secret" not in notes
