@@ -20,6 +20,7 @@ from external_dns.events.recorder import (
     EventRecorder,
     object_reference,
 )
+from external_dns.workqueue import FakeClock
 from tests.helpers.threads import thread_leak_check
 from tests.kubeapi.server import KubeAPIServer
 
@@ -36,14 +37,6 @@ NODE: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name":
 @pytest.fixture(autouse=True)
 def no_thread_leak() -> Iterator[None]:
     yield from thread_leak_check(ignore_prefix="kubeapi-")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture
@@ -134,11 +127,11 @@ def test_cluster_scoped_objects_get_events_in_default(kubeapi: KubeAPIServer, ku
 @pytest.mark.integration
 def test_series_window_expiry_starts_a_new_event(kubeapi: KubeAPIServer, kube_api_client: Any,
                                                  recorders: list[EventRecorder]) -> None:
-    clock = Clock()
-    rec = new_recorder(recorders, kube_api_client, now=clock, series_window=60.0)
+    clock = FakeClock(1000.0)
+    rec = new_recorder(recorders, kube_api_client, now=clock.now, series_window=60.0)
     rec.event(NODE, NORMAL, RECORD_READY, "same")
     assert rec.flush(5)
-    clock.t += 61
+    clock.step(61)
     rec.event(NODE, NORMAL, RECORD_READY, "same")
     assert rec.flush(5)
     assert len(events_v1(kubeapi, "default")) == 2

@@ -11,6 +11,7 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter
 
 from external_dns.controller.health import HealthServer, WorkerWatchdog, parse_address
+from external_dns.workqueue import FakeClock
 from tests.helpers.threads import thread_leak_check
 
 
@@ -28,14 +29,6 @@ def fetch(url: str) -> tuple[int, str, str]:
             return err.code, err.read().decode(), err.headers.get("Content-Type", "")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
 def test_parse_address() -> None:
     assert parse_address(":7979") == ("", 7979)
     assert parse_address("127.0.0.1:0") == ("127.0.0.1", 0)
@@ -47,11 +40,11 @@ def test_parse_address() -> None:
 
 
 def test_watchdog_flags_a_stuck_worker() -> None:
-    clock = Clock()
-    wd = WorkerWatchdog(30.0, now=clock)
+    clock = FakeClock(100.0)
+    wd = WorkerWatchdog(30.0, now=clock.now)
     wd.tick("worker-0")
     with wd.working("worker-1"):
-        clock.t += 31
+        clock.step(31)
         assert set(wd.stuck()) == {"worker-0", "worker-1"}
     assert set(wd.stuck()) == {"worker-0"}
     wd.clear("worker-0")
@@ -61,8 +54,8 @@ def test_watchdog_flags_a_stuck_worker() -> None:
 def test_endpoints() -> None:
     registry = CollectorRegistry()
     Counter("external_dns_test_things", "things", registry=registry).inc(3)
-    clock = Clock()
-    watchdog = WorkerWatchdog(10.0, now=clock)
+    clock = FakeClock(100.0)
+    watchdog = WorkerWatchdog(10.0, now=clock.now)
     synced = threading.Event()
     server = HealthServer("127.0.0.1:0", registry=registry, watchdog=watchdog,
                           ready_checks={"caches-synced": synced.is_set})
@@ -81,7 +74,7 @@ def test_endpoints() -> None:
         assert ctype.startswith("text/plain")
 
         watchdog.tick("worker-3")
-        clock.t += 11
+        clock.step(11)
         code, body, _ = fetch(base + "/healthz")
         assert code == 500 and "worker-3" in body
         watchdog.clear("worker-3")

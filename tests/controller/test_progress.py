@@ -8,19 +8,12 @@ import pytest
 import structlog
 
 from external_dns.controller.progress import Progress
+from external_dns.workqueue import FakeClock
 
 
 class FakeTty(io.StringIO):
     def isatty(self) -> bool:
         return True
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_auto_picks_the_bar_on_a_terminal_and_log_lines_otherwise() -> None:
@@ -48,15 +41,15 @@ def test_bar_redraws_one_line() -> None:
 
 
 def test_log_lines_are_throttled_but_every_zone_end_is_logged() -> None:
-    clock = Clock()
-    p = Progress("log", interval=10.0, stream=io.StringIO(), clock=clock)
+    clock = FakeClock(0.0)
+    p = Progress("log", interval=10.0, stream=io.StringIO(), clock=clock.now)
     with structlog.testing.capture_logs() as logs:
         p.start(zones=1, total=100)
         p.zone_started("example.org", 100)
         for _ in range(10):  # ten batches within 3 seconds: only the first is logged
-            clock.now += 0.3
+            clock.step(0.3)
             p.batch_done("example.org", 5)
-        clock.now += 10.0
+        clock.step(10.0)
         p.batch_done("example.org", 25)  # interval passed: logged
         p.batch_done("example.org", 25)  # not yet
         p.zone_done("example.org")  # always
@@ -80,7 +73,7 @@ def test_none_prints_nothing() -> None:
 
 
 def test_single_batch_zone_logs_one_line_not_two() -> None:
-    p = Progress("log", interval=10.0, stream=io.StringIO(), clock=Clock())
+    p = Progress("log", interval=10.0, stream=io.StringIO(), clock=FakeClock(0.0).now)
     with structlog.testing.capture_logs() as logs:
         p.start(zones=2, total=4)
         for zone in ("a.org", "b.org"):

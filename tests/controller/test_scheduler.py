@@ -8,21 +8,14 @@ import time
 import pytest
 
 from external_dns.controller.scheduler import EVENT_BATCH_DELAY, Scheduler
+from external_dns.workqueue import FakeClock
 
 MIN = 60.0
 
 
-class Clock:
-    def __init__(self, now: float = 0.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_upstream_should_run_once_timeline() -> None:
     """controller_test.go TestShouldRunOnce: interval 10m, min event sync interval 15s."""
-    clock = Clock(0.0)
+    clock = FakeClock(0.0).now
     s = Scheduler(10 * MIN, 15.0, clock=clock)
     assert s.should_run_once(0.0)
     assert s.next_run_at == 10 * MIN
@@ -41,14 +34,14 @@ def test_upstream_should_run_once_timeline() -> None:
 
 
 def test_first_run_is_due_at_once() -> None:
-    s = Scheduler(MIN, 5.0, clock=Clock(100.0))
+    s = Scheduler(MIN, 5.0, clock=FakeClock(100.0).now)
     assert s.should_run_once(100.0)
     assert s.last_run_at == 100.0
     assert not s.should_run_once(100.5)
 
 
 def test_event_never_sooner_than_min_interval_after_previous_start() -> None:
-    s = Scheduler(MIN, 5.0, clock=Clock(0.0))
+    s = Scheduler(MIN, 5.0, clock=FakeClock(0.0).now)
     assert s.should_run_once(0.0)
     s.schedule_run_once(0.5)  # min(0.5 + 5, 60) = 5.5 vs 0 + 5 -> 5.5
     assert s.next_run_at == 5.5
@@ -58,21 +51,21 @@ def test_event_never_sooner_than_min_interval_after_previous_start() -> None:
 
 
 def test_event_never_later_than_periodic_run() -> None:
-    s = Scheduler(10.0, 5.0, clock=Clock(0.0))
+    s = Scheduler(10.0, 5.0, clock=FakeClock(0.0).now)
     assert s.should_run_once(0.0)
     s.schedule_run_once(8.0)  # min(13, 10) = 10; max(5, 10) = 10
     assert s.next_run_at == 10.0
 
 
 def test_min_event_sync_interval_caps_batching_delay() -> None:
-    s = Scheduler(MIN, 0.0, clock=Clock(0.0))
+    s = Scheduler(MIN, 0.0, clock=FakeClock(0.0).now)
     assert s.event_delay == 0.0
     assert s.should_run_once(0.0)
     s.schedule_run_once(0.25)
     assert s.next_run_at == 0.25  # synced as soon as the event arrives
-    s2 = Scheduler(MIN, 2.0, clock=Clock(0.0))
+    s2 = Scheduler(MIN, 2.0, clock=FakeClock(0.0).now)
     assert s2.event_delay == 2.0
-    s3 = Scheduler(MIN, 30.0, clock=Clock(0.0))
+    s3 = Scheduler(MIN, 30.0, clock=FakeClock(0.0).now)
     assert s3.event_delay == EVENT_BATCH_DELAY
 
 
@@ -111,7 +104,7 @@ def test_wait_due_wakes_on_schedule_and_stop() -> None:
 
 
 def test_burst_of_events_collapses_into_one_run() -> None:
-    clock = Clock(0.0)
+    clock = FakeClock(0.0).now
     s = Scheduler(MIN, 5.0, clock=clock)
     assert s.should_run_once(0.0)
     for i in range(100):
@@ -124,7 +117,7 @@ def test_burst_of_events_collapses_into_one_run() -> None:
 def test_reason_tells_event_runs_from_periodic_ones() -> None:
     from external_dns.controller.scheduler import EVENT, PERIODIC
 
-    s = Scheduler(10.0, 1.0, clock=Clock(0.0))
+    s = Scheduler(10.0, 1.0, clock=FakeClock(0.0).now)
     assert s.should_run_once(0.0) and s.last_reason == PERIODIC
     s.schedule_run_once(3.0)
     assert s.should_run_once(4.0) and s.last_reason == EVENT

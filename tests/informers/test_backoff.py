@@ -6,26 +6,19 @@ import threading
 import time
 
 from external_dns.informers.backoff import Backoff
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from external_dns.workqueue import FakeClock
 
 
 def test_doubles_to_cap_without_jitter() -> None:
-    clock = Clock()
-    backoff = Backoff(clock=clock, rand=lambda: 0.0)
+    clock = FakeClock(0.0)
+    backoff = Backoff(clock=clock.now, rand=lambda: 0.0)
     steps = [backoff.step() for _ in range(8)]
     assert steps == [0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30.0, 30.0]
 
 
 def test_jitter_is_within_d_and_2d_capped() -> None:
-    clock = Clock()
-    backoff = Backoff(clock=clock)
+    clock = FakeClock(0.0)
+    backoff = Backoff(clock=clock.now)
     for base in (0.8, 1.6, 3.2, 6.4, 12.8):
         delay = backoff.step()
         assert base <= delay < 2 * base
@@ -33,13 +26,13 @@ def test_jitter_is_within_d_and_2d_capped() -> None:
 
 
 def test_reset_after_two_quiet_minutes() -> None:
-    clock = Clock()
-    backoff = Backoff(clock=clock, rand=lambda: 0.0)
+    clock = FakeClock(0.0)
+    backoff = Backoff(clock=clock.now, rand=lambda: 0.0)
     for _ in range(4):
         backoff.step()
-    clock.now += 119.0
+    clock.step(119.0)
     assert backoff.step() == 12.8  # not quiet long enough
-    clock.now += 121.0
+    clock.step(121.0)
     assert backoff.step() == 0.8
 
 

@@ -17,6 +17,7 @@ from external_dns.plan.plan import Plan
 from external_dns.providers.provider import ProviderError
 from external_dns.registry import TXTRegistry
 from external_dns.registry.txt import PROVIDER_SPECIFIC_FORCE_UPDATE
+from external_dns.workqueue import FakeClock
 from tests.registry.fakes import DictProvider, ep, owner_txt, txt
 
 KEY = "12345678901234567890123456789012"
@@ -434,18 +435,11 @@ def test_mixed_plain_and_encrypted_and_key_without_encryption() -> None:
 
 
 # -- cache ------------------------------------------------------------------------------------------------------
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
 
 def test_cache_serves_reads_and_follows_writes() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     p = DictProvider([ep("a.example.com", "A", "1.1.1.1"), txt("a-a.example.com", owner_txt("default"))])
-    reg = TXTRegistry(p, cache_interval=60, clock=clock)
+    reg = TXTRegistry(p, cache_interval=60, clock=clock.now)
     first = reg.records()
     assert p.reads == 1
     first[0].labels["mutated"] = "yes"  # callers cannot corrupt the cache
@@ -460,15 +454,15 @@ def test_cache_serves_reads_and_follows_writes() -> None:
     # Recreating within the interval writes the TXT again (the TXT table follows writes too).
     reg.apply_changes(Changes(create=[ep("a.example.com", "A", "1.1.1.1")]))
     assert p.get("a-a.example.com", "TXT") is not None
-    clock.now += 61
+    clock.step(61)
     reg.records()
     assert p.reads == 2
 
 
 def test_cache_update_replaces_entry_and_failure_drops_cache() -> None:
-    clock = Clock()
+    clock = FakeClock(1000.0)
     p = DictProvider([ep("a.example.com", "A", "1.1.1.1"), txt("a-a.example.com", owner_txt("default"))])
-    reg = TXTRegistry(p, cache_interval=60, clock=clock)
+    reg = TXTRegistry(p, cache_interval=60, clock=clock.now)
     changes = sync(reg, [ep("a.example.com", "A", "9.9.9.9")])
     assert changes.update_new
     [cached] = reg.records()
