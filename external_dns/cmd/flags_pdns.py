@@ -40,7 +40,7 @@ def validate(cfg: argparse.Namespace) -> None:
 
 
 def _config(cfg: argparse.Namespace) -> PDNSConfig:
-    from external_dns.cmd.main import build_domain_filter
+    from external_dns.cmd.wiring import build_domain_filter
     from external_dns.providers.pdns.config import PDNSConfig
 
     return PDNSConfig(
