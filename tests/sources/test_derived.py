@@ -178,3 +178,32 @@ def test_create_ptr_writes_the_reverse_zone(tmp_path: Path) -> None:
     assert ("11.2.0.192.in-addr.arpa", "PTR") not in reverse  # opted out by the empty annotation
     # Owned like any record: its ownership TXT sits beside it in the reverse zone.
     assert any(t == "TXT" and "10.2.0.192" in n for n, t in reverse)
+
+
+@pytest.mark.integration
+def test_create_ptr_through_rfc2136_into_a_bind_reverse_zone(tmp_path: Path) -> None:
+    """The PTR record lands in the reverse zone BIND serves, is read back by AXFR and plans nothing next time."""
+    from tests.servers.bind import running_bind
+
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    (manifests / "svc.yaml").write_text(SERVICES)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")} | {"PYTHONPATH": str(ROOT)}
+    with running_bind(zones=("example.org", "2.0.192.in-addr.arpa"), with_tls=False) as srv:
+        env["EXTERNAL_DNS_RFC2136_TSIG_SECRET"] = srv.key_secret
+        argv = [sys.executable, "-m", "external_dns", "--once", "--source=manifest", f"--manifest-dir={manifests}",
+                "--provider=rfc2136", f"--rfc2136-host={srv.host}", f"--rfc2136-port={srv.port}",
+                "--rfc2136-zone=example.org", "--rfc2136-zone=2.0.192.in-addr.arpa",
+                f"--rfc2136-tsig-keyname={srv.key_name}", f"--rfc2136-tsig-secret-alg={srv.key_algorithm}",
+                "--rfc2136-tsig-axfr", "--policy=sync", "--create-ptr", "--managed-record-types=A,AAAA,CNAME,PTR",
+                "--domain-filter=example.org", "--domain-filter=2.0.192.in-addr.arpa"]
+        first = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
+        assert first.returncode == 0, first.stderr
+        assert srv.rrset("10.2.0.192.in-addr.arpa", "PTR") is not None
+        assert srv.rrset("10.2.0.192.in-addr.arpa", "PTR")[1] == ["web.example.org."]  # type: ignore[index]
+        assert srv.rrset("11.2.0.192.in-addr.arpa", "PTR") is None
+        serials = [srv.rrset(zone, "SOA") for zone in srv.zones]
+        second = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
+        assert second.returncode == 0, second.stderr
+        # Nothing planned, nothing sent: no zone's serial moved.
+        assert [srv.rrset(zone, "SOA") for zone in srv.zones] == serials
