@@ -22,17 +22,17 @@ import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import structlog
-import urllib3
 
 from external_dns.informers import metrics
 from external_dns.informers.api import (
     ApiStatusError,
     Params,
+    Timeout,
     TransportError,
     WatchDecodeError,
     WatchStream,
@@ -46,6 +46,46 @@ from external_dns.informers.resource import Resource
 log = structlog.get_logger(__name__)
 
 WATCH_EVENT_TYPES = ("ADDED", "MODIFIED", "DELETED")
+
+
+class Watch(Protocol):
+    """An open watch: iterate for event dicts; `close()` from any thread ends the iteration."""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]: ...
+
+    def close(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
+class Closable(Protocol):
+    def shutdown(self) -> None: ...
+
+
+class ListerWatcher(Protocol):
+    """Where a reflector lists and watches (client-go's `cache.ListerWatcher`). `list` returns one page as
+    a raw List dict and tells `in_flight` the response being read (so `stop()` can cut it), then None;
+    both raise ApiStatusError / TransportError."""
+
+    def list(self, params: Params, timeout: Timeout,
+             in_flight: Callable[[Closable | None], None] | None = None) -> dict[str, Any]: ...
+
+    def watch(self, params: Params, timeout: Timeout) -> Watch: ...
+
+
+class ApiListerWatcher:
+    """The API server at `path`, through a `kubernetes.client.ApiClient`'s configuration and pool."""
+
+    def __init__(self, api_client: Any, path: str) -> None:
+        self.api_client = api_client
+        self.path = path
+
+    def list(self, params: Params, timeout: Timeout,
+             in_flight: Callable[[Closable | None], None] | None = None) -> dict[str, Any]:
+        return list_page(self.api_client, self.path, params, timeout, in_flight)
+
+    def watch(self, params: Params, timeout: Timeout) -> Watch:
+        return WatchStream(self.api_client, self.path, params, timeout)
 
 
 class ReflectorSink(Protocol):
@@ -74,7 +114,8 @@ class Reflector:
 
     def __init__(self, api_client: Any, resource: Resource, sink: ReflectorSink, *, namespace: str | None = None,
                  label_selector: str | None = None, field_selector: str | None = None,
-                 options: ReflectorOptions | None = None, name: str | None = None) -> None:
+                 options: ReflectorOptions | None = None, name: str | None = None,
+                 lister_watcher: ListerWatcher | None = None) -> None:
         self.api_client = api_client
         self.resource = resource
         self.sink = sink
@@ -84,14 +125,16 @@ class Reflector:
         self.options = options or ReflectorOptions()
         self.name = name or resource.name
         self.path = resource.path(self.namespace)
+        # The API server by default; tests pass a scripted ListerWatcher.
+        self.lister_watcher: ListerWatcher = lister_watcher or ApiListerWatcher(api_client, self.path)
         self.last_sync_resource_version = ""
         self._rv_unavailable = False
         self._backoff = self.options.backoff_factory()
         self.delays: collections.deque[float] = collections.deque(maxlen=256)  # recent backoff delays
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._stream: WatchStream | None = None
-        self._listing: urllib3.HTTPResponse | None = None
+        self._stream: Watch | None = None
+        self._listing: Closable | None = None
         self._log = log.bind(informer=self.name)
 
     # -- control ---------------------------------------------------------------------------------------------
@@ -129,7 +172,7 @@ class Reflector:
                 need_list = True
                 self._fail("reflector error", exc)
 
-    def _set_listing(self, resp: urllib3.HTTPResponse | None) -> None:
+    def _set_listing(self, resp: Closable | None) -> None:
         with self._lock:
             self._listing = resp
         if resp is not None and self._stop.is_set():
@@ -221,7 +264,7 @@ class Reflector:
 
     def _get_page(self, params: Params, timeout: tuple[float, float]) -> dict[str, Any]:
         metrics.LISTS.labels(self.name).inc()
-        return list_page(self.api_client, self.path, params, timeout, self._set_listing)
+        return self.lister_watcher.list(params, timeout, self._set_listing)
 
     # -- WATCH ---------------------------------------------------------------------------------------------------
     def _watch(self) -> bool:
@@ -233,7 +276,7 @@ class Reflector:
         timeout = (self.options.connect_timeout, self.options.watch_read_timeout)
         metrics.WATCHES.labels(self.name).inc()
         try:
-            stream = WatchStream(self.api_client, self.path, params, timeout)
+            stream = self.lister_watcher.watch(params, timeout)
         except ApiStatusError as exc:
             if self._stop.is_set():
                 return False
