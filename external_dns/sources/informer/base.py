@@ -228,7 +228,13 @@ class InformerSource(Source):
         def fire(*_: Any) -> None:
             handler()
 
-        funcs = ResourceEventHandlerFuncs(on_add=fire, on_update=fire, on_delete=fire)
+        def fire_on_change(old: Any, new: Any) -> None:
+            # An update that changed nothing the cache keeps (a Node heartbeat, a Pod condition time: the
+            # slimmed objects differ only in resourceVersion) needs no sync.
+            if _differs(old, new):
+                handler()
+
+        funcs = ResourceEventHandlerFuncs(on_add=fire, on_update=fire_on_change, on_delete=fire)
         for informer, admit in self._event_sources:
             informer.add_event_handler(funcs if admit is None else FilteringResourceEventHandler(admit, funcs),
                                        resync_period=0)
@@ -272,6 +278,21 @@ class InformerSource(Source):
                 with contextlib.suppress(Exception):
                     emit_problem_events(recorder, fresh)
         return fresh
+
+
+def _differs(old: Any, new: Any) -> bool:
+    """False when two cached versions of an object are equal apart from metadata.resourceVersion."""
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping) or old.keys() != new.keys():
+        return True
+    for key, value in new.items():
+        if key == "metadata" and isinstance(value, Mapping) and isinstance(old[key], Mapping):
+            before = old[key]
+            if before.keys() != value.keys() or any(before[k] != v for k, v in value.items()
+                                                    if k != "resourceVersion"):
+                return True
+        elif old[key] != value:
+            return True
+    return False
 
 
 def _version(obj: Mapping[str, Any] | None) -> str:

@@ -227,3 +227,22 @@ def test_gateway_filtered_by_labels_is_not_reported_missing(kubeapi: KubeAPIServ
     create_with_status(kubeapi, route(hostnames=["a.example.org"], parents=[{"name": "private"}]))
     src = http_source(factory, gw=GatewayOptions(gateway_label_filter="scope=public"))
     assert src.endpoints() == [] and src.problems == []
+
+
+def test_node_heartbeat_does_not_trigger_a_sync(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                                                waiter: Waiter) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "status": {"addresses": [{"type": "ExternalIP", "address": "203.0.113.1"}],
+                       "conditions": [{"type": "Ready", "status": "True", "lastHeartbeatTime": "t0"}]}}
+    created = create_with_status(kubeapi, node)
+    src = NodeInformerSource(factory, SourceOptions(), sync_timeout=10.0)
+    src.add_event_handler(waiter)
+    src.endpoints()
+    assert waiter.until(lambda: waiter.count == 1)  # the initial add
+    for beat in ("t1", "t2", "t3"):  # status heartbeats: nothing the source reads changes
+        created["status"]["conditions"][0]["lastHeartbeatTime"] = beat
+        created = kubeapi.update_status(created)
+    created["status"]["addresses"][0]["address"] = "203.0.113.9"
+    kubeapi.update_status(created)
+    assert waiter.until(lambda: names(src.endpoints()) == {("n1", "A"): ["203.0.113.9"]})
+    assert waiter.count == 2
