@@ -7,7 +7,8 @@ all, label selector `--gateway-label-filter` applied by the API server, as exter
 (their labels, for listeners whose `allowedRoutes.namespaces.from` is `Selector`). Every object is slimmed
 (sources/informer/slim.py: routes keep hostnames, parentRefs and the Accepted condition of each parent;
 Gateways their listeners and addresses). All five route sources share the Gateway and Namespace informers.
-Events: route changes, Gateway changes (a new address or listener changes the records of its routes).
+Events: route changes, Gateway changes (a new address or listener changes the records of its routes),
+Namespace label changes (allowedRoutes selectors).
 The route -> endpoints logic is `objects.gateway`.
 """
 
@@ -79,7 +80,8 @@ class GatewayRouteInformerSource(InformerSource):
         self.gateways = self._informer(GATEWAYS, gateway_transformer(keep, keep_labels=False),
                                        label_selector=gw.gateway_label_filter or None, events=True,
                                        namespace=gw.gateway_namespace or None)
-        self.namespaces = self._informer(NAMESPACES, namespace_transformer, namespace=None)
+        # a namespace's new labels may let an `allowedRoutes` selector admit (or drop) its routes
+        self.namespaces = self._informer(NAMESPACES, namespace_transformer, namespace=None, events=True)
         # server-side filtering replaces the client-side label check (labels are not cached)
         self._lookup_options = GatewayOptions(gw.gateway_name, gw.gateway_namespace, "")
 
