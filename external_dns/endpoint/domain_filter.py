@@ -81,6 +81,13 @@ def _compile(pattern: str, flag: str) -> Any:
         raise ValueError(f"{flag}: invalid regular expression {pattern!r}: {reason}") from exc
 
 
+def _reason(exc: ValueError) -> str:
+    """RE2's own message of a pattern `_compile` refused."""
+    cause = exc.__cause__
+    raw = cause.args[0] if cause is not None and cause.args else str(exc)
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
 class DomainFilter:
     """Include/exclude domain lists, or (when either regex is given) include/exclude regexes."""
 
@@ -180,6 +187,11 @@ class DomainFilter:
             return cls(include=include, exclude=exclude)
         if include or exclude:
             raise ValueError("cannot have both domain list and regex")
+        for key, pattern in (("regexInclude", regex), ("regexExclude", regex_exclusion)):
+            try:
+                _compile(pattern, key)
+            except ValueError as exc:  # external-dns's wording, naming the JSON field
+                raise ValueError(f"invalid {key}: error parsing regexp: {_reason(exc)}") from None
         return cls(regex=regex, regex_exclusion=regex_exclusion)
 
     def __eq__(self, other: object) -> bool:

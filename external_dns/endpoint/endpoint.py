@@ -21,6 +21,7 @@ import dns.reversename
 import structlog
 
 from external_dns.endpoint import validation
+from external_dns.endpoint.gojson import struct_fields
 from external_dns.endpoint.targets import Targets
 
 log = structlog.get_logger(__name__)
@@ -63,6 +64,11 @@ TXT_ENCRYPTION_NONCE = "txt-encryption-nonce"
 # Provider-agnostic provider-specific property names.
 PROVIDER_SPECIFIC_ALIAS = "alias"
 PROVIDER_SPECIFIC_RECORD_TYPE = "record-type"
+
+
+# The JSON fields of an Endpoint (external-dns's struct tags).
+_ENDPOINT_JSON_FIELDS = ("dnsName", "targets", "recordType", "setIdentifier", "recordTTL", "labels",
+                         "providerSpecific")
 
 
 @dataclass(eq=True)
@@ -283,6 +289,7 @@ class Endpoint:
         """Decode the external-dns JSON form. Raises ValueError naming the field on a wrong type."""
         if not isinstance(data, Mapping):
             raise ValueError(f"endpoint must be an object, got {type(data).__name__}")
+        data = struct_fields(data, _ENDPOINT_JSON_FIELDS)  # "DNSName" too, as Go's decoder
         targets = data.get("targets") or []
         if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
             raise ValueError("endpoint field 'targets' must be a list of strings")
@@ -299,6 +306,8 @@ class Endpoint:
             raise ValueError("endpoint field 'providerSpecific' must be a list")
         ps: list[ProviderSpecificProperty] = []
         for item in ps_raw:
+            if isinstance(item, Mapping):
+                item = struct_fields(item, ("name", "value"))
             if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
                 raise ValueError("endpoint field 'providerSpecific' items need a string 'name'")
             ps.append(ProviderSpecificProperty(str(item["name"]), str(item.get("value", ""))))

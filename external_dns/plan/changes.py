@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint, endpoints_from_json, endpoints_to_json
+from external_dns.endpoint.gojson import struct_fields
 
 _JSON_KEYS = (("create", "create"), ("update_old", "updateOld"), ("update_new", "updateNew"), ("delete", "delete"))
 
@@ -47,6 +48,7 @@ class Changes:
     def from_json(cls, data: Mapping[str, Any]) -> Changes:
         if not isinstance(data, Mapping):
             raise ValueError("changes must be a JSON object")
+        data = struct_fields(data, [key for _attr, key in _JSON_KEYS])  # "Create" too, as Go's decoder
         kwargs: dict[str, list[Endpoint]] = {}
         for attr, key in _JSON_KEYS:
             raw = data.get(key) or []

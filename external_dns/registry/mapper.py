@@ -62,6 +62,8 @@ class AffixNameMapper:
         """(endpoint name, record type) for a TXT name; the type is "" for old-format names, and ("", "")
         when the name does not carry this mapper's affix."""
         lower = txt_name.lower()
+        if self.prefix and self.suffix:
+            return "", ""  # both set (the registry refuses it): external-dns maps nothing back either
         if self._is_prefix():
             return self._drop_affix_extract_type(lower)
         dots = self.suffix.count(".")
