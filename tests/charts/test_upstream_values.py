@@ -255,3 +255,10 @@ def test_secret_in_webhook_sidecar_args_renders_and_warns() -> None:
     notes = render_manifests(values)[NOTES]
     assert "WARNING: provider.webhook.args holds a secret (--pdns-api-key)" in notes
     assert "extraArgs holds a secret" not in notes
+
+
+def test_webhook_provider_running_elsewhere_needs_no_sidecar() -> None:
+    objects = render_chart({"provider": "webhook", "extraArgs": ["--webhook-provider-url=http://dns-webhook.dns:8888"]})
+    assert list(containers(objects)) == ["external-dns"]
+    assert [p["name"] for p in find(objects, "Service")["spec"]["ports"]] == ["http"]
+    assert parse_main(objects).webhook_provider_url == "http://dns-webhook.dns:8888"

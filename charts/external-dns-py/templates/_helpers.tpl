@@ -45,6 +45,23 @@
 {{- end }}
 {{- end }}
 
+{{/* "true" when a webhook provider sidecar runs beside external-dns (provider webhook with an image). */}}
+{{- define "external-dns-py.webhookSidecar" -}}
+{{- $webhook := include "external-dns-py.webhook" . | fromYaml }}
+{{- if and (eq (include "external-dns-py.providerName" .) "webhook") (($webhook.image | default dict).repository) }}
+{{- "true" }}
+{{- end }}
+{{- end }}
+
+{{/* "true" when extraArgs point the webhook provider at a URL of their own (a provider running elsewhere). */}}
+{{- define "external-dns-py.externalWebhookUrl" -}}
+{{- range (include "external-dns-py.extraArgs" . | fromYamlArray) }}
+{{- if hasPrefix "--webhook-provider-url=" . }}
+{{- "true" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{/* extraArgs as a YAML list of "--flag=value" strings, from a list or an upstream-style map
 (flag -> value; a list value repeats the flag; null, "" or true give a bare "--flag"). */}}
 {{- define "external-dns-py.extraArgs" -}}
@@ -163,8 +180,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- $provider := include "external-dns-py.providerName" . }}
 {{- $webhook := include "external-dns-py.webhook" . | fromYaml }}
-{{- if and (eq $provider "webhook") (not (($webhook.image | default dict).repository)) }}
-{{- fail "provider.name=webhook needs provider.webhook.image.repository (the webhook provider sidecar)" }}
+{{- if and (eq $provider "webhook") (not (include "external-dns-py.webhookSidecar" .)) (not (include "external-dns-py.externalWebhookUrl" .)) }}
+{{- fail "provider.name=webhook needs provider.webhook.image.repository (the webhook provider sidecar), or --webhook-provider-url in extraArgs for a webhook provider running elsewhere" }}
 {{- end }}
 {{- /* rfc2136.* values are optional: upstream's tutorial configures RFC2136 through extraArgs alone. */}}
 {{- if and (eq $provider "rfc2136") .Values.rfc2136.host }}
@@ -275,7 +292,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- $a = append $a (printf "--rfc2136-batch-change-size=%v" .batchChangeSize) }}
 {{- end }}
-{{- else if eq $provider "webhook" }}
+{{- else if include "external-dns-py.webhookSidecar" . }}
 {{- $a = append $a "--webhook-provider-url=http://localhost:8888" }}
 {{- end }}
 {{- if .Values.leaderElection.enabled }}
