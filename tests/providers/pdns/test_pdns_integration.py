@@ -60,7 +60,7 @@ DESIRED = [
     ep("_sip._udp.example.com", "SRV", "10 60 5060 sip.example.net"),
     ep("delegated.example.org", "NS", "ns1.elsewhere.net", "ns2.elsewhere.net"),
     ep("5.0.0.10.example.org", "PTR", "app.example.org"),
-    ep("example.com", "CAA", '0 issue "letsencrypt.org"'),
+    ep("secure.example.com", "CAA", '0 issue "letsencrypt.org"'),
 ]
 
 
@@ -76,7 +76,7 @@ def test_records_and_ownership_in_two_zones_then_noop(provider: PDNSProvider, pd
     assert com[("www.example.com", "CNAME")] == (300, ["app.example.org."])
     assert com[("inbox.example.com", "MX")] == (300, ["10 mail.example.net.", "20 backup.example.net."])
     assert com[("_sip._udp.example.com", "SRV")] == (300, ["10 60 5060 sip.example.net."])
-    assert com[("example.com", "CAA")] == (300, ['0 issue "letsencrypt.org"'])
+    assert com[("secure.example.com", "CAA")] == (300, ['0 issue "letsencrypt.org"'])
     assert org[("a-app.example.org", "TXT")] == (300, [
         '"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"'])
     assert ("cname-www.example.com", "TXT") in com and ("srv-_sip._udp.example.com", "TXT") in com
