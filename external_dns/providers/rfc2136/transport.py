@@ -31,6 +31,7 @@ import dns.tsigkeyring
 import structlog
 
 from external_dns.providers.provider import ProviderError, SoftError
+from external_dns.providers.rfc2136 import wire
 from external_dns.providers.rfc2136.config import TSIG_ALGORITHMS, RFC2136Config
 
 log = structlog.get_logger(__name__)
@@ -138,6 +139,39 @@ class Connection:
                 if soa_count == 2:
                     return
             yield rrset
+
+    def axfr_records(self, zone: str, read_types: frozenset[str]) -> Iterator[wire.AxfrRecord]:
+        """Every record of a zone by AXFR as compact records (wire.AxfrReader: no dnspython object per
+        record): the opening SOA first, then the records of `read_types`; the closing SOA is not repeated."""
+        t = self.transport
+        query = dns.message.make_query(dns.name.from_text(zone), dns.rdatatype.AXFR, dns.rdataclass.IN)
+        t.sign(query)
+        if self.sock is None:
+            self.sock = self._open()
+        sock = self.sock
+        try:
+            _write(sock, query.to_wire(prepend_length=True), time.monotonic() + t.config.timeout)
+            reader = wire.AxfrReader(query, read_types)
+            soa_count = 0
+            while True:
+                # Each message of a long transfer gets its own timeout.
+                rcode, records = reader.feed(_read_message_wire(sock, time.monotonic() + t.config.timeout))
+                if rcode != dns.rcode.NOERROR:
+                    raise AxfrRefused(zone, self.host, dns.rcode.to_text(dns.rcode.Rcode.make(rcode)))
+                if soa_count == 0 and (not records or records[0].rtype != "SOA"):
+                    raise AxfrRefused(zone, self.host, "no SOA at the start of the transfer")
+                for rec in records:
+                    if rec.rtype == "SOA":
+                        soa_count += 1
+                        if soa_count == 2:
+                            if reader.keyring is not None and not reader.last_signed:
+                                raise dns.exception.FormError(  # type: ignore[no-untyped-call]
+                                    "the last message of the transfer is not signed")
+                            return
+                    yield rec
+        finally:
+            # A transfer stream cannot be reused for anything else.
+            self.close()
 
     def ixfr(self, zone: str, serial: int) -> Generator[dns.rrset.RRset, None, None]:
         """The raw IXFR answer since `serial`, one RR per rrset, in order. The caller reads until its end
