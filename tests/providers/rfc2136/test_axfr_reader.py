@@ -63,7 +63,7 @@ def soa(serial: int) -> dns.rrset.RRset:
 
 def reference(query: dns.message.Message, messages: list[bytes]) -> list[tuple[str, str, int, tuple[str, ...]]]:
     """What dnspython's reader gives, in the provider's read-back form."""
-    out = []
+    out: list[tuple[str, str, int, tuple[str, ...]]] = []
     ctx = None
     for i, data in enumerate(messages):
         m = dns.message.from_wire(data, keyring=query.keyring, request_mac=query.mac, xfr=True, tsig_ctx=ctx,
@@ -85,7 +85,7 @@ def reference(query: dns.message.Message, messages: list[bytes]) -> list[tuple[s
 
 def compact(query: dns.message.Message, messages: list[bytes]) -> list[tuple[str, str, int, tuple[str, ...]]]:
     reader = wire.AxfrReader(query, TYPES)
-    out = []
+    out: list[tuple[str, str, int, tuple[str, ...]]] = []
     for data in messages:
         rcode, records = reader.feed(data)
         assert rcode == 0
