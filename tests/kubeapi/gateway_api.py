@@ -5,7 +5,8 @@ custom resources with a status subresource.
 Their structural schemas cover the fields external-dns reads, with the upstream CRDs' rules on them
 (patterns, enums, ranges, required fields, list bounds): host names, listeners (name, hostname, port,
 protocol, allowedRoutes), parentRefs, route parent statuses with metav1.Conditions, Gateway addresses.
-Fields not listed at a level whose properties are listed are pruned, as the real server prunes fields a
+Structural defaults are applied (parentRef group and kind, a listener's allowedRoutes `from: Same`, an
+HTTPRoute's default rule). Fields not listed at a level whose properties are listed are pruned, as the real server prunes fields a
 CRD does not declare; the levels we do not read (rules, tls, infrastructure) keep everything.
 """
 
@@ -31,7 +32,7 @@ _PROTOCOL: Schema = {"type": "string", "minLength": 1, "maxLength": 255,
                                 + r"\/[A-Za-z0-9]+$"}
 
 PARENT_REF: Schema = {"type": "object", "required": ["name"], "properties": {
-    "group": _GROUP, "kind": _KIND, "namespace": _NAMESPACE, "name": _NAME, "sectionName": _SECTION_NAME,
+    "group": {**_GROUP, "default": GROUP}, "kind": {**_KIND, "default": "Gateway"}, "namespace": _NAMESPACE, "name": _NAME, "sectionName": _SECTION_NAME,
     "port": _PORT}}
 
 CONDITION: Schema = {"type": "object", "required": ["lastTransitionTime", "message", "reason", "status", "type"],
@@ -61,10 +62,12 @@ _ROUTE_STATUS: Schema = {"type": "object", "required": ["parents"], "properties"
 _PARENT_REFS: Schema = {"type": "array", "maxItems": 32, "items": PARENT_REF}
 _HOSTNAMES: Schema = {"type": "array", "maxItems": 16, "items": _HOSTNAME}
 _RULES: Schema = {"type": "array", "maxItems": 16, "items": {"type": "object"}}
+_HTTP_RULES_DEFAULT = [{"matches": [{"path": {"type": "PathPrefix", "value": "/"}}]}]
 
 
-def _route(with_hostnames: bool, rules_required: bool) -> Schema:
-    spec: Schema = {"type": "object", "properties": {"parentRefs": _PARENT_REFS, "rules": _RULES}}
+def _route(with_hostnames: bool, rules_required: bool, rules_default: list[Any] | None = None) -> Schema:
+    rules = {**_RULES, "default": rules_default} if rules_default is not None else _RULES
+    spec: Schema = {"type": "object", "properties": {"parentRefs": _PARENT_REFS, "rules": rules}}
     if with_hostnames:
         spec["properties"]["hostnames"] = _HOSTNAMES
     if rules_required:
@@ -79,13 +82,14 @@ _LISTENER: Schema = {"type": "object", "required": ["name", "port", "protocol"],
     "port": _PORT,
     "protocol": _PROTOCOL,
     "tls": {"type": "object"},
-    "allowedRoutes": {"type": "object", "properties": {
-        "namespaces": {"type": "object", "properties": {
-            "from": {"type": "string", "enum": ["All", "Selector", "Same"]},
+    "allowedRoutes": {"type": "object", "default": {"namespaces": {"from": "Same"}}, "properties": {
+        "namespaces": {"type": "object", "default": {"from": "Same"}, "properties": {
+            "from": {"type": "string", "enum": ["All", "Selector", "Same"], "default": "Same"},
             "selector": {"type": "object"},
         }},
         "kinds": {"type": "array", "maxItems": 8, "items": {
-            "type": "object", "required": ["kind"], "properties": {"group": _GROUP, "kind": _KIND}}},
+            "type": "object", "required": ["kind"], "properties": {"group": {**_GROUP, "default": GROUP},
+                                                                    "kind": _KIND}}},
     }},
 }}
 
@@ -109,7 +113,7 @@ GATEWAY_SCHEMA: Schema = {"type": "object", "required": ["spec"], "properties": 
 
 SCHEMAS: dict[tuple[str, str], Schema] = {
     (f"{GROUP}/v1", "Gateway"): GATEWAY_SCHEMA,
-    (f"{GROUP}/v1", "HTTPRoute"): _route(with_hostnames=True, rules_required=False),
+    (f"{GROUP}/v1", "HTTPRoute"): _route(with_hostnames=True, rules_required=False, rules_default=_HTTP_RULES_DEFAULT),
     (f"{GROUP}/v1", "GRPCRoute"): _route(with_hostnames=True, rules_required=False),
     (f"{GROUP}/v1alpha2", "TLSRoute"): _route(with_hostnames=True, rules_required=True),
     (f"{GROUP}/v1alpha2", "TCPRoute"): _route(with_hostnames=False, rules_required=True),

@@ -5,7 +5,7 @@ Schemas: DNSEndpoint (externaldns.k8s.io/v1alpha1, external-dns' config/crd) and
 spec.rootHost required, 1-255 chars; spec.ownerID 6-36 chars; both immutable, checked by `check_transition`);
 kinds without a schema keep every field (x-kubernetes-preserve-unknown-fields). Supported keywords: type,
 properties, additionalProperties, items, required, minLength, maxLength, enum, pattern, minimum, maximum,
-minItems, maxItems. Gateway API kinds: gateway_api.py.
+minItems, maxItems, default. Gateway API kinds: gateway_api.py.
 """
 
 from __future__ import annotations
@@ -140,6 +140,9 @@ def _walk(value: Any, schema: Schema, path: str, errors: list[tuple[str, str, st
         props: dict[str, Schema] | None = schema.get("properties")
         extra: Schema | None = schema.get("additionalProperties")
         out: dict[str, Any] = {}
+        for k, sub in (props or {}).items():  # structural defaults of absent fields, as the API server
+            if k not in value and "default" in sub:
+                value = {**value, k: json.loads(json.dumps(sub["default"]))}
         for k, v in value.items():
             if props is not None and k in props:
                 out[k] = _walk(v, props[k], f"{path}.{k}", errors)

@@ -51,7 +51,9 @@ def test_route_status_subresource(raw: RawClient, kind: str) -> None:
     st["spec"]["parentRefs"] = [{"name": "other"}]
     st["status"] = {"parents": []}
     upd = raw.request("PUT", path(kind, name="echo"), st).json
-    assert upd["metadata"]["generation"] == 2 and upd["status"]["parents"][0]["parentRef"] == {"name": "gw"}
+    assert upd["metadata"]["generation"] == 2
+    assert upd["status"]["parents"][0]["parentRef"] == {"group": "gateway.networking.k8s.io", "kind": "Gateway",
+                                                       "name": "gw"}
 
 
 def test_gateway_status_addresses_and_watch(raw: RawClient, kubeapi: KubeAPIServer) -> None:
@@ -72,11 +74,25 @@ def test_unknown_fields_pruned_known_kept(raw: RawClient) -> None:
     body["spec"]["rules"][0]["filters"] = [{"type": "RequestHeaderModifier"}]
     body["spec"]["parentRefs"][0]["bogus"] = "x"
     got = raw.request("POST", path("HTTPRoute"), body).json
-    assert "notAField" not in got["spec"] and got["spec"]["parentRefs"] == [{"name": "gw"}]
+    assert "notAField" not in got["spec"] and "bogus" not in got["spec"]["parentRefs"][0]
     assert got["spec"]["rules"][0]["filters"] == [{"type": "RequestHeaderModifier"}]
     # TCPRoutes have no spec.hostnames: the field is pruned
     tcp = raw.request("POST", path("TCPRoute"), route("TCPRoute", hostnames=["a.example.org"], status=False)).json
     assert "hostnames" not in tcp["spec"]
+
+
+def test_structural_defaults(raw: RawClient) -> None:
+    rt = route(status=False)
+    del rt["spec"]["rules"]
+    got = raw.request("POST", path("HTTPRoute"), rt).json
+    assert got["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw"}]
+    assert got["spec"]["rules"] == [{"matches": [{"path": {"type": "PathPrefix", "value": "/"}}]}]
+    gw = raw.request("POST", path("Gateway"), gateway(listeners=[listener(), listener(
+        "other", allowedRoutes={"kinds": [{"kind": "HTTPRoute"}]})])).json
+    assert gw["spec"]["listeners"][0]["allowedRoutes"] == {"namespaces": {"from": "Same"}}
+    assert gw["spec"]["listeners"][1]["allowedRoutes"] == {"namespaces": {"from": "Same"},
+                                                           "kinds": [{"group": "gateway.networking.k8s.io",
+                                                                      "kind": "HTTPRoute"}]}
 
 
 def test_route_spec_validation(raw: RawClient) -> None:
