@@ -30,6 +30,7 @@ from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, ProviderError, zone_for_name
+from external_dns.providers.snapshot import ZoneSnapshot
 
 log = structlog.get_logger(__name__)
 
@@ -93,6 +94,7 @@ class InMemoryProvider(Provider):
     def __init__(self, zones: Iterable[str] = (), domain_filter: DomainFilter | None = None) -> None:
         self._lock = threading.Lock()
         self._zones: dict[str, dict[Key, Endpoint]] = {}
+        self._snapshots: dict[str, ZoneSnapshot] = {}  # kept in step with every write
         self._domain_filter = domain_filter
         for zone in zones:
             self.create_zone(zone)
@@ -200,3 +202,19 @@ class InMemoryProvider(Provider):
                 for ep in zc.delete:
                     log.debug(f"DELETE: {ep}", zone=zone)
                     records.pop(ep.key(), None)
+                snap = self._snapshots.get(zone)
+                if snap is not None:
+                    snap.apply(Changes(create=zc.create, update_old=zc.update_old, update_new=zc.update_new,
+                                       delete=zc.delete))
+
+    cheap_snapshots = True  # zone_snapshot costs nothing: the snapshot follows every write
+
+    def zone_snapshot(self, zone: str) -> ZoneSnapshot:
+        """The zone's snapshot, made on first use and then kept in step with every write."""
+        name = zone.rstrip(".").lower()
+        with self._lock:
+            snap = self._snapshots.get(name)
+            if snap is None:
+                snap = ZoneSnapshot(name, [ep.copy() for ep in self._zones.get(name, {}).values()])
+                self._snapshots[name] = snap
+            return snap

@@ -19,9 +19,11 @@ from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import normalize_zone, zone_for_name
 from external_dns.plan.changes import Changes
+from external_dns.providers.snapshot import ZoneSnapshot
 
 __all__ = ["CachedProvider", "Provider", "ProviderError", "SoftError", "ensure_trailing_dot", "zone_for_name"]
 
+_SNAPSHOTS_LOCK = threading.Lock()
 SUPPORTED_RECORD_TYPES = ("A", "AAAA", "CNAME", "DNAME", "SRV", "TXT", "NS", "MX", "PTR", "NAPTR")
 
 
@@ -36,6 +38,10 @@ class SoftError(ProviderError):
 
 class Provider(ABC):
     """A DNS backend."""
+
+    # True when `zone_snapshot` is cheap for an unchanged zone (a serial or stat check, or kept in step with
+    # every write): the TXT registry then serves `records()` from its per-zone ownership maps.
+    cheap_snapshots = False
 
     @abstractmethod
     def records(self) -> list[Endpoint]:
@@ -56,6 +62,22 @@ class Provider(ABC):
     def zones(self) -> Sequence[str]:
         """The zone names this provider manages ("" = one zone without a name, holding everything)."""
         return ("",)
+
+    def zone_records(self, zone: str) -> list[Endpoint]:
+        """The records of one zone (one of `zones()`): by default `records()` filtered by `zone_for_name`.
+        Providers that can read a single zone override it."""
+        zones = list(self.zones()) or [""]
+        return [ep for ep in self.records() if zone_for_name(ep.dns_name, zones) == zone]
+
+    def zone_snapshot(self, zone: str) -> ZoneSnapshot:
+        """The zone's records as a `ZoneSnapshot` (providers/snapshot.py), brought up to date now. By default
+        a full `zone_records(zone)` per call, diffed into a kept snapshot (exact, not cheap); providers that
+        can tell cheaply whether a zone moved override it."""
+        with _SNAPSHOTS_LOCK:
+            snaps: dict[str, ZoneSnapshot] = self.__dict__.setdefault("_zone_snapshots_", {})
+            snap = snaps.setdefault(zone, ZoneSnapshot(zone))
+        snap.replace_all(self.zone_records(zone))
+        return snap
 
     def record_default_ttl(self, zone: str) -> int:
         """The TTL a record without one (TTL 0) gets in `zone`, shown by the plan outputs: a provider's
@@ -95,6 +117,7 @@ class CachedProvider(Provider):
         self._lock = threading.Lock()
         self._cached: list[Endpoint] | None = None
         self._fetched_at = 0.0
+        self._zone_snaps: dict[str, tuple[ZoneSnapshot, float]] = {}  # zone -> (snapshot, read at)
 
     def _fresh(self) -> bool:
         return self._cached is not None and self._clock() - self._fetched_at < self.refresh_interval
@@ -117,7 +140,36 @@ class CachedProvider(Provider):
         with self._lock:
             self._cached = None
         CACHE_CALLS.apply_call()
-        self.provider.apply_changes(changes)
+        try:
+            self.provider.apply_changes(changes)
+        except BaseException:
+            with self._lock:  # what the provider holds now is unknown: every zone is read again
+                self._zone_snaps.clear()
+            raise
+        with self._lock:  # our own successful write, folded into the zone snapshots it touched
+            for zone, part in _changes_by_zone(changes, list(self.provider.zones()) or [""]).items():
+                kept = self._zone_snaps.get(zone)
+                if kept is not None:
+                    kept[0].apply(part)
+
+    def zone_records(self, zone: str) -> list[Endpoint]:
+        return [ep.copy() for ep in self.zone_snapshot(zone).endpoints()]
+
+    def zone_snapshot(self, zone: str) -> ZoneSnapshot:
+        """Within `refresh_interval` of the zone's last read the kept snapshot (with our own writes folded
+        in); after it, or after a failed write, the zone is read again and diffed into the snapshot."""
+        with self._lock:
+            kept = self._zone_snaps.get(zone)
+            if kept is not None and self._clock() - kept[1] < self.refresh_interval:
+                CACHE_CALLS.records_call(from_cache=True)
+                return kept[0]
+        CACHE_CALLS.records_call(from_cache=False)
+        records = self.provider.zone_records(zone)
+        with self._lock:
+            snap = kept[0] if kept is not None else ZoneSnapshot(zone)
+            snap.replace_all(records)
+            self._zone_snaps[zone] = (snap, self._clock())
+            return snap
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         return self.provider.adjust_endpoints(endpoints)
@@ -130,6 +182,17 @@ class CachedProvider(Provider):
 
     def record_default_ttl(self, zone: str) -> int:
         return self.provider.record_default_ttl(zone)
+
+
+def _changes_by_zone(changes: Changes, zones: Sequence[str]) -> dict[str, Changes]:
+    """`changes` split by the zone of each endpoint (names in no zone are left out)."""
+    out: dict[str, Changes] = {}
+    for attr in ("create", "update_old", "update_new", "delete"):
+        for ep in getattr(changes, attr):
+            zone = zone_for_name(ep.dns_name, zones)
+            if zone is not None:
+                getattr(out.setdefault(zone, Changes()), attr).append(ep)
+    return out
 
 
 class _CacheCallsCollector:

@@ -8,11 +8,12 @@ track ownership (noop), which turns off the plan's owner filtering.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
-from external_dns.providers.provider import Provider
+from external_dns.providers.provider import Provider, zone_for_name
 
 
 class Registry(ABC):
@@ -25,6 +26,14 @@ class Registry(ABC):
     @abstractmethod
     def apply_changes(self, changes: Changes) -> None:
         """Write the changes and their ownership records."""
+
+    def zone_records(self, zone: str, names: Iterable[str] | None = None) -> list[Endpoint]:
+        """`records()` of one zone of the provider (of `names` only, when given: lower case, no trailing dot).
+        By default a filtered `records()`; the TXT registry answers from per-zone ownership maps."""
+        zones = list(self.provider.zones()) or [""]
+        wanted = None if names is None else {n.lower().rstrip(".") for n in names}
+        return [ep for ep in self.records() if zone_for_name(ep.dns_name, zones) == zone
+                and (wanted is None or ep.dns_name.lower().rstrip(".") in wanted)]
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         return self.provider.adjust_endpoints(endpoints)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import timedelta
 
 import structlog
@@ -55,10 +55,11 @@ from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.utils import filter_endpoints_by_owner_id
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import is_managed_record
-from external_dns.providers.provider import Provider
+from external_dns.providers.provider import Provider, zone_for_name
 from external_dns.registry.admission import admit_owned
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.registry import Registry
+from external_dns.registry.zone_owners import OwnershipIndex, ZoneOwners
 
 log = structlog.get_logger(__name__)
 
@@ -126,6 +127,9 @@ class TXTRegistry(Registry):
         self._stored_txts: dict[_TxtKey, list[str]] = {}
         self._have_read = False  # whether _stored_txts describes the provider (a read happened)
         self._warned_legacy: set[str] = set()
+        # per-zone ownership maps fed by the provider's zone snapshots (registry/zone_owners.py)
+        self._owners = OwnershipIndex(self, self.mapper.to_endpoint_name, self.wildcard_replacement,
+                                      self._stored_txts)
 
     def __repr__(self) -> str:
         return (
@@ -165,8 +169,17 @@ class TXTRegistry(Registry):
             stored = self._stored_txts.pop(_txt_key(txt), None)
             if stored:
                 txt.targets = Targets(stored)
-            out.append((txt, stored is not None or not self._have_read))
+            out.append((txt, stored is not None or not self._txts_known(txt.dns_name)))
         return out
+
+    def _txts_known(self, txt_name: str) -> bool:
+        """Whether the table of stored TXT values describes the provider at `txt_name`: after a full read, or
+        when the name's zone has an ownership map."""
+        if self._have_read:
+            return True
+        if not self._owners.zones:
+            return False
+        return zone_for_name(txt_name, list(self.provider.zones()) or [""]) in self._owners.zones
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         """The provider's adjustment, after dropping (with a warning) the endpoints whose ownership record
@@ -175,8 +188,28 @@ class TXTRegistry(Registry):
         return self.provider.adjust_endpoints(endpoints if len(admitted) == len(endpoints) else admitted)
 
     # -- reading --------------------------------------------------------------------------------------------
+    def zone_records(self, zone: str, names: Iterable[str] | None = None) -> list[Endpoint]:
+        """`records()` of one zone (of `names` only, when given), from the zone's ownership map, which follows
+        the provider's zone snapshot name by name (registry/zone_owners.py): an unchanged zone costs the
+        provider's freshness check, a changed one the names that changed."""
+        with self._lock:
+            return self._zone_owners(zone).records(names)
+
+    def _zone_owners(self, zone: str) -> ZoneOwners:
+        return self._owners.refresh(zone, self.provider.zone_snapshot, list(self.provider.zones()) or [""])
+
     def records(self) -> list[Endpoint]:
         """The provider's records without the ownership TXT records, with their labels attached."""
+        if getattr(self.provider, "cheap_snapshots", False) and self.cache_interval <= 0:
+            # Every zone from its ownership map: only the names that moved since the last read are redone.
+            with self._lock:
+                out: list[Endpoint] = []
+                zones = sorted(self.provider.zones(), key=len)  # parents first: see registry/zone_owners.py
+                for zone in zones:
+                    self._zone_owners(zone)
+                for zone in zones:
+                    out.extend(self._owners.zones[zone].records())
+                return out
         with self._lock:
             if self._cache is not None and self._clock() - self._cache_time < self.cache_interval:
                 log.debug("Using cached records.")
@@ -199,51 +232,66 @@ class TXTRegistry(Registry):
             if not record.targets:
                 log.error(f"TXT record has no targets {record.dns_name}", dns_name=record.dns_name)
                 continue
-            try:
-                labels = parse_labels(record.targets[0], self._aes_key)
-            except InvalidHeritageError:
+            labels = self._ownership_labels(record)
+            if labels is None:
                 endpoints.append(record.copy())  # not an ownership record: an ordinary record without owner
                 continue
             name, rtype = self.mapper.to_endpoint_name(record.dns_name)
             label_map[(name, rtype, record.set_identifier)] = labels
             txt_names.add(record.dns_name.lower())
             stored[_txt_key(record)] = list(record.targets)
+        self._owners.clear()  # the zone maps kept the old table in step
         self._stored_txts = stored
+        self._owners.stored_txts = stored
         self._have_read = True
 
         for ep in endpoints:
-            first, dot, rest = ep.dns_name.lower().partition(".")
-            if self.wildcard_replacement and first == "*":
-                first = self.wildcard_replacement
-            lookup = first + dot + rest
-            found = label_map.get((lookup, ep.record_type, ep.set_identifier))
-            if _is_alias_a_record(ep):
-                legacy = label_map.get((lookup, RECORD_TYPE_CNAME, ep.set_identifier))
-                if legacy is not None:
-                    if found is None:
-                        found = legacy
-                    self._warn_legacy_alias_txt(ep.dns_name)
-            if found is None and ep.record_type != RECORD_TYPE_AAAA:
-                found = label_map.get((lookup, "", ep.set_identifier))
-            if found is not None:
-                ep.labels.update(found)
-            migrated = False
-            if self.old_owner_id and ep.labels.get(OWNER_LABEL_KEY) == self.old_owner_id:
-                ep.labels[OWNER_LABEL_KEY] = self._owner_id
-                migrated = True
-            if (
-                txt_names
-                and ep.labels.get(OWNER_LABEL_KEY) == self._owner_id
-                and is_managed_record(ep.record_type, self.managed_record_types, self.exclude_record_types)
-                and (
-                    migrated
-                    or self.mapper.to_txt_name(ep.dns_name, ep.record_type).removesuffix(".").lower() not in txt_names
-                )
-            ):
-                # The TXT this owner would write is missing or still names the old owner: make the plan
-                # update the record, so the update writes the TXT.
-                ep.set_provider_specific_property(PROVIDER_SPECIFIC_FORCE_UPDATE, "true")
+            self._attach_labels(ep, label_map, txt_names)
         return endpoints
+
+    def _attach_labels(self, ep: Endpoint, label_map: Mapping[_LabelKey, dict[str, str]],
+                       txt_names: Collection[str]) -> None:
+        """Attach the ownership labels `label_map` holds for `ep` (new format, legacy `cname-` for an A alias,
+        old format) and mark it for a forced update when its new-format TXT (`txt_names`: the ownership TXT
+        names read, lower case) is missing or names the old owner."""
+        first, dot, rest = ep.dns_name.lower().partition(".")
+        if self.wildcard_replacement and first == "*":
+            first = self.wildcard_replacement
+        lookup = first + dot + rest
+        found = label_map.get((lookup, ep.record_type, ep.set_identifier))
+        if _is_alias_a_record(ep):
+            legacy = label_map.get((lookup, RECORD_TYPE_CNAME, ep.set_identifier))
+            if legacy is not None:
+                if found is None:
+                    found = legacy
+                self._warn_legacy_alias_txt(ep.dns_name)
+        if found is None and ep.record_type != RECORD_TYPE_AAAA:
+            found = label_map.get((lookup, "", ep.set_identifier))
+        if found is not None:
+            ep.labels.update(found)
+        migrated = False
+        if self.old_owner_id and ep.labels.get(OWNER_LABEL_KEY) == self.old_owner_id:
+            ep.labels[OWNER_LABEL_KEY] = self._owner_id
+            migrated = True
+        if (
+            txt_names
+            and ep.labels.get(OWNER_LABEL_KEY) == self._owner_id
+            and is_managed_record(ep.record_type, self.managed_record_types, self.exclude_record_types)
+            and (
+                migrated
+                or self.mapper.to_txt_name(ep.dns_name, ep.record_type).removesuffix(".").lower() not in txt_names
+            )
+        ):
+            # The TXT this owner would write is missing or still names the old owner: make the plan
+            # update the record, so the update writes the TXT.
+            ep.set_provider_specific_property(PROVIDER_SPECIFIC_FORCE_UPDATE, "true")
+
+    def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None:
+        """The labels of an ownership TXT record (with targets); None when it is an ordinary TXT."""
+        try:
+            return parse_labels(record.targets[0], self._aes_key)
+        except InvalidHeritageError:
+            return None
 
     def _warn_legacy_alias_txt(self, dns_name: str) -> None:
         legacy = self.mapper.to_txt_name(dns_name, RECORD_TYPE_CNAME)
@@ -323,7 +371,9 @@ class TXTRegistry(Registry):
             with self._lock:
                 # What the provider holds is unknown now: read everything again next time.
                 self._cache = None
+                self._owners.clear()
                 self._stored_txts = {}
+                self._owners.stored_txts = self._stored_txts
                 self._have_read = False
             raise
 

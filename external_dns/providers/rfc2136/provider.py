@@ -57,6 +57,7 @@ from external_dns.providers.rfc2136.transport import (
     TsigRejected,
     Unreachable,
 )
+from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
 
 log = structlog.get_logger(__name__)
 
@@ -154,6 +155,8 @@ class RFC2136Provider(Provider):
         self._warned_no_axfr = False
         self._lock = threading.Lock()  # reads and writes of the zone snapshots are serialised
         self._snapshots: dict[str, ZoneSnapshot] = {}
+        # zone -> (by-name snapshot, the rrset snapshot it was last brought up to date from)
+        self._by_name: dict[str, tuple[ByNameSnapshot, ZoneSnapshot | None]] = {}
 
     # -- zones ----------------------------------------------------------------------------------------------
     def zones(self) -> Sequence[str]:
@@ -186,6 +189,28 @@ class RFC2136Provider(Provider):
             for zone in sorted(self._zones, key=lambda z: (-len(self._origins[z]), z)):
                 out.extend(self._zone_snapshot(zone).endpoints())
         return out
+
+    cheap_snapshots = True  # zone_snapshot costs one SOA query while the zone has not moved
+
+    def zone_snapshot(self, zone: str) -> ByNameSnapshot:
+        """The zone by name (providers/snapshot.py), as exact as `records()`: an unchanged SOA serial costs one
+        query; an IXFR or our own write redoes only the names it touched; a new transfer is diffed by name."""
+        name = zone or "."
+        with self._lock, gc_paused():
+            kept = self._by_name.get(name)
+            by_name = kept[0] if kept is not None else ByNameSnapshot(zone)
+            if not self.config.axfr or name not in self._origins:
+                by_name.replace_all([])
+                return by_name
+            rrsets = self._zone_snapshot(name)
+            if kept is None or kept[1] is not rrsets:
+                by_name.replace_all(rrsets.endpoints())
+                rrsets.take_touched()
+            else:
+                for key in rrsets.take_touched():
+                    by_name.set_name(key, rrsets.endpoints_at(key))
+            self._by_name[name] = (by_name, rrsets)
+            return by_name
 
     def _zone_snapshot(self, zone: str) -> ZoneSnapshot:
         """The zone's records: the snapshot when the SOA serial has not moved, else a fresh AXFR."""

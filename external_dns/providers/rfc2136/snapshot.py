@@ -8,6 +8,8 @@ between: serial after == serial before + number of UPDATE messages (BIND's defau
 `serial-update-method increment`; another method simply never matches). Anything uncertain drops the
 snapshot and the next read is a full AXFR: a serial mismatch, any failed message, or a write the server may
 silently ignore (data next to a CNAME, removing apex NS). Snapshots older than `MAX_AGE` are re-read anyway.
+Every change records its name in `touched`, so the provider's by-name zone snapshot
+(providers/snapshot.py) is brought up to date name by name after an IXFR or our own write.
 """
 
 from __future__ import annotations
@@ -72,12 +74,14 @@ class ZoneSnapshot:
         self.taken_at = time.monotonic() if taken_at is None else taken_at
         self._rrsets: dict[tuple[str, str], _Rrset] = {}
         self._types: dict[str, tuple[str, ...]] = {}  # lower-case name -> record types present
+        self.touched: set[str] = set()  # lower-case names changed since `take_touched` (for by-name readers)
 
     def fresh(self) -> bool:
         return time.monotonic() - self.taken_at < MAX_AGE
 
     def add(self, name: str, rtype: str, ttl: int, targets: Iterable[str]) -> None:
         key = (name.lower(), rtype)
+        self.touched.add(key[0])
         rrset = self._rrsets.get(key)
         if rrset is None:
             self._rrsets[key] = _Rrset(name, ttl, tuple(dict.fromkeys(targets)))
@@ -92,6 +96,7 @@ class ZoneSnapshot:
         rrset = self._rrsets.get(key)
         if rrset is None:
             return
+        self.touched.add(key[0])
         left = () if targets is None else tuple(t for t in rrset.targets if t not in targets)
         if left:
             self._rrsets[key] = rrset._replace(targets=left)
@@ -134,6 +139,19 @@ class ZoneSnapshot:
         with gc_paused():
             return [Endpoint(dns_name=r.name, record_type=rtype, targets=Targets(r.targets), record_ttl=r.ttl)
                     for (_n, rtype), r in self._rrsets.items()]
+
+    def endpoints_at(self, name: str) -> list[Endpoint]:
+        """Fresh endpoints of the rrsets at one lower-case name."""
+        out: list[Endpoint] = []
+        for rtype in self._types.get(name, ()):
+            r = self._rrsets[(name, rtype)]
+            out.append(Endpoint(dns_name=r.name, record_type=rtype, targets=Targets(r.targets), record_ttl=r.ttl))
+        return out
+
+    def take_touched(self) -> set[str]:
+        """The names changed since the last call (and forget them)."""
+        touched, self.touched = self.touched, set()
+        return touched
 
     def __len__(self) -> int:
         return len(self._rrsets)

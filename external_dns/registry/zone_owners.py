@@ -1,0 +1,216 @@
+"""The TXT registry's ownership maps, kept per zone and brought up to date name by name from the provider's
+zone snapshots (providers/snapshot.py) instead of re-reading the zones.
+
+`ZoneOwners.refresh()` asks its zone's snapshot which names changed since the version it last saw and redoes
+only those: the ownership TXTs at a changed name give or take labels (`OwnershipIndex.labels`, shared by
+every zone of the registry: with a `--txt-prefix` the TXT of a zone's apex record sits in the parent zone),
+and every record at an affected name, in whichever zone it lives, is labelled again with the registry's own
+rule (`TXTRegistry._attach_labels`). The result equals a full read. A new snapshot object or a journal that
+no longer reaches back rebuilds that zone; the first or last ownership TXT of the registry relabels
+everything (the forced-update rule looks at whether any exists). Callers refresh ancestor zones before their
+children (`OwnershipIndex.refresh`).
+
+Not thread-safe on its own: the registry calls it under its lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+import structlog
+
+from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, RECORD_TYPE_TXT, Endpoint
+from external_dns.providers.provider import zone_for_name
+from external_dns.providers.snapshot import ZoneSnapshot, name_key
+
+log = structlog.get_logger(__name__)
+
+LabelKey = tuple[str, str, str]  # (endpoint name lower-case, record type or "", set identifier)
+TxtKey = tuple[str, str]  # (TXT name lower-case, set identifier)
+
+
+class Labeller(Protocol):
+    """What the maps need from the registry."""
+
+    def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None: ...
+
+    def _attach_labels(self, ep: Endpoint, label_map: dict[LabelKey, dict[str, str]],
+                       txt_names: set[str]) -> None: ...
+
+
+class OwnershipIndex:
+    """Every zone's map and the tables they share."""
+
+    def __init__(self, registry: Labeller, to_endpoint_name: Callable[[str], tuple[str, str]],
+                 wildcard_replacement: str, stored_txts: dict[TxtKey, list[str]]) -> None:
+        self.registry = registry
+        self.to_endpoint_name = to_endpoint_name
+        self.wildcard = wildcard_replacement
+        self.stored_txts = stored_txts  # the registry's table of TXT values, kept in step
+        self.labels: dict[LabelKey, dict[str, str]] = {}
+        self.txt_names: set[str] = set()
+        self.zones: dict[str, ZoneOwners] = {}
+        self.zone_list: list[str] = []
+
+    def refresh(self, zone: str, snapshot_of: Callable[[str], ZoneSnapshot], zone_list: list[str]) -> ZoneOwners:
+        """The zone's map, up to date, after its ancestor zones' maps (their TXTs may label its apex)."""
+        self.zone_list = zone_list
+        chain = sorted((z for z in zone_list if _inside(zone, z)), key=lambda z: len(name_key(z)))
+        owners: ZoneOwners | None = None
+        for z in chain or [zone]:
+            snap = snapshot_of(z)
+            owners = self.zones.get(z)
+            if owners is None or owners.snapshot is not snap:
+                if owners is not None:
+                    owners.drop()
+                owners = ZoneOwners(z, snap, self)
+                self.zones[z] = owners
+            owners.refresh()
+        assert owners is not None
+        return owners
+
+    def relabel(self, names: set[str]) -> None:
+        """Label the records at `names` again, each in its own zone's map."""
+        for name in list(names):
+            first, dot, rest = name.partition(".")
+            if self.wildcard and first == self.wildcard:
+                names.add("*" + dot + rest)
+        by_zone: dict[str | None, set[str]] = {}
+        for name in names:
+            by_zone.setdefault(zone_for_name(name, self.zone_list or [""]), set()).add(name)
+        for zone, part in by_zone.items():
+            owners = self.zones.get(zone) if zone is not None else None
+            if owners is not None:
+                owners.relabel(part)
+
+    def relabel_all(self) -> None:
+        for owners in self.zones.values():
+            owners.relabel(set(owners.labelled) | set(owners.snapshot.names()))
+
+    def clear(self) -> None:
+        for owners in list(self.zones.values()):
+            owners.drop()
+        self.zones.clear()
+
+
+class ZoneOwners:
+    """One zone's labelled records and the ownership TXTs read from it (see the module docstring)."""
+
+    def __init__(self, zone: str, snapshot: ZoneSnapshot, index: OwnershipIndex) -> None:
+        self.zone = zone
+        self.snapshot = snapshot
+        self.index = index
+        self.version = -1
+        self._from_txt: dict[str, list[LabelKey]] = {}  # snapshot name -> label keys its TXTs give
+        self._stored_at: dict[str, list[TxtKey]] = {}  # snapshot name -> TXT keys stored from it
+        self.labelled: dict[str, list[Endpoint]] = {}  # name -> its records with labels (ownership TXTs out)
+
+    # -- refresh ---------------------------------------------------------------------------------------------
+    def refresh(self) -> int:
+        """Bring the map up to the snapshot's version; returns the names redone."""
+        version = self.snapshot.version
+        changed = self.snapshot.changed_since(self.version) if self.version >= 0 else None
+        if changed is None:
+            self.drop()
+            changed = set(self.snapshot.names())
+        if changed:
+            had_txt = bool(self.index.txt_names)
+            affected = self._take_txts(changed)
+            if had_txt != bool(self.index.txt_names):
+                self.index.relabel_all()
+            else:
+                self.index.relabel(affected)
+        self.version = version
+        return len(changed)
+
+    def drop(self) -> None:
+        """Forget the zone's TXTs (their labels and stored values) and its labelled records."""
+        affected: set[str] = set()
+        for keys in self._from_txt.values():
+            for key in keys:
+                self.index.labels.pop(key, None)
+                affected.add(key[0])
+        for name in self._from_txt:
+            self.index.txt_names.discard(name)
+        for tkeys in self._stored_at.values():
+            for tkey in tkeys:
+                self.index.stored_txts.pop(tkey, None)
+        self._from_txt.clear()
+        self._stored_at.clear()
+        self.labelled.clear()
+        self.version = -1
+        if self.index.zones.get(self.zone) is self:
+            foreign = {n for n in affected if zone_for_name(n, self.index.zone_list or [""]) != self.zone}
+            if foreign:
+                self.index.relabel(foreign)
+
+    def _take_txts(self, names: Iterable[str]) -> set[str]:
+        """Re-read the ownership TXTs at `names`; returns the names whose records need labelling again."""
+        index = self.index
+        affected: set[str] = set()
+        for name in names:
+            for key in self._from_txt.pop(name, ()):
+                index.labels.pop(key, None)
+                affected.add(key[0])
+            for tkey in self._stored_at.pop(name, ()):
+                index.stored_txts.pop(tkey, None)
+            index.txt_names.discard(name)
+            for record in self.snapshot.get(name):
+                if record.record_type != RECORD_TYPE_TXT or not record.targets:
+                    continue
+                labels = index.registry._ownership_labels(record)
+                if labels is None:
+                    continue
+                ep_name, rtype = index.to_endpoint_name(record.dns_name)
+                key = (ep_name, rtype, record.set_identifier)
+                index.labels[key] = labels
+                self._from_txt.setdefault(name, []).append(key)
+                tkey = (record.dns_name.lower(), record.set_identifier)
+                index.stored_txts[tkey] = list(record.targets)
+                self._stored_at.setdefault(name, []).append(tkey)
+                index.txt_names.add(name)
+                affected.add(ep_name)
+            affected.add(name)
+        return affected
+
+    def relabel(self, names: Iterable[str]) -> None:
+        """Label the records at `names` (of this zone) again from the shared label map."""
+        index = self.index
+        for name in names:
+            key = name_key(name)
+            out: list[Endpoint] = []
+            for record in self.snapshot.get(key):
+                if record.record_type == RECORD_TYPE_TXT:
+                    if not record.targets:
+                        continue  # logged by the full read; never an ordinary record
+                    if index.registry._ownership_labels(record) is not None:
+                        continue
+                ep = record.copy()
+                index.registry._attach_labels(ep, index.labels, index.txt_names)
+                out.append(ep)
+            if out:
+                self.labelled[key] = out
+            else:
+                self.labelled.pop(key, None)
+
+    # -- reading ---------------------------------------------------------------------------------------------
+    def records(self, names: Iterable[str] | None = None) -> list[Endpoint]:
+        """Copies of the labelled records (of `names` only, when given)."""
+        if names is None:
+            return [ep.copy() for eps in self.labelled.values() for ep in eps]
+        out: list[Endpoint] = []
+        for name in {name_key(n) for n in names}:
+            out.extend(ep.copy() for ep in self.labelled.get(name, ()))
+        return out
+
+    def owned_count(self, owner_id: str, managed: Callable[[str], bool]) -> int:
+        """Records of this owner of managed types (the safety gate's denominator)."""
+        return sum(1 for eps in self.labelled.values() for ep in eps
+                   if ep.labels.get(OWNER_LABEL_KEY) == owner_id and managed(ep.record_type))
+
+
+def _inside(zone: str, ancestor: str) -> bool:
+    """`zone` is `ancestor` or below it (zones as the provider names them; "" holds everything)."""
+    z, a = name_key(zone), name_key(ancestor)
+    return not a or z == a or z.endswith("." + a)
