@@ -1,4 +1,4 @@
-"""DNSRecord controller flags (`--source=dnsrecord`, issue 10), each also settable from the environment
+"""DNSRecord controller flags (`--source=dnsrecord`), each also settable from the environment
 (`EXTERNAL_DNS_MIN_REQUEUE_TIME`, `EXTERNAL_DNS_REQUEUE_TIME`, `EXTERNAL_DNS_VALID_FOR`,
 `EXTERNAL_DNS_WRITE_COUNTER_LIMIT`, `EXTERNAL_DNS_DNSRECORD_WORKERS`):
 

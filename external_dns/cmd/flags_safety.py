@@ -1,4 +1,4 @@
-"""Plan safety, plan output and apply-progress flags (issue 9).
+"""Plan safety, plan output and apply-progress flags.
 
 * `--update-threshold`, `--delete-threshold` (fractions in [0, 1], default 0.3), `--min-existing-records`
   (default 10), `--zone-threshold ZONE=update:0.2,delete:0.1` (repeatable; precedence over the global

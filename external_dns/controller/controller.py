@@ -1,6 +1,6 @@
 """The reconcile pipeline: `Controller.run_once()`, one sync of everything or of one zone.
 
-`run_once` follows external-dns `controller.RunOnce` (reference 4.1) step by step: registry records ->
+`run_once` follows external-dns `controller.RunOnce` step by step: registry records ->
 source endpoints -> registry.adjust_endpoints -> Plan(...).calculate() -> registry.apply_changes only when
 the changes are real (`Changes.has_changes()`), else `All records are already up to date`. Every planned
 change is logged as `Desired change: CREATE www.example.com A` followed by a summary line; with
@@ -160,7 +160,7 @@ def _policies(value: str | Policy | Sequence[str | Policy]) -> list[Policy]:
 
 
 class Controller:
-    """One source, one registry, a policy and filters: the whole sync of reference 4.1."""
+    """One source, one registry, a policy and filters: the whole sync of external-dns's RunOnce."""
 
     def __init__(
         self,

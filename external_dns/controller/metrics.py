@@ -1,4 +1,4 @@
-"""The controller's Prometheus metrics (reference 4.3), registered once in the default registry.
+"""The controller's Prometheus metrics, registered once in the default registry.
 
 Full names are `external_dns_<subsystem>_<name>` as external-dns; counters are exposed with their `_total`
 suffix. Per-record-type gauges are cleared every cycle and carry a lower-cased `record_type` label

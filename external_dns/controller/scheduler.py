@@ -1,5 +1,5 @@
 """When the long-running controller syncs: external-dns's `ShouldRunOnce` / `ScheduleRunOnce` maths
-(reference 4.2) and a blocking `wait_due()` for the thread that fires the syncs.
+and a blocking `wait_due()` for the thread that fires the syncs.
 
 * `should_run_once(now)`: False before `next_run_at`; else the run starts now (`last_run_at = now`,
   `next_run_at = now + interval`) and it returns True.

@@ -4,7 +4,7 @@ Mirrors external-dns `endpoint/endpoint.go`: field names are snake_case versions
 form uses the Go JSON keys (`dnsName`, `targets`, `recordType`, `setIdentifier`, `recordTTL`, `labels`,
 `providerSpecific`), so plans and webhook bodies are interchangeable with external-dns.
 
-Also here: the provider-specific / ownership / validation methods (reference 2.1) and the constructors
+Also here: the provider-specific / ownership / validation methods and the constructors
 `new_endpoint` (trailing-dot trimming, 63-octet label check -> None) and `new_ptr_endpoint`. Endpoints built
 directly or decoded from JSON bypass `new_endpoint`, so trailing dots survive there (QUIRK kept, as Go).
 """

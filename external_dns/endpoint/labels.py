@@ -1,4 +1,4 @@
-"""Ownership labels and their TXT serialisation (external-dns `endpoint/labels.go`, reference 2.2 and 3.6).
+"""Ownership labels and their TXT serialisation (external-dns `endpoint/labels.go`).
 
 Plain form: `heritage=external-dns,external-dns/<key>=<value>,...` with keys sorted, optionally wrapped in
 double quotes. Encrypted form (an AES key given): the plain form without quotes, encrypted by

@@ -73,7 +73,7 @@ _SORT_KEY = cmp_to_key(_cmp)
 
 
 def sorted_targets(items: Iterable[str]) -> list[str]:
-    """A stable sort by the `Less` order of reference 2.3 (a copy; the input is not touched).
+    """A stable sort by the `Less` order of external-dns's `Targets` (a copy; the input is not touched).
 
     `Less` is not a total order when IPs and hostnames mix, so the algorithm matters: lists of up to 20
     elements use the same insertion sort as Go's `sort.Stable` / `sort.Sort` do at that size, which gives
@@ -112,7 +112,7 @@ class Targets(list[str]):
         return targets_same(self, other)
 
     def is_less(self, other: Iterable[str]) -> bool:
-        """The 'smaller' target list as the conflict resolver sees it (reference 2.3)."""
+        """The 'smaller' target list as the conflict resolver sees it."""
         return targets_is_less(self, other)
 
 

@@ -4,7 +4,7 @@ Two families:
 - name checks (`dns_name_problem`, `validate_dns_name`, `is_valid_dns_name`): every label <= 63 octets, the
   whole name <= 253 octets (one trailing dot not counted), no empty label, `*` only as the whole first label.
   Sources and registries use them to reject bad input with a clear error instead of failing at the provider.
-- target checks used by `Endpoint.check_endpoint` (external-dns `CheckEndpoint`, reference 2.1): A/AAAA
+- target checks used by `Endpoint.check_endpoint` (external-dns `CheckEndpoint`): A/AAAA
   targets are IPv4/IPv6 addresses, MX `"<prio uint16> <host>"`, SRV `"<prio> <weight> <port> <host.>"`
   (uint16 numbers, host ends with `.`), PTR names under `.in-addr.arpa` / `.ip6.arpa` with hostname targets.
   Each returns None when valid, else a one-line reason.

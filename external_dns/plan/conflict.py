@@ -1,6 +1,6 @@
 """Conflict resolution between several desired endpoints for one name (external-dns `plan/conflict.go`).
 
-`PerResource` (reference 1.3):
+`PerResource`:
 - `resolve_create(candidates)`: the first candidate with the 'smallest' targets (`Targets.is_less`).
 - `resolve_update(current, candidates)`: candidates in stable `is_less` order; the first one whose
   `resource` label equals the current record's wins (the resource holding a name keeps it), else

@@ -1,4 +1,4 @@
-"""Plan metrics: the per-sync owner-mismatch gauge (external-dns `plan/metrics.go`, reference 1.7).
+"""Plan metrics: the per-sync owner-mismatch gauge (external-dns `plan/metrics.go`).
 
 `external_dns_registry_skipped_records_owner_mismatch_per_sync{record_type, owner, foreign_owner, domain}`:
 reset at the start of every calculation with an owner ID, incremented once per foreign-owned current

@@ -1,6 +1,6 @@
 """Plan: the changes (create / update / delete) that move current DNS records towards the desired ones.
 
-external-dns `plan/plan.go`, reference 1.2-1.5:
+external-dns `plan/plan.go`:
 1. current and desired are each filtered by the domain filter and the managed record types (a type is
    managed when it is in `managed_records` and not in `exclude_records`; an empty `managed_records` manages
    nothing — QUIRK kept);

@@ -1,6 +1,6 @@
 """The in-memory provider: zones of records held in a dict, for tests, demos and dry experiments.
 
-Behaviour follows external-dns `provider/inmemory` (reference 6.2):
+Behaviour follows external-dns `provider/inmemory`:
 
 - zones are the names given (`--inmemory-zone`, repeatable); a zone's ID is its name.
 - `records()` returns copies of every record of every zone.

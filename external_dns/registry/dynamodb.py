@@ -1,5 +1,5 @@
 """The DynamoDB registry: record ownership kept in a DynamoDB table instead of TXT records (external-dns
-`registry/dynamodb`, reference 3.9), with the same table layout so tables are shared with Go external-dns.
+`registry/dynamodb`), with the same table layout so tables are shared with Go external-dns.
 
 Table: partition key `k` (S), no sort key; one item per owned record: `k` = `<dnsName>#<recordType>#<setId>`,
 `o` = owner ID, `l` = map of the record's labels without `owner`. The table must exist with that key schema:

@@ -1,4 +1,4 @@
-"""Names of ownership TXT records: `AffixNameMapper` (external-dns `registry/mapper`, reference 3.2 and 3.3).
+"""Names of ownership TXT records: `AffixNameMapper` (external-dns `registry/mapper`).
 
 `to_txt_name("www.example.com", "CNAME")` -> `cname-www.example.com` (plus prefix/suffix on the first
 label, `%{record_type}` templating, wildcard replacement); `to_endpoint_name` maps a TXT name back to

@@ -1,5 +1,4 @@
-"""The TXT registry: ownership of DNS records kept in companion TXT records (external-dns `registry/txt`,
-reference 3.1-3.8).
+"""The TXT registry: ownership of DNS records kept in companion TXT records (external-dns `registry/txt`).
 
 Every record this owner manages has one TXT record named by the `AffixNameMapper` (`a-app.example.com` for
 `app.example.com A`) whose value is the serialised labels (`heritage=external-dns,external-dns/owner=...`),

@@ -1,4 +1,4 @@
-"""Source wrapper metrics (reference 4.3): invalid and de-duplicated endpoints per sync, by record type and
+"""Source wrapper metrics: invalid and de-duplicated endpoints per sync, by record type and
 source type. Gauge label values are lower-cased and the vectors are reset every sync."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The kuadrant DNSRecord per-record lifecycle controller (`--source=dnsrecord`, issue 10).
+"""The kuadrant DNSRecord per-record lifecycle controller (`--source=dnsrecord`).
 
 Modules: `types` (resource names, condition reasons/messages, validation), `clock` (injectable wall time,
 durations, the randomised validation requeue), `registry` (dns-operator's TXT names on the TXT registry),

@@ -1,4 +1,4 @@
-"""The AWS Route53 provider (external-dns `provider/aws`, reference 6.3).
+"""The AWS Route53 provider (external-dns `provider/aws`).
 
 - `zones()` / `get_domain_filter()`: the filtered hosted zones (zones.py); the domain filter is built from
   them, so names outside every zone are never planned.

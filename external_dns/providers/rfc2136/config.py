@@ -17,7 +17,7 @@ import dns.tsig
 
 from external_dns.providers.provider import ProviderError
 
-# external-dns accepts exactly these algorithm names (reference 6.4).
+# external-dns accepts exactly these algorithm names.
 TSIG_ALGORITHMS: dict[str, dns.name.Name] = {
     "hmac-sha1": dns.tsig.HMAC_SHA1,
     "hmac-sha224": dns.tsig.HMAC_SHA224,

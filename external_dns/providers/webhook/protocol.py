@@ -1,4 +1,4 @@
-"""Wire format of the external-dns webhook protocol (reference 6.6), shared by client and server.
+"""Wire format of the external-dns webhook protocol, shared by client and server.
 
 Owns the media type, the paths, and decoding of request/response bodies into our types. Decoding accepts
 keys in any letter case, as Go's `encoding/json` does (`Create`, `dnsname`, ...), and every error names the

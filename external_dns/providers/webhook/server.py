@@ -1,7 +1,7 @@
 """The webhook server: exposes any of our providers over the external-dns webhook protocol, so a Go
 external-dns (`--provider=webhook`) can drive it.
 
-Routes (reference 6.6): `/` negotiation (any method) answers the provider's domain filter; `GET /records`
+Routes: `/` negotiation (any method) answers the provider's domain filter; `GET /records`
 -> 200 + endpoints (500 on provider error); `POST /records` -> 204 after applying the changes (400 bad JSON,
 413 over the body cap, 415 wrong content type, 500 on provider error); `POST /adjustendpoints` -> 200 +
 endpoints; other methods on these paths -> 400, as external-dns. `/healthz` and `/metrics` (Prometheus) are

@@ -4,7 +4,7 @@ Each `spec.endpoints[i]` becomes one endpoint as written (no trailing-dot trimmi
 labels are kept and `resource=crd/<ns>/<name>` is added. Bad items are skipped with a problem naming
 `spec.endpoints[i].<field>`; the other items of the object still count:
 - wrong field types, an empty or invalid `dnsName`, an unknown `recordType`;
-- the target format of reference 5.5: CNAME/DNAME targets may end with `.` or not, TXT/MX/SRV are not checked
+- the target format external-dns accepts: CNAME/DNAME targets may end with `.` or not, TXT/MX/SRV are not checked
   here, NAPTR targets must end with `.`, every other type must not (`... has an illegal target "x." for A
   record — use "x" not "x."`);
 - what `Endpoint.check_endpoint` would reject later anyway (A/AAAA not IPs, bad MX/SRV/PTR), reported here
