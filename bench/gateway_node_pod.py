@@ -24,6 +24,7 @@ import structlog
 from bench.informer_memory import _managed_fields, measure, pod
 from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
+from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
 from external_dns.controller.process import ControllerProcess, LazyInformerFactory
 from external_dns.informers import DEFAULT_TRANSFORMERS, NODES, PODS, Resource, Transformer
@@ -177,6 +178,7 @@ class _WatchedZone(InMemoryProvider):
         super().__init__(zones)
         self.cond = threading.Condition()
         self.seen: dict[str, float] = {}
+        self.targets: dict[str, str] = {}  # name -> last A target written
 
     def apply_changes(self, changes: Changes) -> None:
         super().apply_changes(changes)
@@ -184,7 +186,20 @@ class _WatchedZone(InMemoryProvider):
         with self.cond:
             for ep in [*changes.create, *changes.update_new]:
                 self.seen.setdefault(ep.dns_name, now)
+                if ep.record_type == "A" and ep.targets:
+                    self.targets[ep.dns_name] = ep.targets[0]
             self.cond.notify_all()
+
+    def wait_all(self, names: list[str], target: str, timeout: float) -> float | None:
+        """perf_counter time when every name pointed to `target`, or None."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while any(self.targets.get(n) != target for n in names):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self.cond.wait(remaining)
+            return time.perf_counter()
 
     def wait_for(self, name: str, timeout: float) -> float | None:
         deadline = time.monotonic() + timeout
@@ -197,11 +212,62 @@ class _WatchedZone(InMemoryProvider):
             return self.seen[name]
 
 
+def _start(server: KubeAPIServer, api: Any, stop: threading.Event,
+           provider: _WatchedZone) -> tuple[ControllerProcess, threading.Thread]:
+    factory = LazyInformerFactory(lambda: api)
+    argv = ["--source=gateway-httproute", "--provider=inmemory", "--inmemory-zone=example.org", "--policy=sync",
+            "--txt-owner-id=bench", "--events", "--min-event-sync-interval=0s", "--interval=1h", "--workers=2",
+            "--metrics-address=127.0.0.1:0"]
+    _, cfg = load_config(argv, environ={})
+    source = build_source_pipeline(cfg, {"stop": stop, "kube_client": lambda: api, "informer_factory": factory})
+    ctl = Controller(source, TXTRegistry(provider, owner_id="bench"), "sync")
+    process = ControllerProcess(process_options(cfg), ctl, stop=stop, kube_client=lambda: api,
+                                informer_factory=factory, emit_events=False)
+    runner = threading.Thread(target=process.run, name="bench-process")
+    runner.start()
+    return process, runner
+
+
+def gateway_address_change(routes: int) -> float:
+    """Seconds from a Gateway's new address to every one of `routes` attached routes' records pointing to it."""
+    server = KubeAPIServer(history_size=4 * routes + 100).start()
+    api = kubernetes.client.ApiClient(server.configuration())
+    stop = threading.Event()
+    try:
+        server.ensure_namespace("default")
+        objs = [gateway(addresses=["192.0.2.1"])] + [route(name=f"r{i}", hostnames=[f"r{i}.example.org"])
+                                                     for i in range(routes)]
+        for obj in objs:
+            status = obj.pop("status")
+            created = server.create(obj)
+            created["status"] = status
+            server.update_status(created)
+        provider = _WatchedZone(["example.org"])
+        _process, runner = _start(server, api, stop, provider)
+        names = [f"r{i}.example.org" for i in range(routes)]
+        try:
+            if provider.wait_all(names, "192.0.2.1", 120) is None:
+                raise RuntimeError("the first sync did not finish within 120 s")
+            started = time.perf_counter()
+            server.patch("gateway.networking.k8s.io/v1", "Gateway", "default", "gw",
+                         {"status": {"addresses": [{"type": "IPAddress", "value": "192.0.2.2"}]}},
+                         subresource="status")
+            done = provider.wait_all(names, "192.0.2.2", 120)
+            if done is None:
+                raise RuntimeError("the new address did not reach every record within 120 s")
+            return done - started
+        finally:
+            stop.set()
+            runner.join(20)
+    finally:
+        api.close()
+        server.stop()
+
+
 def route_event_latency(updates: int = UPDATES) -> list[float]:
     server = KubeAPIServer().start()
     api = kubernetes.client.ApiClient(server.configuration())
     stop = threading.Event()
-    factory = LazyInformerFactory(lambda: api)
     try:
         server.ensure_namespace("default")
         for obj in (gateway(addresses=["192.0.2.1"]), route(hostnames=["r0.example.org"])):
@@ -209,17 +275,8 @@ def route_event_latency(updates: int = UPDATES) -> list[float]:
             created = server.create(obj)
             created["status"] = status
             server.update_status(created)
-        argv = ["--source=gateway-httproute", "--provider=inmemory", "--inmemory-zone=example.org", "--policy=sync",
-                "--txt-owner-id=bench", "--events", "--min-event-sync-interval=0s", "--interval=1h", "--workers=2",
-                "--metrics-address=127.0.0.1:0"]
-        _, cfg = load_config(argv, environ={})
         provider = _WatchedZone(["example.org"])
-        source = build_source_pipeline(cfg, {"stop": stop, "kube_client": lambda: api, "informer_factory": factory})
-        ctl = Controller(source, TXTRegistry(provider, owner_id="bench"), "sync")
-        process = ControllerProcess(cfg, ctl, stop=stop, kube_client=lambda: api, informer_factory=factory,
-                                    emit_events=False)
-        runner = threading.Thread(target=process.run, name="bench-process")
-        runner.start()
+        _process, runner = _start(server, api, stop, provider)
         try:
             if provider.wait_for("r0.example.org", 30) is None:
                 raise RuntimeError("the first sync did not happen within 30 s")
@@ -259,6 +316,11 @@ def main() -> None:
     print("|---|---|---|---|---|")
     print(f"| {_pct(ms, 50):.1f} ms | {_pct(ms, 90):.1f} ms | {_pct(ms, 99):.1f} ms | {statistics.mean(ms):.1f} ms "
           f"| {max(ms):.1f} ms |")
+    print("\nA Gateway's address changes: time until every attached route's record points to the new address\n")
+    print("| routes on the Gateway | event -> all records updated |")
+    print("|---|---|")
+    for n in (100, 1000):
+        print(f"| {n} | {gateway_address_change(n) * 1000:.0f} ms |", flush=True)
 
 
 if __name__ == "__main__":
