@@ -252,3 +252,23 @@ def test_zone_list_is_cached(pdns: PdnsServer) -> None:
     provider.zones()
     listed = [r for r in pdns.requests_since(mark) if r[1].endswith("/zones")]
     assert len(listed) == 1
+
+
+def test_a_record_replaced_by_a_cname_in_one_request(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    sync(provider, [ep("switch.example.org", "A", "10.0.0.1")])
+    mark = pdns.mark()
+    sync(provider, [ep("switch.example.org", "CNAME", "target.example.net")])
+    assert len(patches(pdns, mark)) == 1  # the delete goes first inside the request: no CNAME conflict
+    org = pdns.records("example.org")
+    assert org[("switch.example.org", "CNAME")] == (300, ["target.example.net."])
+    assert ("switch.example.org", "A") not in org and ("a-switch.example.org", "TXT") not in org
+    assert ("cname-switch.example.org", "TXT") in org
+
+
+def test_unchanged_update_pair_sends_nothing(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    sync(provider, [ep("same.example.org", "A", "10.0.0.1")])
+    current = [e for e in provider.records() if e.dns_name == "same.example.org" and e.record_type == "A"]
+    desired = [ep("same.example.org", "A", "10.0.0.1")]  # TTL 0 is written as 300: the same rrset
+    mark = pdns.mark()
+    provider.apply_changes(Changes(update_old=current, update_new=desired))
+    assert patches(pdns, mark) == []
