@@ -280,3 +280,11 @@ def test_targets_of_several_gateways_are_combined_and_deduplicated() -> None:
 def test_unknown_kind_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="unknown route kind"):
         route_endpoints(route(), "FooRoute", SourceOptions(), GatewayOptions(), lookup_from([]))
+
+
+def test_target_annotation_on_route_is_reported_not_used() -> None:
+    rt = route(hostnames=["a.example.org"], annotations={P + "target": "1.2.3.4"})
+    records, problems = run(rt, [GW])
+    assert records == {"a.example.org A": ["192.0.2.1"]}
+    assert problems == [f"httproute/default/echo: {P}target='1.2.3.4': the target annotation is read on the "
+                        "parent Gateway, not on the route; ignored"]

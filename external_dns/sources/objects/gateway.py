@@ -19,8 +19,9 @@ Each route host name is intersected with the listener host name (`match_hostname
 Gateway API defines them, `*.example.com` matches any name below `example.com` but not `example.com`).
 
 Targets: the Gateway's `target` annotation, else its `status.addresses[].value`; the targets of every
-Gateway giving a host name are combined per host name. TTL, set identifier and provider-specific
-properties come from the route's annotations; the `resource` label is `<kind lower>/<namespace>/<name>`.
+Gateway giving a host name are combined per host name (a `target` annotation on the route is not read, as in
+external-dns, and is reported). TTL, set identifier and provider-specific properties come from the route's
+annotations; the `resource` label is `<kind lower>/<namespace>/<name>`.
 
 Bad input is reported as a `Problem` and never blocks other routes: a parentRef naming a Gateway that does
 not exist, a route and listener that both lack a host name, an accepting Gateway with no address and no
@@ -40,6 +41,7 @@ from external_dns.endpoint.utils import endpoints_for_hostname, merge_endpoints
 from external_dns.sources.annotations import (
     HOSTNAME_SOURCE_ANNOTATION_ONLY,
     HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY,
+    TARGET_KEY,
     ParsedAnnotations,
     annotation_targets,
     hostname_problem,
@@ -345,7 +347,11 @@ class _Route:
             log.debug(f"Skipping {self.kind} {self.namespace}/{self.name} because controller value does not "
                       f"match, found: {self.ann.controller}, required: dns-controller")
             return []
-        self.problems.extend(self.ann.problems)
+        self.problems.extend(p for p in self.ann.problems if p.field != opts.annotation_prefix + TARGET_KEY)
+        if self.ann.targets:
+            # external-dns reads `target` on Gateways only; say so instead of ignoring it silently
+            self.problem(opts.annotation_prefix + TARGET_KEY, ",".join(self.ann.targets),
+                         "the target annotation is read on the parent Gateway, not on the route; ignored")
         hosts = self.route_hosts()
         spec_refs = self.spec_parents()
         self.check_missing_parents(spec_refs)
