@@ -29,12 +29,13 @@ from functools import lru_cache
 # Types whose text form ends with a domain name: its trailing dot is dropped on read, as external-dns does.
 NAME_TERMINATED = frozenset({"CNAME", "NS", "PTR", "DNAME", "MX", "SRV"})
 _HOST_TYPES = frozenset({"CNAME", "NS", "PTR", "DNAME"})
+_SINGLETONS = frozenset({"CNAME", "DNAME"})  # dnspython keeps only the last record of these
 _CLASSES = frozenset({"IN", "CH", "CHAOS", "HS", "HESIOD", "NONE", "ANY"})
 _IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
 # A host name in presentation form needing no escapes: letters, digits, '-', '_', '*'; labels of 1..63.
 _NAME = re.compile(r"(?:[A-Za-z0-9_*-]{1,63}\.)*[A-Za-z0-9_*-]{1,63}\.?|@|\.")
 # One token of a logical line: a quoted string (escapes inside), a parenthesis, a comment, a word.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[()]|;[^\n]*|[^\s"();]+')
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[()]|;[^\n]*|[^\s"();]+|"')
 # TXT character-strings that read back unchanged: printable ASCII without quote or backslash, at most 255
 # bytes; a run of them separated by single blanks is already in dnspython's text form.
 _PLAIN_QUOTED_RUN = re.compile(r'"[ !#-\[\]-~]{0,255}"(?: "[ !#-\[\]-~]{0,255}")*')
@@ -131,6 +132,8 @@ def _logical_lines(text: str) -> Iterator[tuple[bool, list[str], bool]]:
         depth = 0
         while True:
             for tok in _TOKEN.findall(line):
+                if tok == '"':
+                    raise Unusual("unbalanced quote")
                 if tok == "(":
                     depth += 1
                 elif tok == ")":
@@ -252,6 +255,8 @@ class _Reader:
         if old is None:
             rrsets[key] = (display, ttl, tuple(targets))
             return
+        if rtype in _SINGLETONS and targets[0] not in old[2]:
+            raise Unusual(f"more than one {rtype} record at one name")
         merged = list(old[2])
         seen = {t.lower() for t in merged}
         for t in targets:
