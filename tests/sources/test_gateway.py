@@ -288,3 +288,39 @@ def test_target_annotation_on_route_is_reported_not_used() -> None:
     assert records == {"a.example.org A": ["192.0.2.1"]}
     assert problems == [f"httproute/default/echo: {P}target='1.2.3.4': the target annotation is read on the "
                         "parent Gateway, not on the route; ignored"]
+
+
+LABELS = ["a", "b", "example", "org"]
+
+
+def _names() -> Any:
+    from hypothesis import strategies as st
+
+    plain = st.lists(st.sampled_from(LABELS), min_size=1, max_size=4).map(".".join)
+    return st.one_of(st.just(""), plain, plain.map(lambda n: "*." + n))
+
+
+def _covers(pattern: str, name: str) -> bool:
+    """Does a (possibly wildcard) host name pattern cover `name` (a name or a narrower wildcard)?"""
+    if not pattern or pattern == name:
+        return True
+    return pattern.startswith("*.") and name.endswith(pattern[1:]) and len(name) > len(pattern) - 1
+
+
+def test_match_hostname_properties() -> None:
+    from hypothesis import given, settings
+
+    @settings(max_examples=500, deadline=None)
+    @given(_names(), _names())
+    def check(listener_host: str, route_host: str) -> None:
+        shared = match_hostname(listener_host, route_host)
+        # symmetric (the Gateway API intersection does not care which side is the listener)
+        assert shared == match_hostname(route_host, listener_host)
+        if shared:
+            # what is published is within both the listener's and the route's host names
+            assert _covers(listener_host, shared) and _covers(route_host, shared)
+        elif shared is None:
+            # no intersection: neither side covers the other
+            assert not _covers(listener_host, route_host) and not _covers(route_host, listener_host)
+
+    check()
