@@ -143,7 +143,7 @@ def test_sigterm_during_a_reconcile_lets_it_finish_and_exits_zero(tmp_path: Path
 
 
 def _health_url(tail: LogTail) -> str:
-    found = re.search(r"Serving /healthz, /readyz and /metrics\"?\s+url=(\S+)", tail.text())
+    found = re.search(r"Serving /healthz, /readyz and /metrics\"?\s+url=\"?([^\s\"]+)", tail.text())
     assert found, tail.text()
     return found.group(1)
 
