@@ -62,7 +62,7 @@ from external_dns.controller.dnsrecord.defaults import (
     DEFAULT_VALID_FOR,
     DEFAULT_WRITE_COUNTER_LIMIT,
 )
-from external_dns.controller.dnsrecord.registry import MANAGED_RECORD_TYPES, record_registry
+from external_dns.controller.dnsrecord.registry import MANAGED_RECORD_TYPES, record_registry, view_registry
 from external_dns.controller.dnsrecord.status import (
     ConflictError,
     GoneError,
@@ -205,7 +205,7 @@ class Reconciler:
 
         try:
             zone = self._zone(spec.root_host)
-            registry = self.registry_factory(self.provider, spec.owner_id)
+            registry = self._registry(spec.owner_id, spec.root_host, [ep.dns_name for ep in spec.endpoints])
             desired = registry.adjust_endpoints([ep.copy() for ep in spec.endpoints])
             changes = self._plan(registry, desired, spec.root_host, spec.owner_id)
             if changes.has_changes():
@@ -285,7 +285,7 @@ class Reconciler:
             changes = Changes()
             registry = None
             if root:
-                registry = self.registry_factory(self.provider, owner)
+                registry = self._registry(owner, root, [])
                 changes = self._plan(registry, [], root, owner)
             if registry is not None and changes.has_changes():
                 registry.apply_changes(changes)
@@ -331,6 +331,18 @@ class Reconciler:
             raise LookupError(f"Unable to find suitable zone in provider: no zone of the provider holds rootHost "
                               f"{root_host} (zones: {', '.join(sorted(zones))})")
         return zone.rstrip(".")
+
+    def _registry(self, owner_id: str, root_host: str, desired_names: list[str]) -> Any:
+        """The record's registry; the default one reads only the names under `root_host` from the provider's
+        zone snapshot (registry.SubtreeView) instead of the whole provider."""
+        if self.registry_factory is not record_registry:
+            return self.registry_factory(self.provider, owner_id)
+        zones = list(self.provider.zones())
+        zone = zone_for_name(root_host, zones) if zones else ""
+        if zone is None:
+            raise LookupError(f"Unable to find suitable zone in provider: no zone of the provider holds rootHost "
+                              f"{root_host} (zones: {', '.join(sorted(zones))})")
+        return view_registry(self.provider, owner_id, zone, root_host, desired_names)
 
     def _plan(self, registry: Any, desired: list[Endpoint], root_host: str, owner_id: str) -> Changes:
         current = registry.records()

@@ -5,11 +5,18 @@ A DNSRecord's records are owned by its owner ID; the ownership TXT of `app.examp
 `<type>-` on the first label; wildcard `*` replaced by `wildcard`). Another owner's TXT names carry another
 hash, so they never parse as ours, and records owned by anyone else (other DNSRecords, the zone-wide
 controller's `--txt-owner-id`) are never updated or deleted by the plan's owner filter.
+
+A reconcile reads through a `SubtreeView`: the names under the record's rootHost (and their possible
+ownership TXT names) out of the provider's per-zone snapshot, so a pass costs the snapshot's freshness check
+and the record's own names, not a read of the whole provider.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+
 from external_dns.controller.dnsrecord.types import base36_hash
+from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import (
     RECORD_TYPE_A,
     RECORD_TYPE_AAAA,
@@ -18,8 +25,11 @@ from external_dns.endpoint.endpoint import (
     RECORD_TYPE_NS,
     RECORD_TYPE_SRV,
     RECORD_TYPE_TXT,
+    Endpoint,
 )
+from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider
+from external_dns.providers.snapshot import name_key
 from external_dns.registry.txt import TXTRegistry
 
 TXT_PREFIX = "kuadrant-"
@@ -39,3 +49,52 @@ def record_registry(provider: Provider, owner_id: str) -> TXTRegistry:
     the TXT values it read for the write that follows)."""
     return TXTRegistry(provider, prefix=txt_prefix(owner_id), owner_id=owner_id,
                        wildcard_replacement=WILDCARD_REPLACEMENT, managed_record_types=MANAGED_RECORD_TYPES)
+
+
+class SubtreeView(Provider):
+    """What one DNSRecord's plan reads, taken from the provider's zone snapshot instead of a full provider
+    read: the records at or under `root_host` and at the names of `desired`, plus the records at every
+    ownership TXT name those names can have (each managed type, the legacy `cname-` and the old format
+    without a type). The plan only looks at names under `root_host` (its domain filter), and the TXT registry
+    only attaches labels from TXTs at those TXT names, so the result is the full read's. Writes, zones,
+    adjustment and the domain filter are the provider's."""
+
+    def __init__(self, provider: Provider, zone: str, root_host: str, desired: Iterable[str] = ()) -> None:
+        self.provider = provider
+        self.zone = zone
+        self.root = name_key(root_host)
+        self.desired = [name_key(n) for n in desired]
+        self.to_txt_name: Callable[[str, str], str] | None = None  # set by `view_registry`
+
+    def records(self) -> list[Endpoint]:
+        snap = self.provider.zone_snapshot(self.zone)
+        names = {n for n in snap.names() if n == self.root or n.endswith("." + self.root)}
+        names.update(self.desired)
+        if self.to_txt_name is not None:
+            to_txt = self.to_txt_name
+            names |= {name_key(to_txt(n, t)) for n in list(names) for t in (*MANAGED_RECORD_TYPES, "")}
+        return [ep.copy() for n in names for ep in snap.get(n)]
+
+    def apply_changes(self, changes: Changes) -> None:
+        self.provider.apply_changes(changes)
+
+    def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
+        return self.provider.adjust_endpoints(endpoints)
+
+    def get_domain_filter(self) -> DomainFilter:
+        return self.provider.get_domain_filter()
+
+    def zones(self) -> Sequence[str]:
+        return self.provider.zones()
+
+    def record_default_ttl(self, zone: str) -> int:
+        return self.provider.record_default_ttl(zone)
+
+
+def view_registry(provider: Provider, owner_id: str, zone: str, root_host: str,
+                  desired: Iterable[str] = ()) -> TXTRegistry:
+    """`record_registry` over a `SubtreeView` of `zone` for `root_host` (and the `desired` names)."""
+    view = SubtreeView(provider, zone, root_host, desired)
+    registry = record_registry(view, owner_id)
+    view.to_txt_name = registry.mapper.to_txt_name
+    return registry

@@ -13,6 +13,7 @@ from external_dns.controller.dnsrecord.types import API_VERSION, KIND
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider
+from external_dns.providers.snapshot import ZoneSnapshot
 from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.workqueue import FakeClock
 from tests.kubeapi.server import KubeAPIServer
@@ -102,3 +103,8 @@ class CountingProvider(Provider):
 
     def zones(self) -> Any:
         return self.inner.zones()
+
+    def zone_snapshot(self, zone: str) -> ZoneSnapshot:
+        """Counted as a read: the DNSRecord controller reads its zone's snapshot."""
+        self.reads += 1
+        return self.inner.zone_snapshot(zone)

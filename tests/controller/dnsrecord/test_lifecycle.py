@@ -24,6 +24,7 @@ from external_dns.controller.dnsrecord.types import (
     uid_hash,
 )
 from external_dns.plan.changes import Changes
+from external_dns.providers.snapshot import ZoneSnapshot
 from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.workqueue import FakeClock
 from tests.controller.dnsrecord.helpers import (
@@ -435,6 +436,11 @@ class _FailingProvider(CountingProvider):
         if self.fail:
             raise ConnectionError("provider unreachable: connection refused")
         return super().records()
+
+    def zone_snapshot(self, zone: str) -> ZoneSnapshot:
+        if self.fail:
+            raise ConnectionError("provider unreachable: connection refused")
+        return super().zone_snapshot(zone)
 
 
 def test_provider_error_keeps_the_counters_and_is_retried(kubeapi: KubeAPIServer, kube_api_client: Any,
