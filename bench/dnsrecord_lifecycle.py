@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import tempfile
@@ -58,9 +57,8 @@ def lifecycle(n: int) -> dict[str, Any]:
         api = kubernetes.client.ApiClient(kubeapi.configuration())
         provider = CountingProvider(ZoneFileProvider(tmp, create_zones=["example.com"]))
         factory = SharedInformerFactory(api)
-        cfg = argparse.Namespace(namespace="", min_requeue_time=1.0, requeue_time=900.0, valid_for=840.0,
-                                 write_counter_limit=20)
-        ctl = build_dnsrecord_controller(cfg, factory, provider, api, workers=4, rng=random.Random(1))
+        options = Options(min_requeue_time=1.0, requeue_time=900.0, valid_for=840.0, write_counter_limit=20)
+        ctl = build_dnsrecord_controller(options, factory, provider, api, workers=4, rng=random.Random(1))
         factory.start()
         factory.wait_for_cache_sync(10.0)
         ctl.start()

@@ -24,6 +24,7 @@ import structlog
 
 from external_dns.cmd.build import SOURCE_BUILDERS
 from external_dns.cmd.config import load_config
+from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
 from external_dns.controller.process import ControllerProcess, LazyInformerFactory
 from external_dns.plan.changes import Changes
@@ -116,8 +117,8 @@ def event_latency(updates: int = UPDATES, zones: int = 1,
             source = ServiceInformerSource(factory())
             used = "Service informer (fallback)"
         ctl = Controller(source, TXTRegistry(provider, owner_id="bench"), "sync")
-        process = ControllerProcess(cfg, ctl, stop=stop, kube_client=lambda: api, informer_factory=factory,
-                                    emit_events=False)
+        process = ControllerProcess(process_options(cfg), ctl, stop=stop, kube_client=lambda: api,
+                                    informer_factory=factory, emit_events=False)
         process.zone_controller.skip_unchanged_zones = skip_unchanged_zones
         runner = threading.Thread(target=process.run, name="bench-process")
         runner.start()

@@ -13,6 +13,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+from external_dns.cmd.build_sources import source_options
 from external_dns.errors import ConfigError
 from external_dns.informers import SharedInformerFactory
 from external_dns.sources.informer.base import AccessCheck, InformerSource, check_access
@@ -29,10 +30,7 @@ from external_dns.sources.selector import SelectorError
 
 
 def _options(cfg: argparse.Namespace) -> SourceOptions:
-    try:
-        return SourceOptions.from_config(cfg)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    return source_options(cfg)
 
 
 def _factory(context: Mapping[str, Any] | None, name: str) -> SharedInformerFactory:

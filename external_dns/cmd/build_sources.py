@@ -13,17 +13,57 @@ from typing import Any
 from external_dns.cmd.build import SOURCE_BUILDERS, load_builder
 from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.errors import ConfigError
+from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
 from external_dns.sources.derived import Nat64Source, PtrSource
 from external_dns.sources.manifest import ManifestSource
-from external_dns.sources.options import SourceOptions
+from external_dns.sources.options import SourceOptions, joined_templates
 from external_dns.sources.source import Source
 from external_dns.sources.wrappers import MultiSource, PostProcessorSource, TargetFilterSource
+
+
+def _source_options(cfg: argparse.Namespace) -> SourceOptions:
+    """The source flags (cmd/flags_sources.py); missing attributes keep their defaults."""
+    def get(name: str, default: Any) -> Any:
+        value = getattr(cfg, name, default)
+        return default if value is None else value
+
+    def strings(name: str) -> tuple[str, ...]:
+        return tuple(s for s in get(name, ()) if s)
+
+    kwargs: dict[str, Any] = {
+        "annotation_prefix": get("annotation_prefix", DEFAULT_ANNOTATION_PREFIX),
+        "namespace": get("namespace", ""),
+        "annotation_filter": get("annotation_filter", ""),
+        "label_filter": get("label_filter", ""),
+        # --fqdn-template is repeatable (a list); outputs are comma lists, so the union is the joined text.
+        "fqdn_template": joined_templates(get("fqdn_template", "")),
+        "target_template": get("target_template", ""),
+        "fqdn_target_template": get("fqdn_target_template", ""),
+        "combine_fqdn_annotation": bool(get("combine_fqdn_annotation", False)),
+        "ignore_hostname_annotation": bool(get("ignore_hostname_annotation", False)),
+        "publish_internal_services": bool(get("publish_internal_services", False)),
+        "publish_host_ip": bool(get("publish_host_ip", False)),
+        "always_publish_not_ready_addresses": bool(get("always_publish_not_ready_addresses", False)),
+        "service_type_filter": strings("service_type_filter"),
+        "ingress_class_names": strings("ingress_class"),
+        "ignore_ingress_tls_spec": bool(get("ignore_ingress_tls_spec", False)),
+        "ignore_ingress_rules_spec": bool(get("ignore_ingress_rules_spec", False)),
+        "default_targets": strings("default_targets"),
+        "force_default_targets": bool(get("force_default_targets", False)),
+        "min_ttl": int(get("min_ttl", 0)),
+        "resolve_load_balancer_hostname": bool(get("resolve_service_load_balancer_hostname", False)),
+        "expose_internal_ipv6": bool(get("expose_internal_ipv6", False)),
+        "exclude_unschedulable": bool(get("exclude_unschedulable", True)),
+        "exclude_target_nets": strings("exclude_target_net"),
+        "target_net_filter": strings("target_net_filter"),
+    }
+    return SourceOptions(**kwargs)
 
 
 def source_options(cfg: argparse.Namespace) -> SourceOptions:
     """SourceOptions from the flags; a bad value is a ConfigError naming it."""
     try:
-        return SourceOptions.from_config(cfg)
+        return _source_options(cfg)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
 

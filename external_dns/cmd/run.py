@@ -22,7 +22,13 @@ import structlog
 
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import env_name, parse_bool
-from external_dns.cmd.wiring import KubeClient, build_controller, once_options, process_features
+from external_dns.cmd.wiring import (
+    KubeClient,
+    build_controller,
+    once_options,
+    process_features,
+    process_options,
+)
 from external_dns.controller.controller import Controller
 from external_dns.errors import ConfigError
 from external_dns.logging_setup import configure_logging
@@ -141,7 +147,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
             if informer_factory.created:  # in-cluster sources started their informers: stop them
                 informer_factory().shutdown(5.0)
 
-    process = ControllerProcess(cfg, controller, stop=stop, kube_client=kube_client,
+    process = ControllerProcess(process_options(cfg), controller, stop=stop, kube_client=kube_client,
                                 informer_factory=informer_factory, features=process_features(cfg))
     restore = _install_signal_handlers(stop)
     try:

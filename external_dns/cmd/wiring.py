@@ -7,8 +7,10 @@ from __future__ import annotations
 import argparse
 import functools
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+import structlog
 
 from external_dns.cmd.build import REGISTRY_BUILDERS, build_provider, load_builder
 from external_dns.cmd.flags_safety import plan_output_files, safety_config
@@ -21,8 +23,12 @@ from external_dns.providers.provider import CachedProvider, Provider
 from external_dns.registry.registry import Registry
 from external_dns.sources.source import Source
 
+log = structlog.get_logger(__name__)
+
 if TYPE_CHECKING:  # the long-running process is imported only when it runs
-    from external_dns.controller.process import ControllerProcess, ProcessFeature
+    from external_dns.controller.dnsrecord.reconcile import Options as DNSRecordOptions
+    from external_dns.controller.leader_election import LeaderElectionOptions
+    from external_dns.controller.process import ControllerProcess, ProcessFeature, ProcessOptions
 
 
 def build_domain_filter(cfg: argparse.Namespace) -> DomainFilter:
@@ -31,6 +37,16 @@ def build_domain_filter(cfg: argparse.Namespace) -> DomainFilter:
                             regex=cfg.regex_domain_filter or "", regex_exclusion=cfg.regex_domain_exclusion or "")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def kube_api_client(cfg: argparse.Namespace) -> Any:
+    """An `ApiClient` for `--kubeconfig`, `--server`, `--kube-api-request-timeout`, `--kube-api-qps` and
+    `--kube-api-burst` (missing attributes take the flag defaults)."""
+    from external_dns.controller.kube import api_client  # the Kubernetes client: only when a source needs it
+
+    return api_client(getattr(cfg, "kubeconfig", "") or "", getattr(cfg, "server", "") or "",
+                      qps=float(getattr(cfg, "kube_api_qps", 5.0)), burst=int(getattr(cfg, "kube_api_burst", 10)),
+                      request_timeout=float(getattr(cfg, "kube_api_request_timeout", 30.0)))
 
 
 class KubeClient:
@@ -44,8 +60,6 @@ class KubeClient:
     def __call__(self) -> Any:
         with self._lock:
             if self._client is None:
-                from external_dns.controller.kube import kube_api_client
-
                 self._client = kube_api_client(self._cfg)
             return self._client
 
@@ -128,7 +142,51 @@ def process_features(cfg: argparse.Namespace) -> list[ProcessFeature]:
     if LivePlanOutputs(formats, files).active:
         features.append(functools.partial(_attach_plan_outputs, formats, files))
     if "dnsrecord" in (getattr(cfg, "source", None) or []):
-        from external_dns.controller.dnsrecord.controller import install
+        if getattr(cfg, "dry_run", False):
+            log.warning("--dry-run: the DNSRecord controller is not started (it would write to the provider, "
+                        "the records' status and their finalizers)")
+        else:
+            from external_dns.controller.dnsrecord.controller import install
 
-        features.append(functools.partial(install, cfg))
+            features.append(functools.partial(_install_dnsrecord, install, dnsrecord_options(cfg),
+                                              str(getattr(cfg, "namespace", "") or ""),
+                                              int(getattr(cfg, "dnsrecord_workers", 2) or 2)))
     return features
+
+
+def _install_dnsrecord(install: Callable[..., Any], options: DNSRecordOptions, namespace: str, workers: int,
+                       process: ControllerProcess) -> None:
+    install(process, options, namespace=namespace, workers=workers)
+
+
+def dnsrecord_options(cfg: argparse.Namespace) -> DNSRecordOptions:
+    """The DNSRecord controller's timings from `--min-requeue-time`, `--requeue-time`, `--valid-for` and
+    `--write-counter-limit`."""
+    from external_dns.controller.dnsrecord.reconcile import Options
+
+    return Options(min_requeue_time=float(getattr(cfg, "min_requeue_time", Options.min_requeue_time)),
+                   requeue_time=float(getattr(cfg, "requeue_time", Options.requeue_time)),
+                   valid_for=float(getattr(cfg, "valid_for", Options.valid_for)),
+                   write_counter_limit=int(getattr(cfg, "write_counter_limit", Options.write_counter_limit)))
+
+
+def leader_election_options(cfg: argparse.Namespace) -> LeaderElectionOptions:
+    """The `--leader-elect-*` flags."""
+    from external_dns.controller.leader_election import LeaderElectionOptions
+
+    return LeaderElectionOptions(
+        name=cfg.leader_elect_name, namespace=cfg.leader_elect_namespace,
+        lease_duration=float(cfg.leader_elect_lease_duration), renew_deadline=float(cfg.leader_elect_renew_deadline),
+        retry_period=float(cfg.leader_elect_retry_period),
+        request_timeout=float(getattr(cfg, "kube_api_request_timeout", 10.0)))
+
+
+def process_options(cfg: argparse.Namespace) -> ProcessOptions:
+    """The long-running process's options."""
+    from external_dns.controller.process import ProcessOptions
+
+    return ProcessOptions(
+        metrics_address=cfg.metrics_address, workers=int(getattr(cfg, "workers", 2)), interval=float(cfg.interval),
+        min_event_sync_interval=float(getattr(cfg, "min_event_sync_interval", 5.0)),
+        events=bool(getattr(cfg, "events", False)), dry_run=bool(getattr(cfg, "dry_run", False)),
+        leader_election=leader_election_options(cfg) if getattr(cfg, "leader_elect", False) else None)

@@ -11,7 +11,6 @@ The returned `ApiClient` applies `--kube-api-request-timeout` to every request t
 
 from __future__ import annotations
 
-import argparse
 import os
 import threading
 from pathlib import Path
@@ -102,12 +101,12 @@ def throttle_client(api: k8s_client.ApiClient, *, qps: float, burst: int, reques
     rest._external_dns_throttled = True
 
 
-def kube_api_client(cfg: argparse.Namespace) -> k8s_client.ApiClient:
-    """An `ApiClient` for the flags `--kubeconfig`, `--server`, `--kube-api-request-timeout`,
-    `--kube-api-qps` and `--kube-api-burst` (missing attributes take the flag defaults)."""
-    configuration = _configuration(getattr(cfg, "kubeconfig", "") or "", getattr(cfg, "server", "") or "")
+def api_client(kubeconfig: str = "", server: str = "", *, qps: float = 5.0, burst: int = 10,
+               request_timeout: float = 30.0) -> k8s_client.ApiClient:
+    """A throttled `ApiClient` for a kubeconfig file (or in-cluster configuration) and an optional server
+    URL that overrides it."""
+    configuration = _configuration(kubeconfig, server)
     api = k8s_client.ApiClient(configuration)
-    throttle_client(api, qps=float(getattr(cfg, "kube_api_qps", 5.0)), burst=int(getattr(cfg, "kube_api_burst", 10)),
-                    request_timeout=float(getattr(cfg, "kube_api_request_timeout", 30.0)))
+    throttle_client(api, qps=qps, burst=burst, request_timeout=request_timeout)
     log.debug("kubernetes API client", host=configuration.host)
     return api

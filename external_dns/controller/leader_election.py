@@ -367,11 +367,21 @@ class LeaderElector:
             log.warning("failed to release lease", lease=self.lock.describe(), error=repr(exc))
 
 
-def leader_elector_from_config(api_client: ApiClient, cfg: Any, **callbacks: Any) -> LeaderElector:
-    """A LeaderElector from the `--leader-elect-*` flags (`cfg` is the parsed flag namespace); `callbacks` are
-    passed through (on_started_leading, on_stopped_leading, on_new_leader, identity, release_on_cancel)."""
-    return LeaderElector(api_client, name=cfg.leader_elect_name, namespace=cfg.leader_elect_namespace,
-                         lease_duration=cfg.leader_elect_lease_duration,
-                         renew_deadline=cfg.leader_elect_renew_deadline,
-                         retry_period=cfg.leader_elect_retry_period,
-                         request_timeout=getattr(cfg, "kube_api_request_timeout", 10.0), **callbacks)
+@dataclass(frozen=True)
+class LeaderElectionOptions:
+    """The `--leader-elect-*` settings."""
+
+    name: str = "external-dns-py"
+    namespace: str = "default"
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
+    request_timeout: float = 10.0
+
+
+def leader_elector(api_client: ApiClient, options: LeaderElectionOptions, **callbacks: Any) -> LeaderElector:
+    """A LeaderElector for `options`; `callbacks` are passed through (on_started_leading,
+    on_stopped_leading, on_new_leader, identity, release_on_cancel)."""
+    return LeaderElector(api_client, name=options.name, namespace=options.namespace,
+                         lease_duration=options.lease_duration, renew_deadline=options.renew_deadline,
+                         retry_period=options.retry_period, request_timeout=options.request_timeout, **callbacks)

@@ -1,7 +1,7 @@
 """The long-running process around the zone controller: informers started and synced, leader election,
 the health/metrics server, the event recorder, worker threads and a bounded shutdown.
 
-`ControllerProcess(cfg, controller, stop=..., kube_client=..., informer_factory=...).run() -> exit code`:
+`ControllerProcess(options, controller, stop=..., kube_client=..., informer_factory=...).run() -> exit code`:
 
 1. `/healthz`, `/readyz`, `/metrics` on `--metrics-address` (bad address: ConfigError; cannot bind: exit 1).
    `/healthz` fails when a worker is stuck on one zone longer than `stuck_after` (WorkerWatchdog);
@@ -26,11 +26,11 @@ before the informers start; they may call `process.add_leader_task(start, stop)`
 
 from __future__ import annotations
 
-import argparse
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -39,6 +39,9 @@ from external_dns.controller.features import attach_events
 from external_dns.controller.health import HealthServer, WorkerWatchdog
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.errors import ConfigError
+
+if TYPE_CHECKING:  # leader election needs the Kubernetes client: imported only when enabled
+    from external_dns.controller.leader_election import LeaderElectionOptions
 
 log = structlog.get_logger(__name__)
 
@@ -87,16 +90,29 @@ class _LeaderTask:
 ProcessFeature = Callable[["ControllerProcess"], None]
 
 
+@dataclass(frozen=True)
+class ProcessOptions:
+    """What the long-running process needs from the command line."""
+
+    metrics_address: str = ":7979"
+    workers: int = 2
+    interval: float = 60.0
+    min_event_sync_interval: float = 5.0
+    events: bool = False  # informer events schedule syncs (--events)
+    dry_run: bool = False
+    leader_election: LeaderElectionOptions | None = None  # None: no leader election
+
+
 class ControllerProcess:
     """Runs the controller until `stop` is set (see the module docstring)."""
 
-    def __init__(self, cfg: argparse.Namespace, controller: Controller, *, stop: threading.Event,
+    def __init__(self, options: ProcessOptions, controller: Controller, *, stop: threading.Event,
                  kube_client: Callable[[], Any] | None = None,
                  informer_factory: LazyInformerFactory | None = None, emit_events: bool | None = None,
                  identity: str | None = None, shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
                  cache_sync_timeout: float = DEFAULT_CACHE_SYNC_TIMEOUT,
                  stuck_after: float = DEFAULT_STUCK_AFTER, features: Sequence[ProcessFeature] = ()) -> None:
-        self.cfg = cfg
+        self.options = options
         self.features = list(features)
         self.controller = controller
         self.stop_event = stop
@@ -112,8 +128,8 @@ class ControllerProcess:
         self.elector: Any = None
         self.synced = threading.Event()
         self.zone_controller = ZoneController(
-            controller, workers=int(getattr(cfg, "workers", 2)), interval=float(cfg.interval),
-            min_event_sync_interval=float(getattr(cfg, "min_event_sync_interval", 5.0)), watchdog=self.watchdog)
+            controller, workers=options.workers, interval=options.interval,
+            min_event_sync_interval=options.min_event_sync_interval, watchdog=self.watchdog)
         self._tasks: list[_LeaderTask] = [_LeaderTask("zone-controller", self.zone_controller.start,
                                                       self.zone_controller.stop)]
         self._leading_lock = threading.Lock()
@@ -188,8 +204,8 @@ class ControllerProcess:
         return code
 
     def _start(self) -> int | None:
-        cfg = self.cfg
-        self.server = HealthServer(cfg.metrics_address, watchdog=self.watchdog,
+        options = self.options
+        self.server = HealthServer(options.metrics_address, watchdog=self.watchdog,
                                    ready_checks={"informers-synced": self.synced.is_set,
                                                  "leader-election": self.ready})
         try:
@@ -198,7 +214,7 @@ class ControllerProcess:
             self.server = None
             raise ConfigError(str(exc)) from None
         except OSError as exc:
-            log.error(f"cannot serve metrics on --metrics-address={cfg.metrics_address}: {exc}")
+            log.error(f"cannot serve metrics on --metrics-address={options.metrics_address}: {exc}")
             self.server = None
             return 1
         log.info("Serving /healthz, /readyz and /metrics", url=self.server.url)
@@ -207,11 +223,11 @@ class ControllerProcess:
             from external_dns.events.recorder import EventRecorder
 
             assert self.kube_client is not None
-            self.recorder = EventRecorder(self.kube_client(), dry_run=bool(getattr(cfg, "dry_run", False)))
+            self.recorder = EventRecorder(self.kube_client(), dry_run=options.dry_run)
             self.recorder.start()
         attach_events(self.controller, self.recorder)
 
-        if getattr(cfg, "events", False):
+        if options.events:
             self.controller.source.add_event_handler(self.zone_controller.on_event)
 
         for feature in self.features:
@@ -220,8 +236,8 @@ class ControllerProcess:
         if not self._sync_informers():
             return None if self.stop_event.is_set() else 1
 
-        if getattr(cfg, "leader_elect", False):
-            from external_dns.controller.leader_election import leader_elector_from_config
+        if options.leader_election is not None:
+            from external_dns.controller.leader_election import leader_elector
 
             if self.kube_client is None:
                 raise ConfigError("--leader-elect needs a Kubernetes API connection (--kubeconfig / --server)")
@@ -229,7 +245,7 @@ class ControllerProcess:
                                          "on_stopped_leading": self._on_stopped_leading}
             if self.identity:
                 callbacks["identity"] = self.identity
-            self.elector = leader_elector_from_config(self.kube_client(), cfg, **callbacks)
+            self.elector = leader_elector(self.kube_client(), options.leader_election, **callbacks)
             self.identity = self.elector.identity
             self.controller.add_pre_apply_check(self._fence)
             self.elector.start()
@@ -242,11 +258,12 @@ class ControllerProcess:
         if self.emit_events is not None:
             return self.emit_events and self.kube_client is not None
         created = bool(getattr(self.kube_client, "created", False))
-        return created and not getattr(self.cfg, "dry_run", False)
+        return created and not self.options.dry_run
 
     def _on_stopped_leading(self) -> None:
-        cfg = self.cfg
-        grace = float(cfg.leader_elect_lease_duration) - float(cfg.leader_elect_renew_deadline)
+        election = self.options.leader_election
+        assert election is not None  # only called by the elector
+        grace = election.lease_duration - election.renew_deadline
         self._stop_leading(max(0.5, min(grace, self.shutdown_timeout * 0.6)))
 
     def _sync_informers(self) -> bool:

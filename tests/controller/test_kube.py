@@ -14,7 +14,7 @@ import urllib3
 
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import ConfigError
-from external_dns.controller.kube import kube_api_client
+from external_dns.cmd.wiring import kube_api_client
 
 BASE = ["--source=service", "--provider=inmemory", "--policy=sync"]
 

@@ -15,11 +15,12 @@ import kubernetes.client
 import pytest
 
 from external_dns.cmd.config import load_config
+from external_dns.cmd.wiring import leader_election_options
 from external_dns.controller.leader_election import (
     LeaderElectionRecord,
     LeaderElector,
     LeaseLock,
-    leader_elector_from_config,
+    leader_elector,
 )
 from external_dns.informers.api import format_micro_time
 from tests.helpers.threads import thread_leak_check
@@ -89,7 +90,7 @@ def test_elector_from_flags() -> None:
                           "--leader-elect-name=my-lease", "--leader-elect-namespace=dns"], environ={})
     api = kubernetes.client.ApiClient(kubernetes.client.Configuration())
     try:
-        elector = leader_elector_from_config(api, cfg, identity="me")
+        elector = leader_elector(api, leader_election_options(cfg), identity="me")
         assert (elector.lock.namespace, elector.lock.name, elector.identity) == ("dns", "my-lease", "me")
         assert (elector.lease_duration, elector.renew_deadline, elector.retry_period) == (15.0, 10.0, 2.0)
         assert not elector.is_leader() and not elector.ready()

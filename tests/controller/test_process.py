@@ -17,8 +17,9 @@ from typing import Any
 import kubernetes.client
 import pytest
 
+from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
-from external_dns.controller.process import ControllerProcess, LazyInformerFactory
+from external_dns.controller.process import ControllerProcess, LazyInformerFactory, ProcessOptions
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
@@ -40,7 +41,7 @@ def no_thread_leak() -> Iterator[None]:
     yield from thread_leak_check(ignore_prefix="kubeapi-")
 
 
-def config(**overrides: Any) -> argparse.Namespace:
+def config(**overrides: Any) -> ProcessOptions:
     values: dict[str, Any] = {
         "metrics_address": "127.0.0.1:0", "interval": 3600.0, "workers": 2, "min_event_sync_interval": 0.0,
         "events": True, "dry_run": False, "leader_elect": False, "leader_elect_lease_duration": 2.0,
@@ -48,7 +49,7 @@ def config(**overrides: Any) -> argparse.Namespace:
         "leader_elect_namespace": "default", "leader_elect_name": "process-test", "kube_api_request_timeout": 5.0,
     }
     values.update(overrides)
-    return argparse.Namespace(**values)
+    return process_options(argparse.Namespace(**values))
 
 
 def service(name: str, hostname: str, ip: str) -> dict[str, Any]:

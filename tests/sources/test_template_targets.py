@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from external_dns.cmd.build_sources import source_options
 from external_dns.cmd.config import load_config
 from external_dns.errors import ConfigError
 from external_dns.sources.objects.ingress import ingress_endpoints
@@ -91,7 +92,7 @@ def test_flags_parse_repeat_and_refuse_bad_templates() -> None:
                                "--target-template={{.Name}}.lb.org,x.org", "--target-template=y.org",
                                "--fqdn-target-template=a.org:1.2.3.4"], {})
     assert cfg.target_template == ["{{.Name}}.lb.org,x.org", "y.org"]
-    opts = SourceOptions.from_config(cfg)
+    opts = source_options(cfg)
     assert opts.target is not None and opts.target.text == "{{.Name}}.lb.org,x.org,y.org"
     assert opts.fqdn_target is not None
     for flag in ("--target-template", "--fqdn-target-template"):

@@ -10,17 +10,15 @@ rate-limited workqueue keyed by `namespace/name` (sample-controller pattern) and
 * `start()` / `stop(timeout)` may repeat (leader election): each start runs a fresh queue and threads; stop
   lets in-flight reconciles finish within the timeout and joins every thread.
 
-Process wiring: `install(cfg, process)` is a `controller.process.PROCESS_HOOKS` entry; with
-`--source=dnsrecord` it builds the controller on the process's informer factory, Kubernetes client and
-provider (`build_dnsrecord_controller`) and runs it as a leader task beside the zone controller (not with
-`--dry-run`: every pass of this controller writes).
+Process wiring: `install(process, options)` (a ControllerProcess feature, added by cmd/ with
+`--source=dnsrecord` outside `--dry-run`) builds the controller on the process's informer factory,
+Kubernetes client and provider and runs it as a leader task beside the zone controller.
 `build_source` is the `--source=dnsrecord` source builder: DNSRecords publish through this controller,
 so they contribute no endpoints to the zone-wide controller.
 """
 
 from __future__ import annotations
 
-import argparse
 import random
 import threading
 import time
@@ -195,13 +193,6 @@ class DNSRecordController:
         return self._outcomes.wait_until(predicate, timeout)
 
 
-def options_from_config(cfg: argparse.Namespace) -> Options:
-    return Options(min_requeue_time=float(getattr(cfg, "min_requeue_time", Options.min_requeue_time)),
-                   requeue_time=float(getattr(cfg, "requeue_time", Options.requeue_time)),
-                   valid_for=float(getattr(cfg, "valid_for", Options.valid_for)),
-                   write_counter_limit=int(getattr(cfg, "write_counter_limit", Options.write_counter_limit)))
-
-
 def unwrap_provider(provider: Provider) -> Provider:
     """The provider under `--provider-cache-time`'s cache: validation passes must see the provider itself."""
     while isinstance(provider, CachedProvider):
@@ -209,35 +200,31 @@ def unwrap_provider(provider: Provider) -> Provider:
     return provider
 
 
-def build_dnsrecord_controller(cfg: argparse.Namespace, factory: Any, provider: Provider, api_client: Any, *,
-                               workers: int | None = None, clock: WallClock = SYSTEM_CLOCK,
+def build_dnsrecord_controller(options: Options, factory: Any, provider: Provider, api_client: Any, *,
+                               namespace: str = "", workers: int = 2, clock: WallClock = SYSTEM_CLOCK,
                                rng: random.Random | None = None,
                                rate_limiter_factory: Callable[[], RateLimiter] | None = None) -> DNSRecordController:
-    """The controller on `factory`'s DNSRecord informer (namespace `--namespace`, all when empty)."""
-    informer = factory.informer_for(RESOURCE, namespace=getattr(cfg, "namespace", "") or None)
+    """The controller on `factory`'s DNSRecord informer (one namespace, or all when empty)."""
+    informer = factory.informer_for(RESOURCE, namespace=namespace or None)
     store = informer.get_store()
-    reconciler = Reconciler(unwrap_provider(provider), RecordAPI(api_client), store.get_by_key,
-                            options_from_config(cfg), clock=clock, rng=rng)
-    count = workers if workers is not None else int(getattr(cfg, "dnsrecord_workers", 2) or 2)
-    return DNSRecordController(reconciler, informer, workers=count, rate_limiter_factory=rate_limiter_factory)
+    reconciler = Reconciler(unwrap_provider(provider), RecordAPI(api_client), store.get_by_key, options,
+                            clock=clock, rng=rng)
+    return DNSRecordController(reconciler, informer, workers=workers, rate_limiter_factory=rate_limiter_factory)
 
 
-def install(cfg: argparse.Namespace, process: Any) -> None:
-    """PROCESS_HOOKS entry: with `--source=dnsrecord`, run the DNSRecord controller as a leader task."""
-    if SOURCE_NAME not in (getattr(cfg, "source", None) or []):
-        return
-    if getattr(cfg, "dry_run", False):
-        log.warning("--dry-run: the DNSRecord controller is not started (it would write to the provider, "
-                    "the records' status and their finalizers)")
-        return
+def install(process: Any, options: Options, *, namespace: str = "", workers: int = 2) -> DNSRecordController:
+    """Run the DNSRecord controller as a leader task of the long-running `process` (a ControllerProcess
+    feature), on its informer factory, Kubernetes client and provider."""
     if process.kube_client is None or process.informer_factory is None:
         from external_dns.errors import ConfigError
 
         raise ConfigError("--source=dnsrecord needs a Kubernetes API connection (--kubeconfig / --server)")
     provider = process.controller.registry.provider
-    ctl = build_dnsrecord_controller(cfg, process.informer_factory(), provider, process.kube_client())
+    ctl = build_dnsrecord_controller(options, process.informer_factory(), provider, process.kube_client(),
+                                     namespace=namespace, workers=workers)
     process.dnsrecord_controller = ctl
     process.add_leader_task(ctl.start, ctl.stop, name="dnsrecord-controller")
+    return ctl
 
 
 class _NoEndpoints(Source):
@@ -247,7 +234,7 @@ class _NoEndpoints(Source):
         return []
 
 
-def build_source(cfg: argparse.Namespace, context: Any = None) -> Source:
-    """SOURCE_BUILDERS["dnsrecord"]."""
+def build_source(cfg: Any = None, context: Any = None) -> Source:
+    """SOURCE_BUILDERS["dnsrecord"]: DNSRecords contribute no endpoints to the zone-wide pipeline."""
     del cfg, context
     return _NoEndpoints()

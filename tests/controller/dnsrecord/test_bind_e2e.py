@@ -3,7 +3,6 @@ rewrites a record an outside tool overwrote (writeCounter 1), and removes everyt
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 
 from external_dns.controller.dnsrecord.controller import DNSRecordController, build_dnsrecord_controller
+from external_dns.controller.dnsrecord.reconcile import Options
 from external_dns.controller.dnsrecord.registry import txt_prefix
 from external_dns.controller.dnsrecord.types import API_VERSION, KIND
 from external_dns.informers import SharedInformerFactory
@@ -36,9 +36,8 @@ def bind_provider(bind_server: BindServer) -> RFC2136Provider:
 def controller(kube_api_client: Any, bind_provider: RFC2136Provider,
                bind_server: BindServer) -> Iterator[DNSRecordController]:
     factory = SharedInformerFactory(kube_api_client)
-    cfg = argparse.Namespace(namespace="", min_requeue_time=1.0, requeue_time=1.5, valid_for=1.0,
-                             write_counter_limit=20)
-    ctl = build_dnsrecord_controller(cfg, factory, bind_provider, kube_api_client, workers=2, rng=random.Random(7))
+    options = Options(min_requeue_time=1.0, requeue_time=1.5, valid_for=1.0, write_counter_limit=20)
+    ctl = build_dnsrecord_controller(options, factory, bind_provider, kube_api_client, workers=2, rng=random.Random(7))
     factory.start()
     assert factory.wait_for_cache_sync(5.0)
     ctl.start()

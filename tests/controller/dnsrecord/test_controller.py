@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from prometheus_client import REGISTRY
 
+from external_dns.cmd.wiring import process_features
 from external_dns.controller.dnsrecord.controller import (
     DNSRecordController,
     build_dnsrecord_controller,
     build_source,
-    install,
 )
+from external_dns.controller.dnsrecord.reconcile import Options
 from external_dns.controller.dnsrecord.types import API_VERSION, KIND
 from external_dns.informers import SharedInformerFactory
 from external_dns.providers.provider import CachedProvider
@@ -33,9 +34,13 @@ TIMEOUT = 15.0
 def cfg(**kw: Any) -> argparse.Namespace:
     base: dict[str, Any] = {"source": ["dnsrecord"], "namespace": "", "min_requeue_time": 1.0,
                             "requeue_time": 900.0, "valid_for": 840.0, "write_counter_limit": 20,
-                            "dnsrecord_workers": 2}
+                            "dnsrecord_workers": 2, "dry_run": False, "plan_output": [], "plan_output_file": []}
     base.update(kw)
     return argparse.Namespace(**base)
+
+
+def options() -> Options:
+    return Options(min_requeue_time=1.0, requeue_time=900.0, valid_for=840.0, write_counter_limit=20)
 
 
 @pytest.fixture
@@ -53,7 +58,7 @@ def provider(tmp_path: Path) -> ZoneFileProvider:
 @pytest.fixture
 def controller(factory: SharedInformerFactory, provider: ZoneFileProvider,
                kube_api_client: Any) -> Iterator[DNSRecordController]:
-    ctl = build_dnsrecord_controller(cfg(), factory, provider, kube_api_client, rng=random.Random(3))
+    ctl = build_dnsrecord_controller(options(), factory, provider, kube_api_client, rng=random.Random(3))
     factory.start()
     assert factory.wait_for_cache_sync(5.0)
     ctl.start()
@@ -114,7 +119,7 @@ def test_bad_record_does_not_block_others(kubeapi: KubeAPIServer, controller: DN
 def test_workers_restart_and_pick_up_cached_records(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
                                                     provider: ZoneFileProvider, kube_api_client: Any) -> None:
     kubeapi.create(record("app", "app.example.com", [a_record("app.example.com", "1.2.3.4")]))
-    ctl = build_dnsrecord_controller(cfg(), factory, provider, kube_api_client, workers=1)
+    ctl = build_dnsrecord_controller(options(), factory, provider, kube_api_client, workers=1)
     factory.start()
     assert factory.wait_for_cache_sync(5.0)
     try:
@@ -145,14 +150,13 @@ class _Process:
         self.tasks.append((start, stop, name))
 
 
-def test_process_hook_runs_the_controller_only_with_source_dnsrecord(
+def test_process_feature_runs_the_controller_only_with_source_dnsrecord(
         factory: SharedInformerFactory, provider: ZoneFileProvider, kube_api_client: Any) -> None:
+    assert process_features(cfg(source=["service"])) == []
+    assert process_features(cfg(dry_run=True)) == []  # every pass of this controller writes
+    [feature] = process_features(cfg())
     process = _Process(factory, CachedProvider(provider, 60.0), kube_api_client)
-    install(cfg(source=["service"]), process)
-    assert process.tasks == []
-    install(cfg(dry_run=True), process)
-    assert process.tasks == []
-    install(cfg(), process)
+    feature(process)  # type: ignore[arg-type]
     assert len(process.tasks) == 1 and process.tasks[0][2] == "dnsrecord-controller"
     ctl = process.dnsrecord_controller  # type: ignore[attr-defined]
     assert ctl.reconciler.provider is provider  # the cache is bypassed: validation must see the provider
@@ -171,7 +175,7 @@ class _Down(ZoneFileProvider):
 def test_errors_are_requeued_with_the_rate_limiter(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
                                                    tmp_path: Path, kube_api_client: Any) -> None:
     (tmp_path / "down").mkdir()
-    ctl = build_dnsrecord_controller(cfg(), factory, _Down(str(tmp_path / "down"), create_zones=["example.com"]),
+    ctl = build_dnsrecord_controller(options(), factory, _Down(str(tmp_path / "down"), create_zones=["example.com"]),
                                      kube_api_client, workers=1)
     factory.start()
     assert factory.wait_for_cache_sync(5.0)

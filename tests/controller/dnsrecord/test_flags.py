@@ -6,7 +6,7 @@ import pytest
 
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import ConfigError
-from external_dns.controller.dnsrecord.controller import options_from_config
+from external_dns.cmd.wiring import dnsrecord_options as options_from_config
 
 BASE = ["--source=dnsrecord", "--provider=inmemory", "--policy=sync"]
 
