@@ -31,6 +31,7 @@ from external_dns.cmd.wiring import (
 )
 from external_dns.controller.controller import Controller
 from external_dns.errors import ConfigError
+from external_dns.gcsettings import settle_after_startup
 from external_dns.logging_setup import configure_logging
 
 log = structlog.get_logger(__name__)
@@ -139,6 +140,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     except Exception as exc:
         log.error(f"failed to start: {exc}", error_type=type(exc).__name__)
         return 1
+    settle_after_startup()  # start-up objects leave the collector's scans (external_dns/gcsettings.py)
 
     if cfg.once:  # all zones planned, shown and safety-checked before any is applied (controller/once.py)
         try:
