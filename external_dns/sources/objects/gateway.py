@@ -111,6 +111,9 @@ class GatewayLookup:
     gateway: Callable[[str, str], Mapping[str, Any] | None]
     namespace_labels: Callable[[str], Mapping[str, str] | None] = lambda _name: None
     complete: bool = True
+    # Per-Gateway results computed once per lookup (one collect pass) and shared by its routes:
+    # id(gateway) -> (gateway, targets, problems). The Gateway is kept so its id cannot be reused.
+    targets_memo: dict[int, tuple[Mapping[str, Any], list[str], list[Problem]]] = field(default_factory=dict)
 
 
 def lookup_from(gateways: Iterable[Mapping[str, Any]],
@@ -280,6 +283,23 @@ class _Route:
                    and (k.get("group") or GATEWAY_GROUP) == GATEWAY_GROUP for k in kinds)
 
     def gateway_targets(self, gw: Mapping[str, Any]) -> list[str]:
+        """The Gateway's targets (computed once per collect pass); its problems join this route's (the
+        report de-duplicates them)."""
+        memo = self.lookup.targets_memo.get(id(gw))
+        if memo is None or memo[0] is not gw:
+            problems_before = len(self.problems)
+            try:
+                targets = self._gateway_targets(gw)
+            except FieldError:
+                del self.problems[problems_before:]
+                raise
+            memo = (gw, targets, self.problems[problems_before:])
+            self.lookup.targets_memo[id(gw)] = memo
+            return list(targets)
+        self.problems.extend(memo[2])
+        return list(memo[1])
+
+    def _gateway_targets(self, gw: Mapping[str, Any]) -> list[str]:
         gw_ref = object_ref(gw, GATEWAY_KIND)
         annotations = string_map(gw, "metadata.annotations")
         targets, problems = annotation_targets(annotations, self.options.annotation_prefix, gw_ref, gw)
