@@ -8,12 +8,29 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from external_dns.cmd.run import config_error, run
-from external_dns.cmd.wiring import KubeClient as _KubeClient
-from external_dns.cmd.wiring import build_controller, build_domain_filter, build_source
+if TYPE_CHECKING:
+    from external_dns.cmd.run import run
+    from external_dns.cmd.wiring import KubeClient as _KubeClient
+    from external_dns.cmd.wiring import build_controller, build_domain_filter, build_source
 
 __all__ = ["SUBCOMMANDS", "_KubeClient", "build_controller", "build_domain_filter", "build_source", "main", "run"]
+
+# Re-exported names, imported on first use: `external-dns --version` must not pay for the whole program.
+_LAZY = {"config_error": ("external_dns.cmd.run", "config_error"), "run": ("external_dns.cmd.run", "run"),
+         "_KubeClient": ("external_dns.cmd.wiring", "KubeClient"),
+         "build_controller": ("external_dns.cmd.wiring", "build_controller"),
+         "build_domain_filter": ("external_dns.cmd.wiring", "build_domain_filter"),
+         "build_source": ("external_dns.cmd.wiring", "build_source")}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    return getattr(importlib.import_module(module), attr)
+
 
 # name -> "module:function(argv: list[str]) -> int"
 SUBCOMMANDS: dict[str, str] = {
@@ -27,6 +44,13 @@ SUBCOMMANDS: dict[str, str] = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:  # what the parser's version action prints, without importing the program
+        from external_dns import __version__
+
+        print(__version__, flush=True)
+        return 0
+    from external_dns.cmd.run import config_error, run
+
     if args and not args[0].startswith("-"):
         name = args[0]
         if name == "run":
