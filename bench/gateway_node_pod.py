@@ -5,7 +5,8 @@
    (managedFields and last-applied-configuration dropped) and with the sources' slimming transformers
    (sources/informer/slim.py). Deep size of every cached object, shared strings counted once (as in
    memory). Goal: <= 1 KiB per slimmed route, node and pod.
-2. Event -> DNS: an HTTPRoute's host name is changed on the test API server, one change after the other;
+2. One endpoints() pass over 1k / 10k slimmed routes on one Gateway.
+3. Event -> DNS: an HTTPRoute's host name is changed on the test API server, one change after the other;
    each time we measure until the new name is written to the (in-memory) zone by the running controller
    (`--source=gateway-httproute --events --min-event-sync-interval=0 --interval=1h`, 2 workers):
    route watch -> source event -> scheduler -> workqueue -> worker -> TXT registry -> provider.
@@ -43,6 +44,8 @@ from external_dns.sources.informer.slim import (
     pod_transformer_for,
     route_transformer,
 )
+from external_dns.sources.objects.gateway import GatewayOptions, collect_route_endpoints, lookup_from
+from external_dns.sources.options import SourceOptions
 from tests.helpers.gateway import condition, gateway, listener, route
 from tests.kubeapi.server import KubeAPIServer
 
@@ -299,6 +302,22 @@ def route_event_latency(updates: int = UPDATES) -> list[float]:
         server.stop()
 
 
+def collect_time(routes: int) -> float:
+    """Best of 3: seconds for one endpoints() pass over `routes` slimmed HTTPRoutes on one Gateway."""
+    gw = gateway(namespace="infra", addresses=["192.0.2.1"], listeners=[listener(
+        "https", "HTTPS", 443, hostname="*.example.org", allowedRoutes={"namespaces": {"from": "All"}})])
+    slim = route_transformer(annotation_keeper(PREFIX), keep_labels=False)
+    cached = [slim(big_route(i)) for i in range(routes)]
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        out = collect_route_endpoints(cached, "HTTPRoute", SourceOptions(), GatewayOptions(), lookup_from([gw]))
+        best = min(best, time.perf_counter() - started)
+        if len(out.endpoints) != routes:
+            raise RuntimeError(f"expected {routes} endpoints, got {len(out.endpoints)}")
+    return best
+
+
 def _pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
@@ -316,6 +335,12 @@ def main() -> None:
     print("|---|---|---|---|---|")
     print(f"| {_pct(ms, 50):.1f} ms | {_pct(ms, 90):.1f} ms | {_pct(ms, 99):.1f} ms | {statistics.mean(ms):.1f} ms "
           f"| {max(ms):.1f} ms |")
+    print("\nOne endpoints() pass over slimmed HTTPRoutes on one Gateway (best of 3)\n")
+    print("| routes | seconds | per route |")
+    print("|---|---|---|")
+    for n in (1000, 10_000):
+        took = collect_time(n)
+        print(f"| {n} | {took:.3f} | {took / n * 1e6:.0f} us |", flush=True)
     print("\nA Gateway's address changes: time until every attached route's record points to the new address\n")
     print("| routes on the Gateway | event -> all records updated |")
     print("|---|---|")
