@@ -40,6 +40,8 @@ REQUESTS = Counter(
     ["method", "code"],
 )
 _READ_CHUNK = 256 * 1024
+# A connection reset on a body at least this large is taken as the server refusing its size.
+_LARGE_BODY = 256 * 1024
 
 
 class PDNSAuthError(ProviderError, ConfigError):
@@ -56,6 +58,17 @@ class PDNSRefused(ProviderError):
 
 class PDNSNotFound(ProviderError):
     """HTTP 404: the server id or the zone does not exist."""
+
+
+class PDNSBodyTooLarge(ProviderError):
+    """The server closed the connection while a large request body was being sent or before it answered, or
+    answered it with a plain 400: what PowerDNS does with a body over its `webserver-max-bodysize`. Not
+    retried as is (the caller splits the request)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"PowerDNS closed the connection on a {size}-byte request (over its "
+                         "webserver-max-bodysize?)")
+        self.size = size
 
 
 class _Transient(Exception):
@@ -127,6 +140,10 @@ class PDNSClient:
                 if self._stop.wait(delay):
                     raise SoftError(f"PowerDNS at {self.config.server}: {what} interrupted") from None
                 continue
+            if status == 400 and body is not None and len(body) >= _LARGE_BODY and not _is_json_error(data):
+                # PowerDNS answers a plain "Bad Request" (no JSON error) to a body over its size limit when it
+                # is not busy resetting the connection instead.
+                raise PDNSBodyTooLarge(len(body))
             return self._result(status, data, what)
 
     def _result(self, status: int, data: bytes, what: str) -> Any:
@@ -172,6 +189,9 @@ class PDNSClient:
                                 "check --tls-ca, or --pdns-skip-tls-verify") from None
         except (OSError, http.client.HTTPException) as exc:
             REQUESTS.labels(method, "error").inc()
+            if body is not None and len(body) >= _LARGE_BODY and isinstance(
+                    exc, (ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected)):
+                raise PDNSBodyTooLarge(len(body)) from None
             raise _Transient(_describe(exc)) from None
         finally:
             conn.close()
@@ -226,6 +246,14 @@ def _error_text(data: bytes) -> str:
     except ValueError:
         pass
     return " ".join(text.split())[:500]
+
+
+def _is_json_error(data: bytes) -> bool:
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and "error" in parsed
 
 
 def _describe(exc: BaseException) -> str:

@@ -22,10 +22,11 @@ READ_TIMEOUT = 30.0
 REQUEST_DEADLINE = 120.0
 # The largest response body read (a zone of 100k rrsets is about 25 MB of JSON).
 MAX_RESPONSE_BYTES = 256 * 1024 * 1024
-# PowerDNS refuses bodies over `webserver-max-bodysize` (2 MB by default) by resetting the connection, which
-# would look like a network failure: PATCH bodies stay well under it.
-MAX_PATCH_BYTES = 1024 * 1024
-MAX_PATCH_RRSETS = 2000
+# Every PATCH costs PowerDNS a fixed share that grows with the zone, so a zone's changes go in as few requests
+# as possible. PowerDNS resets the connection when a body is over `webserver-max-bodysize` (2 MiB by default):
+# bodies stay under that default, and a server configured lower is detected (the provider then halves).
+MAX_PATCH_BYTES = 2 * 1024 * 1024 - 64 * 1024
+MAX_PATCH_RRSETS = 20000
 # Transient failures (5xx, connection errors, timeouts) are retried this many times inside one call, with
 # exponential back-off from RETRY_BASE seconds, before the call ends in a SoftError (the controller then
 # retries the zone with its own back-off).

@@ -9,10 +9,11 @@
   canonical, TXT quoted), so that a re-sync plans nothing and `apply_changes` sends nothing.
 - `apply_changes()`: RRset PATCHes per zone: creates and updates are REPLACE of the whole rrset (name +
   type), deletes are DELETE; update pairs whose rrset would not change are dropped. A record and its
-  ownership TXT (`ownedRecord` label) and everything at one name stay in one request; a request holds at
-  most `max_patch_rrsets` rrsets and `max_patch_bytes` of JSON (PowerDNS resets a connection whose body is
-  over its 2 MB limit), so a zone's changes go in as few requests as fit. Inside a request deletes come
-  first (a CNAME replacing an A at one name). Only the rrsets named are touched: other rrsets and their
+  ownership TXT (`ownedRecord` label) and everything at one name stay in one request; a zone's changes go
+  in as few requests as fit under `max_patch_rrsets` rrsets and `max_patch_bytes` of JSON (each PATCH costs
+  PowerDNS work that grows with the zone). PowerDNS resets a connection whose body is over its
+  `webserver-max-bodysize`: the batch is then split in halves and the lower limit kept. Inside a request
+  deletes come first (a CNAME replacing an A at one name). Only the rrsets named are touched: other rrsets and their
   comments stay as they are (REPLACE without `comments` keeps an rrset's own comments too).
 - Errors: PowerDNS applies a PATCH all or nothing; a 422 (its message names the record) is split in halves
   until the refused group is alone, so one bad record does not block the rest of its zone, and the refusals
@@ -37,7 +38,7 @@ from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
-from external_dns.providers.pdns.client import PDNSClient, PDNSNotFound, PDNSRefused
+from external_dns.providers.pdns.client import PDNSBodyTooLarge, PDNSClient, PDNSNotFound, PDNSRefused
 from external_dns.providers.pdns.config import PDNSConfig
 from external_dns.providers.pdns.records import (
     DEFAULT_TTL,
@@ -52,6 +53,7 @@ from external_dns.providers.provider import Provider, ProviderError, SoftError, 
 log = structlog.get_logger(__name__)
 
 _MAX_REPORTED = 20  # refusals quoted in the final error message
+_MIN_PATCH_BYTES = 64 * 1024  # the learned body limit never goes below this
 _ENCODE = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode  # one rrset, compact
 
 
@@ -88,6 +90,8 @@ class PDNSProvider(Provider):
         self._lock = threading.Lock()
         self._zone_cache: TTLCache[str, tuple[Zone, ...]] = TTLCache(
             maxsize=1, ttl=max(config.zones_cache_seconds, 1e-9), timer=clock)
+        # The request body limit in use: lowered when the server turns out to accept less.
+        self._max_bytes = config.max_patch_bytes
 
     def __repr__(self) -> str:
         return f"PDNSProvider(server={self.config.server!r}, server_id={self.config.server_id!r})"
@@ -262,7 +266,7 @@ class PDNSProvider(Provider):
         count = size = 0
         for group in groups:
             g_count, g_size = len(group.rrsets), group.size()
-            if batch and (count + g_count > cfg.max_patch_rrsets or size + g_size > cfg.max_patch_bytes):
+            if batch and (count + g_count > cfg.max_patch_rrsets or size + g_size > self._max_bytes):
                 yield batch
                 batch, count, size = [], 0, 0
             batch.append(group)
@@ -272,14 +276,26 @@ class PDNSProvider(Provider):
             yield batch
 
     def _send(self, zone: Zone, batch: list[_Group]) -> tuple[list[_Group], int, list[str]]:
-        """PATCH one batch; on a 422 split it in halves until the refused group stands alone.
-        Returns (groups applied, requests sent, refusals)."""
+        """PATCH one batch; on a 422 split it in halves until the refused group stands alone, and the same
+        when the server drops a body too large for it. Returns (groups applied, requests sent, refusals)."""
+        body = _body(batch)
         try:
-            self.client.patch_zone(zone.id, _body(batch))
+            self.client.patch_zone(zone.id, body)
             return batch, 1, []
         except PDNSRefused as exc:
             if len(batch) == 1:
                 return [], 1, [f"zone {zone.name}: {batch[0].describe()}: {exc.server_message}"]
+        except PDNSBodyTooLarge:
+            if len(batch) == 1 or len(body) // 2 < _MIN_PATCH_BYTES:
+                raise SoftError(f"PowerDNS at {self.config.server} closed the connection on a {len(body)}-byte "
+                                f"change of zone {zone.name}; if the server is up, raise its "
+                                "webserver-max-bodysize") from None
+            with self._lock:
+                lowered = self._max_bytes > len(body) // 2
+                self._max_bytes = min(self._max_bytes, len(body) // 2)
+            if lowered:
+                log.warning(f"PowerDNS at {self.config.server} refused a {len(body)}-byte request; sending at "
+                            f"most {self._max_bytes} bytes per request from now on (webserver-max-bodysize)")
         except PDNSNotFound:
             self.forget_zones()
             raise SoftError(f"zone {zone.name} disappeared from PowerDNS while being changed") from None

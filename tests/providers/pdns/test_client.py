@@ -15,6 +15,7 @@ import pytest
 
 from external_dns.errors import ConfigError
 from external_dns.providers.pdns import PDNSAuthError, PDNSClient, PDNSConfig
+from external_dns.providers.pdns.client import PDNSBodyTooLarge
 from external_dns.providers.provider import ProviderError, SoftError
 
 KEY = "s3cr3t-api-key-value"
@@ -29,6 +30,7 @@ class RawServer:
     sock: socket.socket = field(default_factory=lambda: socket.create_server(("127.0.0.1", 0)))
     count: int = 0
     heads: list[bytes] = field(default_factory=list)
+    read_body: bool = True
     stop: threading.Event = field(default_factory=threading.Event)
     threads: list[threading.Thread] = field(default_factory=list)
 
@@ -51,12 +53,12 @@ class RawServer:
     def _one(self, conn: socket.socket, n: int) -> None:
         with conn:
             conn.settimeout(5)
-            self.heads.append(_read_request(conn))
+            self.heads.append(_read_request(conn, self.read_body))
             with contextlib.suppress(OSError):  # the client may hang up first
                 self.handler(conn, n)
 
 
-def _read_request(conn: socket.socket) -> bytes:
+def _read_request(conn: socket.socket, read_body: bool = True) -> bytes:
     """Read one request; returns its head (request line and headers)."""
     data = b""
     while b"\r\n\r\n" not in data:
@@ -65,6 +67,8 @@ def _read_request(conn: socket.socket) -> bytes:
             return data
         data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
+    if not read_body:
+        return head
     for line in head.split(b"\r\n"):
         if line.lower().startswith(b"content-length:"):
             need = int(line.split(b":")[1]) - len(body)
@@ -166,6 +170,27 @@ def test_403_is_an_auth_error_without_the_key(raw: Callable[[Handler], RawServer
     assert isinstance(err.value, ConfigError) and "--pdns-api-key" in str(err.value)
     assert KEY not in str(err.value) and KEY not in repr(client(srv.url)) and KEY not in repr(client(srv.url).config)
     assert srv.count == 1  # never retried
+
+
+def test_large_body_dropped_by_the_server(raw: Callable[[Handler], RawServer]) -> None:
+    """A server closing the connection on a large body (PowerDNS over webserver-max-bodysize): PDNSBodyTooLarge,
+    not retried; a plain 400 to a large body is the same; a small body reset is an ordinary transient error."""
+    def reset(c: socket.socket, n: int) -> None:
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # RST on close
+
+    srv = raw(reset)
+    srv.read_body = False
+    with pytest.raises(PDNSBodyTooLarge) as err:
+        client(srv.url).patch_zone("example.org.", b"{" + b" " * 4_000_000 + b"}")
+    assert err.value.size == 4_000_002 and srv.count == 1
+    with pytest.raises(SoftError):
+        client(srv.url, retries=1).patch_zone("example.org.", b"{}")
+    bad = raw(lambda c, n: c.sendall(answer("400 Bad Request", b"Bad Request")))
+    with pytest.raises(PDNSBodyTooLarge):
+        client(bad.url).patch_zone("example.org.", b"{" + b" " * 300_000 + b"}")
+    json_400 = raw(lambda c, n: c.sendall(answer("400 Bad Request", b'{"error": "bad rrsets"}')))
+    with pytest.raises(ProviderError, match="HTTP 400: bad rrsets"):
+        client(json_400.url).patch_zone("example.org.", b"{" + b" " * 300_000 + b"}")
 
 
 def test_non_json_answer(raw: Callable[[Handler], RawServer]) -> None:
