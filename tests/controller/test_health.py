@@ -111,7 +111,7 @@ def test_bind_error_names_the_address() -> None:
 
 
 def test_default_metrics_carry_the_external_dns_names_and_build_info() -> None:
-    """/metrics of the process (default registry) exposes reference 4.3's controller metrics by name."""
+    """/metrics of the process (default registry) exposes external-dns's controller metrics by name."""
     import platform
 
     from external_dns.controller import metrics  # registers the controller metrics in the default registry

@@ -1,4 +1,4 @@
-"""Scheduler: external-dns's ShouldRunOnce / ScheduleRunOnce maths (reference 4.2) and the blocking wait."""
+"""Scheduler: external-dns's ShouldRunOnce / ScheduleRunOnce maths and the blocking wait."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DomainFilter (reference 2.5 table), MatchAllDomainFilters, JSON form, TargetNetFilter."""
+"""DomainFilter (external-dns domain_filter_test.go cases), MatchAllDomainFilters, JSON form, TargetNetFilter."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Label (de)serialisation of ownership TXT values: the table of reference 2.2 and encryption (3.6)."""
+"""Label (de)serialisation of ownership TXT values: external-dns labels_test.go cases and encryption."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Targets.same / is_less / new_targets (reference 2.3, external-dns endpoint_test.go cases)."""
+"""Targets.same / is_less / new_targets (external-dns endpoint_test.go cases)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The worked plan examples of reference 1.8 (external-dns plan_test.go), compared as multisets."""
+"""The worked plan examples of external-dns plan_test.go, compared as multisets."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def with_owner(e: Endpoint, owner: str) -> Endpoint:
     return c
 
 
-# Fixtures of reference 1.8.
+# Fixtures of external-dns plan_test.go.
 def foo_v1() -> Endpoint:
     return ep("foo", "CNAME", "v1", labels={RESOURCE: "ingress/default/foo-v1", OWNER: "pwner"})
 

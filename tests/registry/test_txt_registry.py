@@ -1,5 +1,5 @@
 """TXTRegistry: construction, reading ownership, writing TXT records, migration, multi-cluster ownership,
-encryption and the cache (reference 3.1-3.8)."""
+encryption and the cache."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DNSEndpoint -> endpoints: spec.endpoints as written, target checks of reference 5.5, bad items."""
+"""DNSEndpoint -> endpoints: spec.endpoints as written, target checks as external-dns, bad items."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The webhook server answered with raw HTTP requests taken from the protocol (reference 6.6)."""
+"""The webhook server answered with raw HTTP requests taken from the external-dns webhook protocol."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Controller.run_once with the real TXT registry over the in-memory provider (reference 4.1 / 11)."""
+"""Controller.run_once with the real TXT registry over the in-memory provider."""
 
 from __future__ import annotations
 
