@@ -1,31 +1,7 @@
-"""The reconcile pipeline: `Controller.run_once()`, one sync of everything or of one zone.
-
-`run_once` follows external-dns `controller.RunOnce` step by step: registry records ->
-source endpoints -> registry.adjust_endpoints -> Plan(...).calculate() -> registry.apply_changes only when
-the changes are real (`Changes.has_changes()`), else `All records are already up to date`. Every planned
-change is logged as `Desired change: CREATE www.example.com A` followed by a summary line; with
-`dry_run=True` the plan is computed and logged but nothing is written. Metrics: controller/metrics.py.
-
-Zone-keyed reconciles: `run_once(zone="example.org")` restricts current and desired endpoints to the names
-whose closest zone (longest suffix on a label boundary, `zone_for_name`) is that zone (a provider without
-zones holds everything in the zone ""); `split_by_zone` partitions endpoint lists the same way for a caller
-that fans out per zone. Syncs of different zones may run at the same time (one lock per zone key); the
-zone-keyed long-running controller is controller/zone_controller.py.
-
-Pre-apply checks (`add_pre_apply_check(fn)`): after the plan is calculated and the policy applied, and
-before `registry.apply_changes`, every check is called as `fn(zone, changes, current, desired)` (zone None
-for a full sync); raising refuses the sync (`RunOnceError` step `pre-apply check`, nothing is written).
-This is where per-zone safety checks and the leader-election fence go. `RunOnceError.changes` holds the
-planned changes when the failure happened at or after that point (for `RecordError` events).
-`source_observers` are called as `fn(zone, endpoints)` with the source's endpoints as read, before any
-adjustment (the zone controller fingerprints what each zone's reconcile used). `plan_observers` are called
-as `fn(zone, changes, current, desired)` after every plan calculation, changes or not (the in-cluster sources
-report name conflicts from there); like source observers they can never break a sync.
-`sync_observers` are called as `fn(zone, synced)` after a *successful*, non-dry-run sync (changes applied, or
-none needed): `synced(name)` is True for every DNS name that sync covered (every name for a full sync; for
-a zone, the names of that zone and names in no zone, which nothing can write). A refused or failed sync
-calls none of them (the crd source writes DNSEndpoint `status.observedGeneration` from there).
-"""
+"""The one plan-and-apply pipeline: `Controller` reads the registry and the sources, plans a zone (or
+everything), checks and writes, in the order of external-dns's `controller.RunOnce`. The long-running
+zone controller, `--once`, `plan` and `apply` all go through its steps (`read`, `plan_zone`, `check`,
+`apply_changes`, `synced`), so they share observers, metrics, events and the safety gate."""
 
 from __future__ import annotations
 
@@ -58,13 +34,18 @@ class RunOnceError(Exception):
         self.changes = changes
 
 
+# fn(zone, changes, current, desired); zone None for a full sync. A pre-apply check refuses the write by
+# raising (the safety gate, the leader-election fence); a plan observer only looks (conflict events).
 PreApplyCheck = Callable[[str | None, Changes, Sequence[Endpoint], Sequence[Endpoint]], None]
+# fn(zone, synced): after a successful, non-dry-run sync; synced(name) is True for every DNS name the sync
+# covered (for a zone: its names and names in no zone, which nothing can write). The crd source writes
+# DNSEndpoint status.observedGeneration from here, so a refused or failed sync must not call it.
 SyncObserver = Callable[[str | None, Callable[[str], bool]], None]
 
 
 def notify_synced(observers: Iterable[SyncObserver], zone: str | None, zones: Sequence[str] = ()) -> None:
-    """Tell `observers` that the sync of `zone` (None: everything) succeeded; see the module docstring.
-    `zones` are the provider's zones (needed for a zone). An observer's error is logged, never raised."""
+    """Tell `observers` that the sync of `zone` (None: everything) succeeded (see `SyncObserver`). `zones`
+    are the provider's zones (needed for a zone). An observer's error is logged, never raised."""
     if zone is None:
         def synced(name: str) -> bool:
             return True
@@ -216,7 +197,7 @@ class Controller:
         started = time.monotonic()
         current, desired = self.read(zone)
         zones: list[str] = []
-        if zone is not None:
+        if zone is not None:  # names whose closest zone (longest label-boundary suffix) is `zone`
             zones = list(self.registry.provider.zones()) or [""]
             current = [ep for ep in current if zone_for_name(ep.dns_name, zones) == zone]
             desired = [ep for ep in desired if zone_for_name(ep.dns_name, zones) == zone]
@@ -227,7 +208,7 @@ class Controller:
         zlog = log.bind(zone=zone) if zone is not None else log
         if self.dry_run:
             zlog = zlog.bind(dry_run=True)
-        if changes.has_changes():
+        if changes.has_changes():  # write only real changes, as RunOnce
             result.change_lines = change_lines(changes)
             for line in result.change_lines:
                 zlog.info(f"Desired change: {line}")
