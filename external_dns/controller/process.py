@@ -1,28 +1,6 @@
-"""The long-running process around the zone controller: informers started and synced, leader election,
-the health/metrics server, the event recorder, worker threads and a bounded shutdown.
-
-`ControllerProcess(options, controller, stop=..., kube_client=..., informer_factory=...).run() -> exit code`:
-
-1. `/healthz`, `/readyz`, `/metrics` on `--metrics-address` (bad address: ConfigError; cannot bind: exit 1).
-   `/healthz` fails when a worker is stuck on one zone longer than `stuck_after` (WorkerWatchdog);
-   `/readyz` needs the informer caches synced and, with `--leader-elect`, leading or standing by.
-2. With `--events`, `Source.add_event_handler(zone_controller.on_event)`: informer events schedule a sync.
-3. The shared informer factory (if the sources asked for one) is started and must sync within
-   `cache_sync_timeout` (60 s, as external-dns); otherwise exit 1. A stop signal ends the wait early.
-4. Without leader election the workers start at once. With `--leader-elect` a LeaderElector campaigns
-   for the Lease; only the leader runs workers (standbys keep their informers warm), losing the lease stops
-   them at once (in-flight reconciles get `lease_duration - renew_deadline` to finish) and a fence before
-   every write refuses it when this process is not the leader any more.
-5. On `stop` (SIGTERM/SIGINT, set by cmd/main.py): stop taking work, let in-flight reconciles finish, release
-   the Lease, flush events, stop the informers and the HTTP server, all within `shutdown_timeout` (10 s),
-   then exit 0.
-
-Kubernetes Events are recorded when the sources use the cluster (the Kubernetes client was created while
-building them) and not in `--dry-run` (controller/features.py wires them). Other features (the DNSRecord
-controller, live plan outputs) are callables passed as `features`, each called as `feature(process)`
-before the informers start; they may call `process.add_leader_task(start, stop)` and use
-`process.informer_factory()`.
-"""
+"""The long-running process around the zone controller: the health/metrics server, informers started and
+synced, leader election, Kubernetes Events, features wired in by cmd/, and a bounded shutdown on `stop`
+(SIGTERM/SIGINT)."""
 
 from __future__ import annotations
 
@@ -185,7 +163,17 @@ class ControllerProcess:
 
     # -- the run ---------------------------------------------------------------------------------------------
     def run(self) -> int:
-        """Start everything, wait for `stop`, shut down. Returns the process exit code."""
+        """Start everything, wait for `stop`, shut down. Returns the process exit code.
+
+        1. `/healthz` (fails when a worker is stuck on one zone longer than `stuck_after`), `/readyz`
+           (informers synced and, with leader election, leading or standing by) and `/metrics` on
+           `metrics_address` (a bad address is a ConfigError; one that cannot be bound exits 1).
+        2. With `events`, informer events schedule syncs; the features run; the shared informers must
+           sync within `cache_sync_timeout` (60 s, as external-dns), else exit 1.
+        3. Without leader election the workers start at once; with it only the leader runs them, losing
+           the lease stops them and a fence before every write refuses it when not leading any more.
+        4. On `stop`: stop taking work, let in-flight reconciles finish, release the Lease, flush events,
+           stop the informers and the server, all within `shutdown_timeout` (10 s); exit 0."""
         try:
             code = self._start()
         except ConfigError:

@@ -1,33 +1,7 @@
-"""The long-running, zone-keyed controller: a rate-limited workqueue of zone keys, worker threads running
-`Controller.run_once(zone=key)`, and a scheduler thread that fills the queue (sample-controller's pattern).
-
-* Work items are the provider's zones (`Controller.zone_keys()`; `""` for a provider without zones). A
-  reconcile of key K computes and applies the plan for the records of zone K only; two zones reconcile in
-  parallel on two workers; the queue never hands one zone to two workers at once and collapses repeated
-  adds of a waiting zone into one reconcile.
-* A failed reconcile is re-queued with the rate limiter (`add_rate_limited`: per-zone exponential back-off
-  from 5 ms to 1000 s, max-of a 10 qps / 100 burst bucket) and never blocks the other zones; success calls
-  `forget`. Soft errors (provider.SoftError: throttling, timeouts, 5xx) are counted per zone and
-  `external_dns_controller_consecutive_soft_errors` shows the worst zone; any other error is logged as an
-  error and retried the same way (one broken zone must not stop the others, unlike upstream's fatal exit).
-* Scheduling (controller/scheduler.py): every zone is queued at start, every `interval` seconds, and after
-  informer events (`on_event`, registered with `Source.add_event_handler` when `--events` is set) at most
-  once per `min_event_sync_interval`.
-* Event-triggered passes with several zones queue only the zones whose desired endpoints changed
-  (`skip_unchanged_zones`, default on): the scheduler thread reads the source once and compares each zone's
-  fingerprint (names, types, targets, TTLs, labels, provider properties) with the one the zone's last
-  successful reconcile used; zones being reconciled right then, zones that failed and zones never synced
-  are always queued. Periodic passes queue every zone (drift on the provider side, external changes). With
-  one zone every event pass reconciles it, as upstream.
-* `start()` / `stop(timeout)` may be repeated (leader election stops the workers when the lease is lost and
-  starts them again when it is won): each start runs a fresh queue, scheduler and threads. `stop` stops
-  taking work, lets in-flight reconciles finish within `timeout`, and joins every thread it started.
-* Events: with a recorder, the controller's writes send RecordReady / RecordDeleted, or RecordError when
-  they failed (external_dns/events). Invalid objects are reported by the in-cluster sources themselves
-  (sources/informer: RecordError once per object version, through `emit_problem_events`). A WorkerWatchdog (controller/health.py) sees every reconcile.
-
-Tests and benches wait on outcomes with `wait_until(predicate, timeout)` / `outcomes()`, never by sleeping.
-"""
+"""The long-running, zone-keyed controller (sample-controller's pattern): a rate-limited workqueue of the
+provider's zones, worker threads reconciling one zone each through `Controller.run_once(zone=key)`, and a
+scheduler thread queueing every zone at start, every `interval`, and after informer events. One broken
+zone never stops the others (unlike upstream's fatal exit): it is retried with back-off."""
 
 from __future__ import annotations
 
@@ -180,6 +154,10 @@ class ZoneController:
         return queued
 
     def _zones_to_sync(self, keys: list[str]) -> list[str]:
+        """An event pass queues only the zones whose desired endpoints changed since their last successful
+        reconcile (fingerprint of names, types, targets, TTLs, labels, properties); zones in flight, failed
+        or never synced always go. Periodic passes queue every zone (provider-side drift); with one zone
+        every event pass reconciles it, as upstream."""
         if not self.skip_unchanged_zones or len(keys) < 2:
             return keys
         try:
@@ -205,7 +183,9 @@ class ZoneController:
         return term is not None and not term.stopping.is_set()
 
     def start(self) -> None:
-        """Start the scheduler thread and the workers (no-op when running). The first pass is queued at once."""
+        """Start the scheduler thread and the workers (no-op when running). The first pass is queued at once.
+        Repeatable (leader election stops and restarts the workers): each start runs a fresh queue,
+        scheduler and threads."""
         with self._lock:
             if self.running():
                 return
@@ -278,7 +258,7 @@ class ZoneController:
                 ok = self.reconcile(key)
             if ok:
                 term.queue.forget(key)
-            else:
+            else:  # per-zone exponential back-off (5 ms .. 1000 s) under a 10 qps / 100 burst bucket
                 term.queue.add_rate_limited(key)
         finally:
             term.queue.done(key)
