@@ -45,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import itertools
 import os
 import re
 import tempfile
@@ -68,6 +69,7 @@ from external_dns.providers.inmemory import (
     RecordNotFoundError,
 )
 from external_dns.providers.provider import Provider, ProviderError, SoftError, zone_for_name
+from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
 from external_dns.providers.zonetext import (
     NAME_TERMINATED,
     Soa,
@@ -95,6 +97,8 @@ _PLAIN_TXT = re.compile(r"[ !#-\[\]-~]{0,255}")
 _PLAIN_QUOTED_TXT = re.compile(r'"[ !#-\[\]-~]{0,255}"')
 HEADER = "; written by external-dns-py (zonefile provider); comments and $TTL lines are not preserved\n"
 
+_IDENTS = itertools.count(1)
+OWN_WRITES_KEPT = 1024  # own writes remembered for by-name snapshots (further behind: a full diff)
 Key = tuple[str, str]
 Stamp = tuple[int, int, int, int]  # (st_dev, st_ino, st_mtime_ns, st_size)
 
@@ -200,6 +204,7 @@ class ZoneFile:
     data: ZoneData | None = None
     error: str = ""
     stamp: Stamp = (0, 0, 0, 0)
+    ident: int = field(default_factory=lambda: next(_IDENTS))  # this version, process-wide
     _sorted: list[Key] | None = field(default=None, repr=False)
 
     def endpoints(self) -> list[Endpoint]:
@@ -213,6 +218,18 @@ class ZoneFile:
         for key in self._sorted:
             name, ttl, targets = rrsets[key]
             out.append(Endpoint(dns_name=name, record_type=key[1], targets=Targets(targets), record_ttl=ttl))
+        return out
+
+    def endpoints_at(self, name: str, types: Iterable[str]) -> list[Endpoint]:
+        """The record sets at one (lower-case) name, among `types`."""
+        if self.data is None:
+            return []
+        out = []
+        for rtype in types:
+            rrset = self.data.rrsets.get((name, rtype))
+            if rrset is not None:
+                out.append(Endpoint(dns_name=rrset[0], record_type=rtype, targets=Targets(rrset[2]),
+                                    record_ttl=rrset[1]))
         return out
 
 
@@ -451,6 +468,10 @@ class ZoneFileProvider(Provider):
         self._lock = threading.RLock()
         # path -> the zone as last read or written (re-read only when the file's key moved)
         self._snapshots: dict[str, ZoneFile] = {}
+        # zone -> (by-name snapshot, ident of the zone file version it shows)
+        self._by_name: dict[str, tuple[ByNameSnapshot, int]] = {}
+        # ident of a version we wrote -> (ident of the version it was made from, the names it changed)
+        self._own_writes: dict[int, tuple[int, frozenset[str]]] = {}
         self.problems: list[str] = []
         # zones to create on first use: building the provider has no side effects (a configuration error
         # found later, e.g. in the registry flags, must leave the directory untouched)
@@ -575,6 +596,44 @@ class ZoneFileProvider(Provider):
                 return zf.endpoints()
         return []
 
+    cheap_snapshots = True  # zone_snapshot costs a directory listing and a stat while the file is unchanged
+
+    def zone_snapshot(self, zone: str) -> ByNameSnapshot:
+        """The zone by name (providers/snapshot.py), kept in step with the file: unchanged while its key
+        (device, inode, mtime_ns, size) is; after our own write only the names it changed are redone; any
+        other change of the file is diffed by name."""
+        name = _bare(zone)
+        current = next((zf for zf in self.zone_files() if zf.origin == name and zf.data is not None), None)
+        with self._lock:
+            kept = self._by_name.get(name)
+            snap = kept[0] if kept is not None else ByNameSnapshot(name)
+            shown = kept[1] if kept is not None else 0
+            if current is None:
+                snap.replace_all([])
+            elif current.ident != shown:
+                names = self._written_since(shown, current.ident)
+                if names is None:
+                    snap.replace_all(current.endpoints())
+                else:  # only our own writes since: redo the names they changed
+                    assert current.data is not None
+                    types = {key[1] for key in current.data.rrsets} | set(ZONEFILE_RECORD_TYPES)
+                    for touched in names:
+                        snap.set_name(touched, current.endpoints_at(touched, types))
+            self._by_name[name] = (snap, current.ident if current is not None else 0)
+            return snap
+
+    def _written_since(self, shown: int, ident: int) -> set[str] | None:
+        """The names our own writes changed from version `shown` to version `ident`; None when another
+        writer (or a version we no longer remember) lies between."""
+        names: set[str] = set()
+        while ident != shown:
+            step = self._own_writes.get(ident)
+            if step is None or shown == 0:
+                return None
+            ident, touched = step
+            names |= touched
+        return names
+
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         out: list[Endpoint] = []
         for ep in endpoints:
@@ -621,7 +680,12 @@ class ZoneFileProvider(Provider):
                     assert data.soa is not None
                     serial = bump_serial(data.soa)
                     stamp = atomic_write(zf.path, zone_to_text(data))
-                    self._snapshots[zf.path] = ZoneFile(zf.path, origin, data=data, stamp=stamp)
+                    written = ZoneFile(zf.path, origin, data=data, stamp=stamp)
+                    self._snapshots[zf.path] = written
+                    self._own_writes[written.ident] = (zf.ident, frozenset(_bare(ep.dns_name)
+                                                                           for ep in plan[origin].all()))
+                    while len(self._own_writes) > OWN_WRITES_KEPT:
+                        del self._own_writes[next(iter(self._own_writes))]
                     zc = plan[origin]
                     log.info("Zone file written", zone=origin, path=zf.path, serial=serial, create=len(zc.create),
                              update=len(zc.update_new), delete=len(zc.delete))
@@ -646,6 +710,9 @@ class _ZoneChanges:
     update_new: list[Endpoint]
     update_old: list[Endpoint]
     delete: list[Endpoint]
+
+    def all(self) -> list[Endpoint]:
+        return [*self.create, *self.update_new, *self.update_old, *self.delete]
 
 
 def _route(changes: Changes, zones: list[str]) -> dict[str, _ZoneChanges]:

@@ -302,3 +302,25 @@ def test_dry_run_writes_nothing_and_shows_zones_to_create(tmp_path: Path) -> Non
     q.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
     assert (existing / "example.org.zone").read_bytes() == before
     assert sorted(os.listdir(existing)) == [".example.org.zone.lock", "example.org.zone"]
+
+
+def _by_name(eps: list[Endpoint]) -> dict[tuple[str, str], list[str]]:
+    return {(e.dns_name.lower(), e.record_type): sorted(e.targets) for e in eps}
+
+
+def test_zone_snapshot_follows_own_and_foreign_writes(tmp_path: Path) -> None:
+    p = ZoneFileProvider(str(tmp_path), create_zones=[ZONE])
+    assert p.cheap_snapshots
+    snap = p.zone_snapshot(ZONE)
+    v0 = snap.version
+    assert p.zone_snapshot(ZONE) is snap and snap.version == v0, "an unchanged file changes nothing"
+    p.apply_changes(Changes(create=[ep("a.example.org", "A", "192.0.2.1"), ep("b.example.org", "A", "192.0.2.2")]))
+    p.apply_changes(Changes(delete=[ep("b.example.org", "A", "192.0.2.2")]))
+    assert _by_name(p.zone_snapshot(ZONE).endpoints()) == _by_name(p.zone_records(ZONE))
+    assert snap.changed_since(v0) == {"a.example.org"}, "own writes redo only their names (b came and went)"
+    v1 = snap.version
+    other = ZoneFileProvider(str(tmp_path))  # another process writing the same file
+    other.apply_changes(Changes(create=[ep("c.example.org", "TXT", '"x"')]))
+    assert _by_name(p.zone_snapshot(ZONE).endpoints()) == _by_name(ZoneFileProvider(str(tmp_path)).records())
+    assert snap.changed_since(v1) == {"c.example.org"}
+    assert p.zone_snapshot("missing.test").endpoints() == []
