@@ -46,8 +46,16 @@ ENDPOINTSLICES = Resource("discovery.k8s.io", "v1", "endpointslices", "EndpointS
 LEASES = Resource("coordination.k8s.io", "v1", "leases", "Lease")
 DNSENDPOINTS = Resource("externaldns.k8s.io", "v1alpha1", "dnsendpoints", "DNSEndpoint")
 DNSRECORDS = Resource("kuadrant.io", "v1alpha1", "dnsrecords", "DNSRecord")
+# Gateway API: Gateway, HTTPRoute and GRPCRoute in the standard channel (v1); TLSRoute, TCPRoute and
+# UDPRoute in the experimental channel (v1alpha2), the versions external-dns reads.
+GATEWAYS = Resource("gateway.networking.k8s.io", "v1", "gateways", "Gateway")
+HTTPROUTES = Resource("gateway.networking.k8s.io", "v1", "httproutes", "HTTPRoute")
+GRPCROUTES = Resource("gateway.networking.k8s.io", "v1", "grpcroutes", "GRPCRoute")
+TLSROUTES = Resource("gateway.networking.k8s.io", "v1alpha2", "tlsroutes", "TLSRoute")
+TCPROUTES = Resource("gateway.networking.k8s.io", "v1alpha2", "tcproutes", "TCPRoute")
+UDPROUTES = Resource("gateway.networking.k8s.io", "v1alpha2", "udproutes", "UDPRoute")
 
 BY_NAME: dict[str, Resource] = {
     r.plural: r for r in (SERVICES, PODS, NODES, NAMESPACES, INGRESSES, ENDPOINTSLICES, LEASES, DNSENDPOINTS,
-                          DNSRECORDS)
+                          DNSRECORDS, GATEWAYS, HTTPROUTES, GRPCROUTES, TLSROUTES, TCPROUTES, UDPROUTES)
 }

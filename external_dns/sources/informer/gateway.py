@@ -19,6 +19,7 @@ from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import NAMESPACES, Resource, SharedInformerFactory
+from external_dns.informers.resource import GATEWAYS, GRPCROUTES, HTTPROUTES, TCPROUTES, TLSROUTES, UDPROUTES
 from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource
 from external_dns.sources.informer.filters import (
     WITH_SELECTORS,
@@ -41,13 +42,8 @@ from external_dns.sources.objects.gateway import (
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import Problem
 
-GATEWAY_GROUP = "gateway.networking.k8s.io"
-GATEWAYS = Resource(GATEWAY_GROUP, "v1", "gateways", "Gateway")
-HTTPROUTES = Resource(GATEWAY_GROUP, "v1", "httproutes", "HTTPRoute")
-GRPCROUTES = Resource(GATEWAY_GROUP, "v1", "grpcroutes", "GRPCRoute")
-TLSROUTES = Resource(GATEWAY_GROUP, "v1alpha2", "tlsroutes", "TLSRoute")
-TCPROUTES = Resource(GATEWAY_GROUP, "v1alpha2", "tcproutes", "TCPRoute")
-UDPROUTES = Resource(GATEWAY_GROUP, "v1alpha2", "udproutes", "UDPRoute")
+__all__ = ["GATEWAYS", "GRPCROUTES", "HTTPROUTES", "ROUTE_SOURCES", "TCPROUTES", "TLSROUTES", "UDPROUTES",
+           "GatewayRouteInformerSource"]
 
 # source name -> route resource
 ROUTE_SOURCES: dict[str, Resource] = {
