@@ -1,33 +1,7 @@
 """The two-phase plan file: what `external-dns plan --plan-file PATH` writes and `external-dns apply PATH`
-runs, with checksums over the plan *and* over the provider state it was computed from.
-
-Format (JSON, sorted keys):
-
-    {
-      "kind": "external-dns-plan", "version": 1, "created": "2026-11-23T13:00:00Z",
-      "owner_id": "my-cluster", "provider": "zonefile", "registry": "txt",
-      "zones": {
-        "example.org": {
-          "changes": {"create": [<endpoint>...], "updateOld": [...], "updateNew": [...], "delete": [...]},
-          "existing": 12,
-          "state_checksum": "sha256:<hex>"
-        }
-      },
-      "plan_checksum": "sha256:<hex>"
-    }
-
-* `changes` is the external-dns Changes JSON (endpoints with `dnsName`, `targets`, `recordType`,
-  `setIdentifier`, `recordTTL`, `labels`, `providerSpecific`), exactly what the registry will be given.
-* `state_checksum` (per zone with changes) is the SHA-256 of the zone's provider records as read when the
-  plan was made (every record of the zone, ownership TXT records included; targets and properties sorted,
-  so the order a provider lists them in does not matter).
-* `plan_checksum` is the SHA-256 of the canonical JSON (sorted keys, no spaces) of every field but
-  `created` and `plan_checksum` itself: an edited file fails with "plan file ... was modified". (A
-  checksum, not a signature: it catches edits and corruption, not someone who recomputes it.)
-
-Apply re-reads the provider and refuses (`StalePlanError`) when a zone's state checksum no longer matches:
-the zone changed since the plan was made, so the reviewed plan is exactly what runs or nothing does.
-"""
+runs (JSON, sorted keys: kind, version, created, owner_id, provider, registry, zones, plan_checksum), with
+a checksum over the plan and one over each zone's provider state, so the reviewed plan is exactly what
+runs or nothing does."""
 
 from __future__ import annotations
 
@@ -82,14 +56,16 @@ def _endpoint_state(ep: Endpoint) -> str:
 
 
 def state_checksum(records: Iterable[Endpoint]) -> str:
-    """The SHA-256 of a set of provider records, independent of listing and target order."""
+    """The SHA-256 of a zone's provider records as read when the plan was made (every record, ownership TXT
+    included), independent of listing and target order. `apply` refuses a zone whose checksum moved."""
     lines = sorted(_endpoint_state(ep) for ep in records)
     return _PREFIX + hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 @dataclass
 class PlannedZone:
-    """One zone of a plan file."""
+    """One zone of a plan file: its `changes` (external-dns Changes JSON, exactly what the registry will be
+    given), the `existing` count of the safety check, and the zone's `state_checksum`."""
 
     changes: Changes
     existing: int
@@ -121,6 +97,9 @@ class PlanFile:
         }
 
     def plan_checksum(self) -> str:
+        """SHA-256 of the canonical JSON of every field but `created` and the checksum itself: an edited
+        file fails to load. A checksum, not a signature: it catches edits and corruption, not someone who
+        recomputes it."""
         return _digest(self.body())
 
     def dumps(self) -> str:
