@@ -1,6 +1,6 @@
 """Shared informers (client-go `tools/cache` for Python): reflector (paged LIST + WATCH with bookmarks,
 backoff and relist), thread-safe indexed store, transformers, SharedIndexInformer with per-handler
-buffered delivery and resync, SharedInformerFactory, and the event types a probe prints (the command is `external-dns informer-probe`, in cmd/).
+buffered delivery and resync, SharedInformerFactory. `external-dns informer-probe` prints their events.
 
 Objects are raw JSON dicts, never the client's model classes; cached objects are read-only for handlers.
 
