@@ -37,6 +37,11 @@ RESOURCE_KINDS: dict[str, tuple[str, str]] = {
     "ingress": ("networking.k8s.io/v1", "Ingress"),
     "crd": ("externaldns.k8s.io/v1alpha1", "DNSEndpoint"),
     "dnsendpoint": ("externaldns.k8s.io/v1alpha1", "DNSEndpoint"),
+    "httproute": ("gateway.networking.k8s.io/v1", "HTTPRoute"),
+    "grpcroute": ("gateway.networking.k8s.io/v1", "GRPCRoute"),
+    "tlsroute": ("gateway.networking.k8s.io/v1alpha2", "TLSRoute"),
+    "tcproute": ("gateway.networking.k8s.io/v1alpha2", "TCPRoute"),
+    "udproute": ("gateway.networking.k8s.io/v1alpha2", "UDPRoute"),
 }
 
 
