@@ -287,3 +287,18 @@ def test_unchanged_update_pair_sends_nothing(provider: PDNSProvider, pdns: PdnsS
     mark = pdns.mark()
     provider.apply_changes(Changes(update_old=current, update_new=desired))
     assert patches(pdns, mark) == []
+
+
+def test_zone_records_reads_one_zone(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    pdns.create_zone("sub.example.org")
+    provider.apply_changes(Changes(create=[ep("a.example.org", "A", "10.0.0.1"), ep("b.sub.example.org", "A", "10.0.0.2"),
+                                           ep("c.example.com", "A", "10.0.0.3")]))
+    assert provider.zones() == ("example.com", "example.org", "sub.example.org")
+    mark = pdns.mark()
+    names = {e.dns_name for e in provider.zone_records("example.org") if e.record_type == "A"}
+    assert names == {"a.example.org"}
+    assert len([r for r in pdns.requests_since(mark) if r[1].endswith("/zones/example.org.")]) == 1
+    assert {e.dns_name for e in provider.zone_records("sub.example.org") if e.record_type == "A"} == {"b.sub.example.org"}
+    assert provider.zone_records("unknown.net") == []
+    assert {e.dns_name for e in provider.records() if e.record_type == "A"} == {
+        "a.example.org", "b.sub.example.org", "c.example.com"}
