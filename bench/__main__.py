@@ -20,6 +20,7 @@ BENCHES: tuple[str, ...] = (
     "informer_memory",
     "dnsrecord_lifecycle",
     "gateway_node_pod",
+    "template_render",
 )
 
 

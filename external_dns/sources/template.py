@@ -14,7 +14,7 @@ map is an error for that object instead of `<no value>` / `[...]` text (which is
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from external_dns.sources.gotemplate.execute import run
@@ -36,14 +36,57 @@ def _str_maps(mapping: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]
     return out
 
 
-def object_view(obj: Mapping[str, Any], kind: str = "") -> dict[str, Any]:
-    """The data a template sees for a raw Kubernetes object."""
+class _ObjectView(Mapping[str, Any]):
+    """The template's root data, built on first use: most templates read `.Name` and `.Namespace` only, so
+    the maps (labels, annotations, metadata, the promoted fields) are made only when a template asks."""
+
+    __slots__ = ("_full", "_kind", "_obj")
+
+    def __init__(self, obj: Mapping[str, Any], kind: str) -> None:
+        self._obj, self._kind = obj, obj.get("kind") or kind
+        self._full: dict[str, Any] | None = None
+
+    def _quick(self, key: str) -> Any:
+        if key == "Name" or key == "Namespace":
+            meta = self._obj.get("metadata")
+            return (meta.get(key.lower()) if isinstance(meta, Mapping) else None) or ""
+        if key == "Kind":
+            return self._kind
+        return _NOT_QUICK
+
+    def _all(self) -> dict[str, Any]:
+        if self._full is None:
+            self._full = _full_view(self._obj, self._kind)
+        return self._full
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._quick(key)
+        return self._all()[key] if value is _NOT_QUICK else value
+
+    def __contains__(self, key: object) -> bool:
+        return key in ("Name", "Namespace", "Kind") or key in self._all()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+_NOT_QUICK = object()
+
+
+def object_view(obj: Mapping[str, Any], kind: str = "") -> Mapping[str, Any]:
+    """The data a template sees for a raw Kubernetes object (built lazily, see _ObjectView)."""
+    return _ObjectView(obj, kind)
+
+
+def _full_view(obj: Mapping[str, Any], kind: str) -> dict[str, Any]:
     meta = _str_maps(obj.get("metadata") or {}, _USER_MAPS)
     spec = obj.get("spec") or {}
     if isinstance(spec, Mapping) and isinstance(spec.get("selector"), Mapping) and all(
             isinstance(v, str) for v in spec["selector"].values()):
         spec = _str_maps(spec, ("selector",))
-    kind = obj.get("kind") or kind
     view: dict[str, Any] = {}
     # promoted metadata (Go's embedded ObjectMeta: .UID, .CreationTimestamp) and other top-level fields
     view.update({k: v for k, v in meta.items() if k not in _USER_MAPS})
