@@ -52,7 +52,8 @@ from external_dns.providers.rfc2136.transport import (
     TRANSPORT_ERRORS,
     TSIG_ERRORS,
     AxfrRefused,
-    Connection,
+    DNSConnection,
+    DNSTransport,
     Transport,
     TsigRejected,
     Unreachable,
@@ -77,6 +78,7 @@ RR_CHANGES = Counter(
     ["zone", "action"],
 )
 
+_READ_TYPES = frozenset(READ_TYPES)
 # A failed multi-record UPDATE is retried record by record; when the first ones all fail too and the zone
 # refuses even a harmless update, the rest is reported without being sent (a zone-wide refusal would
 # otherwise cost one message per record).
@@ -147,9 +149,9 @@ class _BatchFailed(Exception):
 class RFC2136Provider(Provider):
     """DNS UPDATE + AXFR provider for BIND and other RFC2136 servers."""
 
-    def __init__(self, config: RFC2136Config) -> None:
+    def __init__(self, config: RFC2136Config, transport: DNSTransport | None = None) -> None:
         self.config = config
-        self.transport = Transport(config)
+        self.transport: DNSTransport = transport if transport is not None else Transport(config)
         self._zones = config.zone_names
         self._origins = {z: dns.name.from_text(z) for z in self._zones}
         self._warned_no_axfr = False
@@ -216,7 +218,7 @@ class RFC2136Provider(Provider):
         """The zone's records: the snapshot when the SOA serial has not moved, else a fresh AXFR."""
         last_exc: BaseException | None = None
         for host in self.transport.host_order():
-            conn = Connection(self.transport, host)
+            conn = self.transport.connect(host)
             try:
                 snap = self._snapshots.pop(zone, None)
                 if snap is not None and snap.fresh():
@@ -247,7 +249,7 @@ class RFC2136Provider(Provider):
         raise Unreachable(f"RFC2136: could not read zone {zone} by AXFR from any of "
                           f"{', '.join(self.config.active_hosts)}:{self.config.port}: {last_exc}")
 
-    def _incremental(self, zone: str, conn: Connection, snap: ZoneSnapshot) -> ZoneSnapshot | None:
+    def _incremental(self, zone: str, conn: DNSConnection, snap: ZoneSnapshot) -> ZoneSnapshot | None:
         """The snapshot brought up to date by IXFR (RFC 1995). A server may answer with the whole zone
         instead (AXFR style: BIND does when the differences are not much smaller than the zone): that
         answer becomes a new snapshot. None on anything unexpected: the caller then reads by AXFR."""
@@ -301,13 +303,16 @@ class RFC2136Provider(Provider):
         else:
             snap.add(name, rtype, rrset.ttl, _targets_of(rtype, rrset))
 
-    def _transfer(self, zone: str, conn: Connection) -> ZoneSnapshot:
+    def _transfer(self, zone: str, conn: DNSConnection) -> ZoneSnapshot:
+        """A fresh snapshot by AXFR, read into compact records (no dnspython object per record)."""
         snap: ZoneSnapshot | None = None
-        for rrset in conn.axfr(zone):
+        single = len(self._zones) == 1
+        for rec in conn.axfr_records(zone, _READ_TYPES):
             if snap is None:  # the transfer opens with the zone's SOA
-                snap = ZoneSnapshot(zone, int(rrset[0].serial))
+                snap = ZoneSnapshot(zone, rec.serial)
                 continue
-            self._collect(zone, snap, rrset)
+            if rec.rtype != "SOA" and (single or self.zone_for(rec.name) == zone):  # else: a more specific zone's
+                snap.add(rec.name, rec.rtype, rec.ttl, rec.targets)
         if snap is None:
             raise AxfrRefused(zone, conn.host, "empty transfer")
         return snap
@@ -566,7 +571,7 @@ class _Sender:
         self.provider = provider
         self.transport = provider.transport
         self.hosts = self.transport.host_order()
-        self.conn: Connection | None = None
+        self.conn: DNSConnection | None = None
 
     def close(self) -> None:
         if self.conn is not None:
@@ -578,7 +583,7 @@ class _Sender:
         if not self.hosts:
             return None
         if self.conn is None:
-            self.conn = Connection(self.transport, self.hosts[0])
+            self.conn = self.transport.connect(self.hosts[0])
         try:
             return _soa_serial(self.conn, self.transport, zone)
         except (*TRANSPORT_ERRORS, *TSIG_ERRORS):
@@ -589,7 +594,7 @@ class _Sender:
         last_exc: BaseException | None = None
         while self.hosts:
             if self.conn is None:
-                self.conn = Connection(self.transport, self.hosts[0])
+                self.conn = self.transport.connect(self.hosts[0])
             host = self.conn.host
             try:
                 response = self.conn.exchange(msg, wire)
@@ -617,7 +622,7 @@ class _Sender:
                           f"{last_exc}")
 
 
-def _soa_serial(conn: Connection, transport: Transport, zone: str) -> int | None:
+def _soa_serial(conn: DNSConnection, transport: DNSTransport, zone: str) -> int | None:
     """The SOA serial the server answers for the zone (None unless a clean, authoritative answer)."""
     query = dns.message.make_query(dns.name.from_text(zone), dns.rdatatype.SOA)
     transport.sign(query)

@@ -16,7 +16,7 @@ import struct
 import threading
 import time
 from collections.abc import Generator, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 import dns.exception
 import dns.message
@@ -223,6 +223,37 @@ class AxfrRefused(ProviderError):
         self.reason = reason
 
 
+class DNSConnection(Protocol):
+    """What the provider needs of a connection to one server (`Connection`; tests inject their own)."""
+
+    host: str
+
+    def exchange(self, msg: dns.message.Message, wire: bytes | None = None) -> dns.message.Message: ...
+
+    def axfr_records(self, zone: str, read_types: frozenset[str]) -> Iterator[wire.AxfrRecord]: ...
+
+    def ixfr(self, zone: str, serial: int) -> Generator[dns.rrset.RRset, None, None]: ...
+
+    def close(self) -> None: ...
+
+
+class DNSTransport(Protocol):
+    """What the provider needs of its transport (`Transport`): the server order, signing, connections and
+    the wording of a TSIG refusal. `RFC2136Provider(config, transport=...)` takes any implementation, so unit
+    tests drive the provider through this seam instead of patching its internals."""
+
+    @property
+    def config(self) -> RFC2136Config: ...
+
+    def host_order(self) -> list[str]: ...
+
+    def sign(self, msg: dns.message.Message) -> None: ...
+
+    def connect(self, host: str) -> DNSConnection: ...
+
+    def describe_tsig_failure(self, host: str, exc: BaseException, context: str) -> TsigRejected: ...
+
+
 class Transport:
     """Picks servers per the load-balancing strategy and signs messages with the TSIG key."""
 
@@ -238,6 +269,10 @@ class Transport:
             self.keyname = dns.name.from_text(config.tsig_keyname)  # made a FQDN
             self.algorithm = TSIG_ALGORITHMS[config.tsig_secret_alg]
             self.keyring = {self.keyname: dns.tsig.Key(self.keyname, config.tsig_secret, self.algorithm)}
+
+    def connect(self, host: str) -> Connection:
+        """A connection to `host` (opened on first use)."""
+        return Connection(self, host)
 
     def sign(self, msg: dns.message.Message) -> None:
         if self.keyring is not None and self.algorithm is not None:
