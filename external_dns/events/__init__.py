@@ -52,8 +52,11 @@ class Recorder(Protocol):
 
 
 def object_from_resource_label(label: str) -> dict[str, Any] | None:
-    """`service/default/web` -> a minimal Service object (None for an unknown or malformed label)."""
+    """`service/default/web` -> a minimal Service object (None for an unknown or malformed label); the node
+    source's `node/<name>` -> a Node."""
     parts = label.split("/")
+    if len(parts) == 2 and parts[0] == "node" and parts[1]:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": parts[1]}}
     if len(parts) != 3 or not parts[2]:
         return None
     found = RESOURCE_KINDS.get(parts[0].lower())
