@@ -18,6 +18,7 @@ from prometheus_client import Counter, Gauge
 
 from external_dns import __version__
 from external_dns.endpoint.endpoint import KNOWN_RECORD_TYPES, Endpoint
+from external_dns.endpoint.zones import name_key
 
 NAMESPACE = "external_dns"
 
@@ -86,8 +87,8 @@ def set_per_type(gauge: Gauge, counts: dict[str, int]) -> None:
 
 def verified_by_type(desired: Iterable[Endpoint], current: Iterable[Endpoint]) -> dict[str, int]:
     """Source endpoints whose (name, type) also exists in the registry, per type."""
-    have = {(ep.dns_name.lower().rstrip("."), ep.record_type) for ep in current}
-    tally = _Tally(ep.record_type for ep in desired if (ep.dns_name.lower().rstrip("."), ep.record_type) in have)
+    have = {(name_key(ep.dns_name), ep.record_type) for ep in current}
+    tally = _Tally(ep.record_type for ep in desired if (name_key(ep.dns_name), ep.record_type) in have)
     out = dict.fromkeys(KNOWN_RECORD_TYPES, 0)
     out.update(tally)
     return out

@@ -24,6 +24,7 @@ from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.outcomes import OutcomeLog
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.zones import name_key
 from external_dns.events import Recorder
 from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
 
@@ -36,7 +37,7 @@ HISTORY = 10_000
 
 def fingerprint(endpoints: Sequence[Endpoint]) -> str:
     """A digest of what a zone's desired endpoints ask for (order-independent)."""
-    items = sorted((e.dns_name.lower().rstrip("."), e.record_type, e.set_identifier, tuple(e.targets),
+    items = sorted((name_key(e.dns_name), e.record_type, e.set_identifier, tuple(e.targets),
                     e.record_ttl, tuple(sorted(e.labels.items())),
                     tuple((p.name, p.value) for p in e.provider_specific)) for e in endpoints)
     return blake2b(repr(items).encode(), digest_size=16).hexdigest()

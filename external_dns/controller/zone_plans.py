@@ -14,7 +14,7 @@ from external_dns.controller.progress import Progress
 from external_dns.controller.safety_gate import SafetyGate
 from external_dns.controller.safety_gate import find_safety_gate as find_gate
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import display_zone
+from external_dns.endpoint.zones import display_zone, name_key
 from external_dns.plan import Changes
 from external_dns.plan.output import ZonePlan
 from external_dns.plan.safety import SafetyConfig, Verdict, check_zone
@@ -87,7 +87,7 @@ def batches(changes: Changes, size: int) -> list[Changes]:
     by_name: dict[str, Changes] = {}
 
     def slot(ep: Endpoint) -> Changes:
-        return by_name.setdefault(ep.dns_name.lower().rstrip("."), Changes())
+        return by_name.setdefault(name_key(ep.dns_name), Changes())
 
     for ep in changes.delete:
         slot(ep).delete.append(ep)

@@ -5,6 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
+def name_key(name: str) -> str:
+    """The key DNS names are compared by: lower-case, without trailing dots (`WWW.Example.org.` ->
+    `www.example.org`). ASCII names only; IDNA forms are `names.normalize_dns_name`'s."""
+    return name.lower().rstrip(".")
+
+
 def normalize_zone(zone: str) -> str:
     """Lower-case, blanks and one trailing dot removed ("" stays "": the provider's one zone holding
     everything)."""

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 
 KIND = "external-dns-plan"
@@ -50,7 +51,7 @@ def _endpoint_state(ep: Endpoint) -> str:
     """One record as a canonical JSON array: name (lower-case, no trailing dot), type, set identifier, TTL,
     sorted targets, sorted labels, sorted provider-specific properties."""
     return _STATE_ENCODER.encode([
-        ep.dns_name.lower().rstrip("."), ep.record_type, ep.set_identifier, ep.record_ttl, sorted(ep.targets),
+        name_key(ep.dns_name), ep.record_type, ep.set_identifier, ep.record_ttl, sorted(ep.targets),
         sorted(ep.labels.items()), sorted((p.name, p.value) for p in ep.provider_specific),
     ])
 

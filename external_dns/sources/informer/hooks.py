@@ -17,6 +17,7 @@ from external_dns.endpoint.endpoint import (
     RESOURCE_LABEL_KEY,
     Endpoint,
 )
+from external_dns.endpoint.zones import name_key
 from external_dns.events import Recorder, objects_of
 from external_dns.plan.changes import Changes
 from external_dns.plan.conflict import PerResource
@@ -71,7 +72,7 @@ class ConflictReporter:
         rows: dict[tuple[str, str], dict[str, list[Endpoint]]] = {}
         for ep in desired:
             if ep.record_type in self.managed and ep.labels.get(RESOURCE_LABEL_KEY):
-                key = (ep.dns_name.rstrip(".").lower(), ep.set_identifier)
+                key = (name_key(ep.dns_name), ep.set_identifier)
                 rows.setdefault(key, {}).setdefault(ep.record_type, []).append(ep)
         contested = {key: by_type for key, by_type in rows.items()
                      if len({e.labels[RESOURCE_LABEL_KEY] for eps in by_type.values() for e in eps}) > 1}
@@ -79,7 +80,7 @@ class ConflictReporter:
             return
         held: dict[tuple[str, str, str], Endpoint] = {}
         for ep in current:
-            key = (ep.dns_name.rstrip(".").lower(), ep.set_identifier)
+            key = (name_key(ep.dns_name), ep.set_identifier)
             if key in contested:
                 held[(*key, ep.record_type)] = ep
         for key, by_type in contested.items():
