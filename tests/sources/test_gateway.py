@@ -324,3 +324,22 @@ def test_match_hostname_properties() -> None:
             assert not _covers(listener_host, route_host) and not _covers(route_host, listener_host)
 
     check()
+
+
+def test_malformed_gateway_reported_on_it_other_parents_publish() -> None:
+    broken = gateway("broken", addresses=["192.0.2.9"])
+    broken["spec"]["listeners"] = {"name": "http"}
+    rt = route(hostnames=["a.example.org"], parents=[{"name": "broken"}, {"name": "gw"}])
+    out = route_endpoints(rt, "HTTPRoute", SourceOptions(), GatewayOptions(), lookup_from([broken, GW]))
+    assert [(e.dns_name, list(e.targets)) for e in out.endpoints] == [("a.example.org", ["192.0.2.1"])]
+    assert [(p.ref, p.field, p.message) for p in out.problems] == [
+        ("gateway/default/broken", "spec.listeners", "must be a list; object skipped")]
+    assert out.problems[0].obj is broken
+
+
+def test_malformed_status_parent_names_the_field() -> None:
+    rt = route(hostnames=["a.example.org"])
+    rt["status"]["parents"][0]["parentRef"] = {"name": "gw", "port": "80"}
+    out = route_endpoints(rt, "HTTPRoute", SourceOptions(), GatewayOptions(), lookup_from([GW]))
+    assert out.endpoints == []
+    assert [p.field for p in out.problems] == ["status.parents[0].parentRef.port"]
