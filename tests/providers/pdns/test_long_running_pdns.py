@@ -50,7 +50,8 @@ def test_server_outage_is_survived_and_the_change_lands(tmp_path: Path, pdns: Pd
         assert eventually(lambda: www() == ["192.0.2.10"], 30), tail.text()
         pdns.stop()
         record.write_text(dns_endpoint("web", "www.example.org", "192.0.2.20"))
-        assert tail.wait_for("Connection refused", 30), tail.text()
+        # The client's own retries run out, the sync fails softly (logged with the server it concerns).
+        assert tail.wait_for(f"PowerDNS at {pdns.url}", 30), tail.text()
         assert proc.poll() is None  # soft errors never end the process
         pdns.start()
         assert eventually(lambda: www() == ["192.0.2.20"], 60), tail.text()
@@ -66,6 +67,5 @@ def test_server_outage_is_survived_and_the_change_lands(tmp_path: Path, pdns: Pd
     text = tail.text()
     assert code == 0, text
     assert pdns.api_key not in text
-    assert f"PowerDNS at {pdns.url}" in text  # the soft error, logged with the server it concerns
     assert pdns.records("example.org")[("a-www.example.org", "TXT")][1][0].startswith(
         '"heritage=external-dns,external-dns/owner=lr-pdns')
