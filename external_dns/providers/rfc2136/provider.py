@@ -149,6 +149,9 @@ class _BatchFailed(Exception):
 class RFC2136Provider(Provider):
     """DNS UPDATE + AXFR provider for BIND and other RFC2136 servers."""
 
+    def record_default_ttl(self, zone: str) -> int:
+        return self.config.min_ttl  # a record without a TTL is written with --rfc2136-min-ttl (default 0)
+
     def __init__(self, config: RFC2136Config, transport: DNSTransport | None = None) -> None:
         self.config = config
         self.transport: DNSTransport = transport if transport is not None else Transport(config)
