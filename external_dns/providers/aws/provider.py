@@ -41,6 +41,7 @@ from external_dns.providers.aws.config import AWSConfig, route53_clients
 from external_dns.providers.aws.pinning import ZonePins
 from external_dns.providers.aws.records import (
     ALIAS_TTL,
+    DEFAULT_TTL,
     EVALUATE_TARGET_HEALTH,
     GEOPROX_BIAS,
     InvalidRecordError,
@@ -73,6 +74,9 @@ class AWSProvider(Provider):
     """Route53 behind the Provider interface. `clients` maps profile -> boto3 Route53 client (built from the
     configuration and the AWS environment when not given); `page_size` is ListResourceRecordSets' MaxItems
     (300, the Route53 maximum)."""
+
+    def record_default_ttl(self, zone: str) -> int:
+        return DEFAULT_TTL  # Route53 records written without a TTL get 300, as external-dns
 
     def __init__(self, config: AWSConfig, clients: Mapping[str, Any] | None = None,
                  page_size: int = RECORDS_PAGE_SIZE) -> None:
