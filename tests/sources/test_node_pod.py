@@ -173,3 +173,9 @@ def test_bad_annotation_reported_by_name() -> None:
     assert records(out)  # still published
     assert [p.field for p in out.problems] == [P + "ttl"]
     assert out.problems[0].ref == "pod/default/web"
+
+
+def test_hostname_of_non_host_network_pod_uses_pod_ip() -> None:
+    p = pod(host_network=False, annotations={P + "hostname": "web.example.org"})
+    out = pods(p, pod_options=PodOptions(ignore_non_host_network_pods=False))
+    assert records(out) == {"web.example.org A": ["10.1.0.5"]}

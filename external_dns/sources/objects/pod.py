@@ -6,8 +6,9 @@ external-dns) only `spec.hostNetwork: true` pods publish anything.
 
 Per pod (targets = the `target` annotation when set):
 - `internal-hostname` annotation: each name -> the targets, else `status.podIP`;
-- `hostname` annotation: each name -> the targets, else the addresses of the pod's node
-  (`spec.nodeName`): every `ExternalIP` and every IPv6 `InternalIP`;
+- `hostname` annotation: each name -> the targets, else for hostNetwork pods the addresses of the pod's
+  node (`spec.nodeName`): every `ExternalIP` and every IPv6 `InternalIP`; for other pods (with
+  `--ignore-non-host-network-pods=false`) `status.podIP`, as external-dns's annotation guide says;
 - `pod_source_domain` (`--pod-source-domain`): `<pod name>.<domain>` -> the targets, else `status.podIP`;
 - `--fqdn-template`, when nothing above gave endpoints (or always with `--combine-fqdn-annotation`): each
   name -> every `status.podIPs[].ip`.
@@ -131,7 +132,10 @@ class _Pod:
         for host in self.ann.internal_hostnames:
             self.add(host, targets or self.pod_ip())
         if self.ann.hostnames:
-            node_targets = targets or self.node_addresses()
+            # external-dns's annotation guide: the node's addresses for hostNetwork pods, the pod IP for
+            # others (its code uses the node's addresses for both, which reach a pod only through hostPort)
+            host_network = get_map(self.pod, "spec").get("hostNetwork") is True
+            node_targets = targets or (self.node_addresses() if host_network else self.pod_ip())
             for host in self.ann.hostnames:
                 self.add(host, node_targets)
         if popts.pod_source_domain:
