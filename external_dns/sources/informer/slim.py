@@ -1,35 +1,8 @@
-"""Transformers that slim the objects the in-cluster sources cache down to what they read.
-
-Every kind: `metadata.managedFields` and the last-applied-configuration annotation are dropped, and
-annotations are kept only under the external-dns prefix plus the keys a filter reads (`--annotation-filter`
-keys, the legacy ingress class annotation). Without an `--fqdn-template` (which may read any field) the
-objects are cut to the fields the object -> endpoints code reads:
-
-- Service: metadata (name, namespace, resourceVersion, labels when a label filter reads them, annotations,
-  deletionTimestamp); spec (type, clusterIP, externalIPs, externalName, publishNotReadyAddresses, and for
-  NodePort Services ports[name, port, nodePort, protocol], selector, externalTrafficPolicy);
-  status.loadBalancer.ingress[ip, hostname] (no status at all while it is empty). Status conditions are
-  gone.
-- Ingress: metadata as above; spec (ingressClassName, rules[host], tls[hosts]); status.loadBalancer.
-- DNSEndpoint: metadata as above; spec whole; status.observedGeneration.
-- Pod (always): metadata (name, namespace, uid, resourceVersion, labels, prefix annotations,
-  deletionTimestamp); spec (hostname, nodeName); status (phase, hostIP, the Ready condition's status); for
-  the pod source also spec.hostNetwork, status.podIP and (dual-stack only) status.podIPs. Labels and
-  annotations only when a source sharing the informer needs them.
-- Node (always): metadata (name, uid, resourceVersion; labels and prefix annotations for the node source);
-  spec.unschedulable; status.addresses.
-- Gateway API routes: metadata; spec (hostnames, parentRefs); status.parents[parentRef, Accepted condition].
-- Gateway: metadata; spec.listeners[name, hostname, port, protocol, allowedRoutes]; status.addresses.
-- Namespace: name, uid, resourceVersion, labels.
-- EndpointSlice (always): metadata with only the `kubernetes.io/service-name` label; addressType;
-  endpoints[addresses, conditions.ready, targetRef(kind, name)].
-
-A field whose shape is not what Kubernetes says (a list where an object belongs, ...) is kept as it is, so
-the object -> endpoints code can report it by name; transformers never raise on bad shapes and are
-idempotent. Short strings are interned (shared between cached objects). Below `metadata` (and apart from
-label maps, whose keys are unbounded), dict leaves become `CompactMapping`s (sources/informer/compact.py:
-immutable, read through `Mapping`), which is most of the saving for small objects.
-"""
+"""Transformers that slim the objects the in-cluster sources cache down to the fields they read (each
+transformer says which). Every kind loses `managedFields`, the last-applied-configuration annotation and
+annotations outside the external-dns prefix and the filters' keys; with an `--fqdn-template` (which may
+read any field) objects are kept whole apart from that. A field of an unexpected shape is kept as it is so
+the object -> endpoints code can report it by name: transformers never raise and are idempotent."""
 
 from __future__ import annotations
 
@@ -77,6 +50,8 @@ def _pick_list(items: Any, keys: Iterable[str]) -> Any:
     return [_c(_pick(item, keys)) for item in items]
 
 
+# Below `metadata` (label maps aside: their keys are unbounded) dict leaves become CompactMappings
+# (immutable, read through Mapping): most of the saving for small objects. Short strings are interned.
 def _c(value: Any) -> Any:
     """A compact read-only mapping for a dict leaf (anything else unchanged)."""
     return compact(value) if isinstance(value, dict) and value else value
@@ -192,6 +167,7 @@ def service_transformer(keep_annotation: Callable[[str], bool] | None, *, keep_l
 
 
 def ingress_transformer(keep_annotation: Callable[[str], bool] | None) -> Transformer:
+    """Ingresses: metadata; spec (ingressClassName, rules[host], tls[hosts]); status.loadBalancer."""
     def transform(obj: dict[str, Any]) -> dict[str, Any]:
         out = _top(obj)
         if "metadata" in obj:
@@ -214,6 +190,7 @@ def ingress_transformer(keep_annotation: Callable[[str], bool] | None) -> Transf
 
 
 def dnsendpoint_transformer(keep_annotation: Callable[[str], bool] | None) -> Transformer:
+    """DNSEndpoints: metadata; the whole spec; status.observedGeneration."""
     def transform(obj: dict[str, Any]) -> dict[str, Any]:
         out = _top(obj)
         if "metadata" in obj:
@@ -430,6 +407,8 @@ def namespace_transformer(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def endpointslice_transformer(obj: dict[str, Any]) -> dict[str, Any]:
+    """EndpointSlices: metadata with only the `kubernetes.io/service-name` label; addressType;
+    endpoints[addresses, conditions.ready, targetRef(kind, name)]."""
     out = _top(obj)
     meta = obj.get("metadata")
     if isinstance(meta, dict):
