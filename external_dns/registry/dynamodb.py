@@ -1,25 +1,6 @@
 """The DynamoDB registry: record ownership kept in a DynamoDB table instead of TXT records (external-dns
-`registry/dynamodb`), with the same table layout so tables are shared with Go external-dns.
-
-Table: partition key `k` (S), no sort key; one item per owned record: `k` = `<dnsName>#<recordType>#<setId>`,
-`o` = owner ID, `l` = map of the record's labels without `owner`. The table must exist with that key schema:
-construction fails with a `DynamoDBTableError` naming the table otherwise.
-
-Reading: our items are loaded once (a consistent Scan filtered on `o`) and kept in memory; each provider
-record whose key is in it gets those labels plus `owner`. Migration from the TXT registry: TXT records that
-parse as ownership records donate their labels to the records they own, and our own records get the
-synthetic property `dynamodb/needs-migration=true` (the plan then updates them, and that update writes the
-item); our leftover ownership TXT records are returned as owned TXT endpoints so the plan deletes them when
-TXT is a managed type.
-
-Writing: items for creates and updates are written before the provider call, deletes (and our items whose
-record is gone from the provider's zones; items of names outside them are kept) after it. Every write is conditional, so it behaves the same on AWS and on
-moto (whose PartiQL cannot run parameterised INSERT/DELETE): a create puts with `attribute_not_exists(k) OR
-o = :owner`, so an item held by another owner is never taken over (that record is dropped from the
-creates with a warning); updates and deletes carry `o = :owner`. Writes go in transactions of up to 25
-items; a cancelled transaction is redone item by item so one conflict does not block the rest. Any error
-drops the in-memory items (they are re-read next time).
-"""
+`registry/dynamodb`), with the same item layout so a table is shared with Go external-dns, migration from
+the TXT registry, and conditional writes so another owner's item is never taken over."""
 
 from __future__ import annotations
 
@@ -61,6 +42,8 @@ class DynamoDBTableError(ValueError):
 
 
 def item_key(ep: Endpoint) -> str:
+    """Partition key `k` of a record's item: `<dnsName>#<recordType>#<setId>`; `o` holds the owner ID and
+    `l` the record's labels without `owner`."""
     return f"{ep.dns_name}#{ep.record_type}#{ep.set_identifier}"
 
 
@@ -173,6 +156,10 @@ class DynamoDBRegistry(Registry):
 
     # -- reading --------------------------------------------------------------------------------------------
     def records(self) -> list[Endpoint]:
+        """Provider records with the labels of their items (our items are read once by a consistent Scan on
+        `o` and kept). Migration: ownership TXT records donate their labels, our records get
+        `dynamodb/needs-migration=true` (the plan updates them, writing the item), and our leftover TXT
+        records come back as owned TXT endpoints so the plan deletes them."""
         with self._lock:
             if self._items is None:
                 self._items = self._load()
@@ -240,6 +227,8 @@ class DynamoDBRegistry(Registry):
 
     # -- writing --------------------------------------------------------------------------------------------
     def apply_changes(self, changes: Changes) -> None:
+        """Items of creates and updates are written before the provider call, deletes (and our items whose
+        record left the provider's zones) after it. Any error drops the in-memory items: re-read next time."""
         with self._lock:
             try:
                 self._apply(changes)
@@ -293,8 +282,10 @@ class DynamoDBRegistry(Registry):
         self._orphans -= after_keys
 
     def _write(self, ops: list[_Op]) -> set[str]:
-        """Run the conditional writes; returns the keys whose condition failed (another owner's item for a
-        put or update; an already missing or foreign item for a delete)."""
+        """Run the conditional writes in transactions of up to 25 items (a cancelled one is redone item by
+        item, so one conflict does not block the rest); returns the keys whose condition failed (another
+        owner's item for a put or update; an already missing or foreign item for a delete). Conditions, not
+        PartiQL, so it behaves the same on AWS and on moto."""
         rejected: set[str] = set()
         for i in range(0, len(ops), BATCH_SIZE):
             chunk = ops[i:i + BATCH_SIZE]
