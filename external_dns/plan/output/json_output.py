@@ -1,25 +1,7 @@
-"""The `json` plan output: a stable, documented JSON document (sorted keys, two-space indent).
-
-    {
-      "version": 1,
-      "has_changes": true,
-      "zones": {
-        "example.org.": {
-          "changes": [
-            {"type": "delete", "name": "old.example.org", "record_type": "A", "set_identifier": "",
-             "existing": {"ttl": 300, "values": ["1.2.3.4"]}},
-            {"type": "create", ..., "new": {"ttl": 300, "values": ["5.6.7.8"]}},
-            {"type": "update", ..., "existing": {...}, "new": {...}}
-          ],
-          "summary": {"creates": 1, "updates": 1, "deletes": 1, "existing": 12}
-        }
-      }
-    }
-
-Zones without changes are left out (`"has_changes": false, "zones": {}` when nothing is planned); changes are in the order of
-every output (deletes, creates, updates; by name, type, set identifier). This is the review form; the file
-`external-dns apply` runs is the plan file (plan/planfile.py), which also carries checksums.
-"""
+"""The `json` plan output: a stable JSON document for review tools (sorted keys, two-space indent; the
+schema is in docs/ci-once-plan.md): per zone with changes, the changes in the order of every output
+(deletes, creates, updates; by name, type, set identifier) and a summary. The file `external-dns apply`
+runs is the plan file (plan/planfile.py), which also carries checksums."""
 
 from __future__ import annotations
 
