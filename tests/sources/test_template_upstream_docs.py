@@ -182,3 +182,16 @@ def test_missing_label_in_a_plain_field_is_an_error_for_that_object() -> None:
     # the name (which then fails validation); here the object is reported instead
     with pytest.raises(ValueError, match="no entry for key 'region'"):
         FQDNTemplate(MULTI_VARIANT).render(_svc("api", labels={"env": "prod"}))
+
+
+def test_faq_template() -> None:
+    # docs/faq.md: `--fqdn-template={{.Name}}.my-org.com`
+    assert FQDNTemplate("{{.Name}}.my-org.com").render(MY_SERVICE) == ["my-service.my-org.com"]
+
+
+@pytest.mark.parametrize("template", ["{{name}}.uat.example.com", "{{name}}.example.org"])
+def test_the_guides_improper_syntax_is_refused(template: str) -> None:
+    # the templating guide's "improper templating syntax" example (and the Kafka tutorial's form): Go fails
+    # with `function "name" not defined`; so does this engine, at start-up
+    with pytest.raises(ValueError, match="function 'name' not defined"):
+        FQDNTemplate(template)
