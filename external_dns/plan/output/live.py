@@ -1,6 +1,6 @@
 """Plan outputs for the long-running controller: `LivePlanOutputs`, a `Controller.plan_observers` entry.
 
-`--once` and `external-dns plan` render one plan of every zone (cmd/plan_apply.py). The long-running
+`--once` and `external-dns plan` render one plan of every zone (controller/once.py). The long-running
 controller plans zone by zone, again at every sync, so here every output shows *the latest plan of every
 zone that has changes*, and is only redone when that changes:
 
