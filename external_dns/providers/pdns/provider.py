@@ -80,9 +80,6 @@ class _Group:
 class PDNSProvider(Provider):
     """PowerDNS behind the Provider interface. `client` is built from `config` unless given."""
 
-    def record_default_ttl(self, zone: str) -> int:
-        return DEFAULT_TTL  # what a record without a TTL is written with
-
     def __init__(self, config: PDNSConfig, client: PDNSClient | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
@@ -97,7 +94,11 @@ class PDNSProvider(Provider):
         return f"PDNSProvider(server={self.config.server!r}, server_id={self.config.server_id!r})"
 
     def close(self) -> None:
+        """Interrupt a back-off wait of the client (shutdown)."""
         self.client.close()
+
+    def record_default_ttl(self, zone: str) -> int:
+        return DEFAULT_TTL  # what a record without a TTL is written with
 
     # -- zones ----------------------------------------------------------------------------------------------
     def managed_zones(self) -> tuple[Zone, ...]:
