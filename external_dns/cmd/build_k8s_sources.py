@@ -1,7 +1,7 @@
 """Builders of the in-cluster sources (service, ingress, crd, Gateway API routes, node, pod; registered in
 cmd/build.py SOURCE_BUILDERS): `(cfg, context) -> Source`.
 
-The context (cmd/main.py) gives `informer_factory()`, the process-wide SharedInformerFactory. Each builder
+The context (cmd/run.py) gives `informer_factory()`, the process-wide SharedInformerFactory. Each builder
 reads the flags into typed options, creates the source's informers (not started) and, with
 `--kube-access-check` (default on), asks the API server at once whether every verb the source needs is
 allowed, so a missing RBAC rule is a start-up error naming the rule.
@@ -96,7 +96,7 @@ def build_node(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None
 
 def pod_options(cfg: argparse.Namespace) -> PodOptions:
     """`--ignore-non-host-network-pods`, `--pod-source-domain`."""
-    return PodOptions(bool(getattr(cfg, "ignore_non_host_network_pods", True)),
+    return PodOptions(bool(getattr(cfg, "ignore_non_host_network_pods", False)),
                       str(getattr(cfg, "pod_source_domain", "") or "").strip().rstrip("."))
 
 
