@@ -96,7 +96,7 @@ def build_node(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None
 
 def pod_options(cfg: argparse.Namespace) -> PodOptions:
     """`--ignore-non-host-network-pods`, `--pod-source-domain`."""
-    return PodOptions(bool(getattr(cfg, "ignore_non_host_network_pods", True)),
+    return PodOptions(bool(getattr(cfg, "ignore_non_host_network_pods", False)),
                       str(getattr(cfg, "pod_source_domain", "") or "").strip().rstrip("."))
 
 

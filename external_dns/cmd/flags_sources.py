@@ -71,7 +71,7 @@ def add_flags(p: FlagParser) -> None:
           help="gateway sources: only routes attached to Gateways in this namespace (default: all)")
     p.add("--gateway-label-filter", default="",
           help="gateway sources: only routes attached to Gateways whose labels match this label selector")
-    p.add("--ignore-non-host-network-pods", type=bool, default=True,
+    p.add("--ignore-non-host-network-pods", type=bool, default=False,
           help="pod source: skip pods that do not run with hostNetwork")
     p.add("--pod-source-domain", default="",
           help="pod source: also publish every pod as <pod name>.<this domain> with its pod IP")

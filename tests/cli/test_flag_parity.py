@@ -90,7 +90,6 @@ UPSTREAM: dict[str, Any] = {
 # Where our default differs from upstream's on purpose (docs/flags-parity.md says why).
 DEFAULT_DIFFERS: dict[str, str] = {
     "--rfc2136-tsig-secret-alg": "hmac-sha256: upstream's empty default is refused as an unsupported algorithm",
-    "--ignore-non-host-network-pods": "the pod source's owner decides (reported on the board)",
 }
 
 # Upstream flags we leave out on purpose: they belong to providers, registries or sources we do not have.

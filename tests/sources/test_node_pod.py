@@ -131,11 +131,10 @@ def test_internal_hostname_uses_pod_ip() -> None:
     assert records(out) == {"web.internal.example.org A": ["10.1.0.5"]}
 
 
-def test_non_host_network_pods_skipped_by_default() -> None:
+def test_non_host_network_pods_skipped_only_with_the_flag() -> None:
     p = pod(host_network=False, annotations={P + "internal-hostname": "web.internal.example.org"})
-    assert pods(p).endpoints == []
-    out = pods(p, pod_options=PodOptions(ignore_non_host_network_pods=False))
-    assert records(out) == {"web.internal.example.org A": ["10.1.0.5"]}
+    assert records(pods(p)) == {"web.internal.example.org A": ["10.1.0.5"]}
+    assert pods(p, pod_options=PodOptions(ignore_non_host_network_pods=True)).endpoints == []
 
 
 def test_target_annotation_overrides_both() -> None:
@@ -152,6 +151,10 @@ def test_pod_source_domain_and_template() -> None:
     opts = SourceOptions(fqdn_template="{{.Name}}.t.example.org")
     out = pods(pod(pod_ips=["10.1.0.5", "fd01::5"]), options=opts)
     assert records(out) == {"web.t.example.org A": ["10.1.0.5"], "web.t.example.org AAAA": ["fd01::5"]}
+    with_target = SourceOptions(fqdn_template="{{.Name}}.t.example.org", target_template="{{.Status.HostIP}}")
+    host_ip = pod()
+    host_ip["status"]["hostIP"] = "192.0.2.77"
+    assert records(pods(host_ip, options=with_target)) == {"web.t.example.org A": ["192.0.2.77"]}
 
 
 def test_pending_pod_and_unknown_node_publish_nothing_quietly() -> None:
@@ -177,5 +180,4 @@ def test_bad_annotation_reported_by_name() -> None:
 
 def test_hostname_of_non_host_network_pod_uses_pod_ip() -> None:
     p = pod(host_network=False, annotations={P + "hostname": "web.example.org"})
-    out = pods(p, pod_options=PodOptions(ignore_non_host_network_pods=False))
-    assert records(out) == {"web.example.org A": ["10.1.0.5"]}
+    assert records(pods(p)) == {"web.example.org A": ["10.1.0.5"]}

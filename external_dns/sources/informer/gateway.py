@@ -67,7 +67,7 @@ class GatewayRouteInformerSource(InformerSource):
         self.gateway_options = gateway_options or GatewayOptions()
         self.admit = common_admission(options)
         keep = annotation_keys_read(options)
-        route_slim = generic_transformer(keep) if options.template is not None else route_transformer(
+        route_slim = generic_transformer(keep) if options.any_template else route_transformer(
             keep, keep_labels=not options.label_selector.empty())
         self.routes = self._informer(self.route_resource, route_slim, {WITH_SELECTORS: selector_index(self.admit)},
                                      events=self.admit)

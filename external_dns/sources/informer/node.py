@@ -51,7 +51,7 @@ def admits_node(options: SourceOptions) -> Predicate:
 
 def node_needs(options: SourceOptions) -> tuple[str, ...]:
     """What the node (and pod) source needs cached of a Node."""
-    if options.template is not None:
+    if options.any_template:
         return (NEED_ALL,)
     return (NEED_ANNOTATIONS, NEED_LABELS) if not options.label_selector.empty() else (NEED_ANNOTATIONS,)
 

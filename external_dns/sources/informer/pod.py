@@ -46,7 +46,7 @@ class PodInformerSource(InformerSource):
         self.pod_options = pod_options or PodOptions()
         self.admit = common_admission(options)
         keep = annotation_keys_read(options)
-        needs: tuple[str, ...] = (NEED_ALL,) if options.template is not None else (NEED_ANNOTATIONS, NEED_POD_SOURCE)
+        needs: tuple[str, ...] = (NEED_ALL,) if options.any_template else (NEED_ANNOTATIONS, NEED_POD_SOURCE)
         if not options.label_selector.empty():
             needs += (NEED_LABELS,)
         self.pods = self._shared_informer(PODS, lambda n: pod_transformer_for(n, keep), needs,

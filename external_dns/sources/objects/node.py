@@ -4,7 +4,9 @@ Nodes are admitted by `--label-filter`, `--annotation-filter` and the `controlle
 does not apply: nodes are cluster-scoped). With `exclude_unschedulable` (`--exclude-unschedulable`, default
 on) a node with `spec.unschedulable: true` (cordoned) publishes nothing.
 
-Names: the `--fqdn-template` output for the node (every name it gives), else the node's name.
+Names: the `--fqdn-template` output for the node (every name it gives), else the node's name; the
+`--fqdn-target-template` pairs and `--target-template` apply as in the other sources
+(`common.template_endpoints`).
 Targets: the `target` annotation, else the node's addresses: every `ExternalIP` (IPv4 and IPv6) when it has
 any, plus its IPv6 `InternalIP`s with `expose_internal_ipv6`; a node without ExternalIP publishes its
 `InternalIP`s (IPv4 and IPv6). The `ttl` annotation sets the TTL. Label `resource=node/<name>`. Endpoints of
@@ -34,7 +36,7 @@ from external_dns.sources.objects.common import (
     get_map,
     get_str,
     string_map,
-    template_hostnames,
+    template_endpoints,
 )
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import Problem, object_ref
@@ -99,10 +101,8 @@ def node_endpoints(node: Mapping[str, Any], options: SourceOptions) -> ObjectEnd
             log.debug(f"Skipping node {name} because it is unschedulable")
             return ObjectEndpoints([], [])
         problems.extend(ann.problems)
-        if options.template is not None:
-            names, template_problems = template_hostnames(node, options, "Node", ref)
-            problems.extend(template_problems)
-        else:
+        names: list[str] = []
+        if options.template is None:
             problem = hostname_problem(name)
             names = [name] if problem is None else []
             if problem is not None:
@@ -117,15 +117,22 @@ def node_endpoints(node: Mapping[str, Any], options: SourceOptions) -> ObjectEnd
                                         obj=node))
                 return ObjectEndpoints([], problems)
         targets = [t for t in targets if target_problem(t) is None]
+        resource = f"node/{name}"
+
+        def with_targets(host: str, host_targets: list[str]) -> list[Endpoint]:
+            return endpoints_for_hostname(host, host_targets, ann.ttl, (), "", resource)
+
+        existing = [ep for host in names for ep in with_targets(host, targets)]
+        # --fqdn-template names (the node's addresses, or --target-template's), --fqdn-target-template pairs
+        endpoints, template_problems = template_endpoints(node, options, "Node", ref, existing,
+                                                          own=lambda host: with_targets(host, targets),
+                                                          with_targets=with_targets)
+        problems.extend(template_problems)
     except FieldError as exc:
         return ObjectEndpoints([], [*problems, field_problem(ref, exc, node)])
-    resource = f"node/{name}"
-    endpoints: list[Endpoint] = []
-    for host in names:
-        for ep in endpoints_for_hostname(host, targets, ann.ttl, (), "", resource):
-            ep.labels[RESOURCE_LABEL_KEY] = resource
-            ep.ref_objects.append(node)
-            endpoints.append(ep)
+    for ep in endpoints:
+        ep.labels[RESOURCE_LABEL_KEY] = resource
+        ep.ref_objects.append(node)
     return ObjectEndpoints(endpoints, problems)
 
 

@@ -1,17 +1,18 @@
 """Pod (core/v1) -> endpoints, on raw dicts (external-dns's pod source).
 
 Pods are admitted by `--namespace`, `--label-filter`, `--annotation-filter` and the `controller`
-annotation; with `ignore_non_host_network_pods` (`--ignore-non-host-network-pods`, default on, as
-external-dns) only `spec.hostNetwork: true` pods publish anything.
+annotation; with `ignore_non_host_network_pods` (`--ignore-non-host-network-pods`, default off as in
+current external-dns) only `spec.hostNetwork: true` pods publish anything.
 
 Per pod (targets = the `target` annotation when set):
 - `internal-hostname` annotation: each name -> the targets, else `status.podIP`;
 - `hostname` annotation: each name -> the targets, else for hostNetwork pods the addresses of the pod's
-  node (`spec.nodeName`): every `ExternalIP` and every IPv6 `InternalIP`; for other pods (with
-  `--ignore-non-host-network-pods=false`) `status.podIP`, as external-dns's annotation guide says;
+  node (`spec.nodeName`): every `ExternalIP` and every IPv6 `InternalIP`; for other pods
+  `status.podIP`, as external-dns's annotation guide says;
 - `pod_source_domain` (`--pod-source-domain`): `<pod name>.<domain>` -> the targets, else `status.podIP`;
 - `--fqdn-template`, when nothing above gave endpoints (or always with `--combine-fqdn-annotation`): each
-  name -> every `status.podIPs[].ip`.
+  name -> every `status.podIPs[].ip` (or `--target-template`'s targets); `--fqdn-target-template` pairs
+  (`common.template_endpoints`).
 The `ttl` annotation sets the TTL. As external-dns's pod source, no `resource` label is set (the ownership
 TXT records then match what Go writes). A pod without an IP yet (pending) or on a node not in the cache
 publishes nothing for those names until it has one (no problem: it is a normal transient state).
@@ -40,7 +41,7 @@ from external_dns.sources.objects.common import (
     get_str,
     name_and_namespace,
     string_map,
-    template_hostnames,
+    template_endpoints,
 )
 from external_dns.sources.objects.node import EXTERNAL_IP, INTERNAL_IP
 from external_dns.sources.options import SourceOptions
@@ -55,7 +56,7 @@ NodeLookup = Callable[[str], Mapping[str, Any] | None]
 class PodOptions:
     """`--ignore-non-host-network-pods` and `--pod-source-domain`."""
 
-    ignore_non_host_network_pods: bool = True
+    ignore_non_host_network_pods: bool = False  # external-dns's default (older releases skipped them)
     pod_source_domain: str = ""
 
 
@@ -140,17 +141,17 @@ class _Pod:
                 self.add(host, node_targets)
         if popts.pod_source_domain:
             self.add(f"{self.name}.{popts.pod_source_domain.strip('.')}", targets or self.pod_ip())
-        if opts.template is not None and (opts.combine_fqdn_annotation or not any(self.names.values())):
-            names, problems = template_hostnames(self.pod, opts, "Pod", self.ref)
-            self.problems.extend(problems)
-            ips = self.pod_ips()
-            for host in names:
-                self.add(host, ips)
-        endpoints: list[Endpoint] = []
-        for host, host_targets in self.names.items():
-            for ep in endpoints_for_hostname(host, host_targets, self.ann.ttl):
-                ep.ref_objects.append(self.pod)
-                endpoints.append(ep)
+        def with_targets(host: str, targets: list[str]) -> list[Endpoint]:
+            return endpoints_for_hostname(host, targets, self.ann.ttl)
+
+        existing = [ep for host, host_targets in self.names.items() for ep in with_targets(host, host_targets)]
+        # --fqdn-template names point to every pod IP (or --target-template's); --fqdn-target-template pairs
+        endpoints, problems = template_endpoints(self.pod, opts, "Pod", self.ref, existing,
+                                                 own=lambda host: with_targets(host, self.pod_ips()),
+                                                 with_targets=with_targets)
+        self.problems.extend(problems)
+        for ep in endpoints:
+            ep.ref_objects.append(self.pod)
         return endpoints
 
 
