@@ -10,7 +10,7 @@ only target formats and leaves the rest to the provider, where one bad record fa
 - record type: one of the known types;
 - targets: at least one, none empty; A/AAAA addresses of their family (unless an alias); CNAME exactly one
   target (a second one rewrites the zone on every sync); host names in CNAME/NS/PTR/DNAME/MX/SRV by the name
-  rules; every non-TXT target parses as that type's RDATA; a TXT value at most `MAX_TXT_OCTETS` octets and
+  rules (CNAME and DNAME: exactly one); every non-TXT target parses as that type's RDATA; a TXT value at most `MAX_TXT_OCTETS` octets and
   never an ownership record (`heritage=external-dns,...`): that would forge another record's ownership;
 - set identifier at most 255 octets of printable text; label keys and values without `,` `"` or control
   characters (they are serialised into the ownership TXT: `,` would forge an owner), keys without `=`.
@@ -194,8 +194,9 @@ def target_problem(ep: Endpoint, target: str, allow_ownership_txt: bool = False)
 def _targets_problem(ep: Endpoint, allow_ownership_txt: bool) -> FieldProblem | None:
     if not ep.targets:
         return FieldProblem("targets", "no targets")
-    if ep.record_type == RECORD_TYPE_CNAME and len(ep.targets) > 1:
-        return FieldProblem("targets", f"a CNAME has exactly one target, got {len(ep.targets)}")
+    if ep.record_type in (RECORD_TYPE_CNAME, RECORD_TYPE_DNAME) and len(ep.targets) > 1:
+        # a singleton type: a second target is dropped by the server (BIND) and rewritten on every sync
+        return FieldProblem("targets", f"a {ep.record_type} has exactly one target, got {len(ep.targets)}")
     for i, target in enumerate(ep.targets):
         if not isinstance(target, str):
             return FieldProblem(f"targets[{i}]", "must be a string")
@@ -244,6 +245,28 @@ def endpoint_problem(ep: Endpoint, allow_ownership_txt: bool = False) -> FieldPr
     if reason is not None:
         return FieldProblem("targets", reason)
     return None
+
+
+def _ascii_host(host: str) -> str:
+    body, dot = (host[:-1], ".") if host.endswith(".") else (host, "")
+    return ".".join(_strict_ascii_label(label) for label in body.split(".")) + dot
+
+
+def to_ascii(ep: Endpoint) -> None:
+    """Rewrite a valid endpoint's internationalised name and host-name targets in their ASCII (punycode) form,
+    in place. Providers store the ASCII form; the ownership TXT name must be derived from it too, else the
+    record is read back under a name whose ownership record nobody finds (an orphan), and a Unicode target
+    never compares equal to what the provider returns (churn)."""
+    if not ep.dns_name.isascii():
+        ep.dns_name = _ascii_host(ep.dns_name)
+    if ep.record_type in _HOST_TYPES or ep.record_type in (RECORD_TYPE_MX, RECORD_TYPE_SRV):
+        if all(t.isascii() for t in ep.targets):
+            return
+        out: list[str] = []
+        for t in ep.targets:
+            head, _, host = t.rpartition(" ")
+            out.append((head + " " if head else "") + _ascii_host(host) if not t.isascii() else t)
+        ep.targets = type(ep.targets)(out)
 
 
 def endpoint_ref(ep: Endpoint) -> str:

@@ -84,6 +84,11 @@ def _ps_changed(desired: list[ProviderSpecificProperty], current: list[ProviderS
 def _inherit_owner(current: Endpoint, update: Endpoint) -> Endpoint:
     out = update.copy()
     out.labels[OWNER_LABEL_KEY] = current.labels.get(OWNER_LABEL_KEY, "")
+    if out.record_ttl == 0:
+        # An unset TTL never changes the record's TTL (as `_needs_update`); keeping it also lets an update
+        # pair that only rewrites ownership (a left-over --migrate-from-txt-owner) compare equal, so
+        # `has_changes()` is False instead of rewriting the zone on every sync.
+        out.record_ttl = current.record_ttl
     return out
 
 

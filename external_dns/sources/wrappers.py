@@ -26,7 +26,7 @@ from external_dns.endpoint.endpoint import (
     RESOURCE_LABEL_KEY,
     Endpoint,
 )
-from external_dns.endpoint.limits import describe, endpoint_problem, endpoint_ref, short
+from external_dns.endpoint.limits import describe, endpoint_problem, endpoint_ref, short, to_ascii
 from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.endpoint.targets import Targets, new_targets
 from external_dns.endpoint.utils import endpoints_for_hostname
@@ -92,6 +92,7 @@ def dedup_endpoints(endpoints: Iterable[Endpoint], skipped: list[Problem] | None
                 skipped.append(Problem(where or describe(ep), problem.field, "",
                                        f"{describe(ep)}: {problem.reason}; endpoint skipped", obj=obj))
             continue
+        to_ascii(ep)  # IDNA names and host targets as the providers store them
         if len(ep.targets) > 1:
             ep.targets = new_targets(*ep.targets)
         identity = f"{ep.record_type}/{ep.dns_name}/{ep.set_identifier}/{';'.join(ep.targets)}"
