@@ -164,8 +164,12 @@ class PDNSProvider(Provider):
         except PDNSNotFound:
             self.forget_zones()  # deleted since it was listed: list again next time
             raise SoftError(f"zone {zone.name} disappeared from PowerDNS while being read") from None
+        rrsets = data.get("rrsets")
+        if not isinstance(rrsets, list):
+            # Never read as "empty": an answer without rrsets is not a zone we can plan against.
+            raise ProviderError(f"PowerDNS at {self.config.server}: zone {zone.name} came back without rrsets")
         out: list[Endpoint] = []
-        for rrset in data.get("rrsets") or []:
+        for rrset in rrsets:
             if isinstance(rrset, dict):
                 ep = endpoint_from_rrset(rrset)
                 if ep is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from external_dns.errors import ConfigError
-from external_dns.providers.pdns import PDNSAuthError, PDNSClient, PDNSConfig
+from external_dns.providers.pdns import PDNSAuthError, PDNSClient, PDNSConfig, PDNSProvider
 from external_dns.providers.pdns.client import PDNSBodyTooLarge
 from external_dns.providers.provider import ProviderError, SoftError
 
@@ -229,3 +229,18 @@ def test_tls_files_that_do_not_load() -> None:
         cfg.ssl_context()
     ctx = PDNSConfig(server="https://127.0.0.1:8443", api_key=KEY, skip_tls_verify=True).ssl_context()
     assert ctx is not None and not ctx.check_hostname
+
+
+def test_zone_without_rrsets_is_an_error_not_an_empty_zone(raw: Callable[[Handler], RawServer]) -> None:
+    srv: RawServer
+
+    def handler(c: socket.socket, n: int) -> None:
+        if srv.heads[n - 1].split(b" ")[1].endswith(b"/zones"):
+            c.sendall(answer("200 OK", b'[{"id": "example.org.", "name": "example.org."}]'))
+        else:
+            c.sendall(answer("200 OK", b'{"id": "example.org.", "name": "example.org."}'))
+
+    srv = raw(handler)
+    provider = PDNSProvider(PDNSConfig(server=srv.url, api_key=KEY))
+    with pytest.raises(ProviderError, match="came back without rrsets"):
+        provider.records()
