@@ -1,25 +1,7 @@
-"""`--source=crd` on the shared informers: `DNSEndpointInformerSource(factory, options)`.
-
-One informer on externaldns.k8s.io/v1alpha1 DNSEndpoints (CRD manifest: charts/external-dns-py/crds/),
-label filter sent to the server (as external-dns), annotation filter and controller annotation in the
-`withSelectors` index, slimmed (managedFields, last-applied, foreign annotations and status fields other
-than observedGeneration dropped). The DNSEndpoint -> endpoints logic is `objects.dnsendpoint_endpoints`,
-unchanged (each bad `spec.endpoints[i]` is skipped with a problem naming its field; a spec that is not an
-object is one error problem); the merge is `merge_dnsendpoint_endpoints`.
-
-Status: after an `endpoints()` call computed an object's endpoints, an object whose
-`status.observedGeneration` differs from `metadata.generation` gets it written through the status
-subresource (`PUT .../dnsendpoints/<name>/status`, RBAC verb `update` on `dnsendpoints/status`), once per
-generation; a 409 (the object changed meanwhile) is retried on the next call, a 404 is ignored, anything
-else is a warning naming the object. Objects rejected as a whole (error problems) keep their status.
-
-Status after a successful sync: `defer_status_until_synced()` (called by the process wiring,
-sources/informer/hooks.py, for the long-running controller and `--once`) makes `endpoints()` only note each
-object's generation and DNS names; `synced(zone, covered)` (a `Controller.sync_observers` entry, called
-after a sync that applied its changes or needed none) writes the status of the objects every one of whose
-names a successful sync has covered (`covered(name)`). A sync refused by the safety check or failed at the
-provider writes nothing, so `observedGeneration` tells that the generation reached DNS.
-"""
+"""`--source=crd` on the shared informers: DNSEndpoints (externaldns.k8s.io/v1alpha1) -> endpoints through
+`objects.dnsendpoint_endpoints`, and `status.observedGeneration` written back once the generation reached
+DNS. The label filter goes to the server, as external-dns; the annotation filter and controller
+annotation use the `withSelectors` index."""
 
 from __future__ import annotations
 
@@ -104,7 +86,9 @@ class DNSEndpointInformerSource(InformerSource):
 
     # -- status after a successful sync -----------------------------------------------------------------------
     def defer_status_until_synced(self) -> None:
-        """Write status only from `synced` (after a successful sync), not from `endpoints()`."""
+        """Write status only from `synced` (after a successful sync), not from `endpoints()`: a sync refused
+        by the safety check or failed at the provider then writes nothing, so `observedGeneration` tells that
+        the generation reached DNS. Wired for the long-running controller and `--once` alike."""
         self.status_after_sync = True
 
     @staticmethod
@@ -143,8 +127,11 @@ class DNSEndpointInformerSource(InformerSource):
 
     # -- status -----------------------------------------------------------------------------------------------
     def write_status(self, objs: list[dict[str, Any]], *, prune: bool = True) -> None:
-        """Set status.observedGeneration on the objects that lag (one writer at a time; others skip). With
-        `prune`, `objs` are all live objects and the memory of objects not among them is dropped."""
+        """Set status.observedGeneration on the objects that lag (one writer at a time; others skip), through
+        the status subresource (RBAC `update` on `dnsendpoints/status`), once per generation: a 409 is
+        retried next time, a 404 ignored, anything else a warning naming the object. Objects rejected as a
+        whole keep their status. With `prune`, `objs` are all live objects and the memory of objects not
+        among them is dropped."""
         acquired = self._status_lock.acquire(blocking=False) if prune else self._status_lock.acquire(timeout=30.0)
         if not acquired:
             return
