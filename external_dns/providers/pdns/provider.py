@@ -182,6 +182,12 @@ class PDNSProvider(Provider):
         for original in endpoints:
             ep = original.copy()
             ep.dns_name = ep.dns_name.lower().rstrip(".")
+            if ep.set_identifier:
+                # PowerDNS has one rrset per name and type and no routing policies: a set identifier could
+                # never be read back (the record would be planned again at every sync).
+                log.warning(f"{ep.dns_name} {ep.record_type}: set identifier {ep.set_identifier!r} ignored "
+                            "(not supported by PowerDNS)")
+                ep.set_identifier = ""
             rtype = ep.record_type
             targets = [canonical_target(rtype, t) for t in ep.targets]
             if len(targets) > 1:

@@ -302,3 +302,12 @@ def test_zone_records_reads_one_zone(provider: PDNSProvider, pdns: PdnsServer) -
     assert provider.zone_records("unknown.net") == []
     assert {e.dns_name for e in provider.records() if e.record_type == "A"} == {
         "a.example.org", "b.sub.example.org", "c.example.com"}
+
+
+def test_set_identifier_is_dropped_so_the_resync_is_a_noop(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    weighted = ep("w.example.org", "A", "10.0.0.1").with_set_identifier("blue")
+    sync(provider, [weighted])
+    assert pdns.records("example.org")[("w.example.org", "A")] == (300, ["10.0.0.1"])
+    mark = pdns.mark()
+    assert not sync(provider, [ep("w.example.org", "A", "10.0.0.1").with_set_identifier("blue")]).has_changes()
+    assert patches(pdns, mark) == []
