@@ -21,6 +21,7 @@ from external_dns.controller.controller import (
     split_by_zone,
 )
 from external_dns.controller.health import WorkerWatchdog
+from external_dns.controller.incremental import IncrementalPlanner
 from external_dns.controller.outcomes import OutcomeLog
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.endpoint.endpoint import Endpoint
@@ -84,7 +85,8 @@ class ZoneController:
                  min_event_sync_interval: float = 5.0,
                  rate_limiter_factory: Callable[[], RateLimiter] | None = None,
                  watchdog: WorkerWatchdog | None = None, recorder: Recorder | None = None,
-                 queue_name: str = QUEUE_NAME, skip_unchanged_zones: bool = True) -> None:
+                 queue_name: str = QUEUE_NAME, skip_unchanged_zones: bool = True,
+                 incremental: bool = True) -> None:
         if workers < 1:
             raise ValueError(f"--workers must be at least 1, got {workers}")
         Scheduler(interval, min_event_sync_interval)  # validates the two durations
@@ -98,6 +100,10 @@ class ZoneController:
         if recorder is not None:  # the controller's writes send the record events
             controller.recorder = recorder
         self.skip_unchanged_zones = skip_unchanged_zones
+        # Event-triggered reconciles plan only the zone's dirty names (controller/incremental.py); periodic
+        # passes (and a zone whose last full pass failed) run the full plan: drift repair.
+        self.planner = IncrementalPlanner(controller) if incremental else None
+        self._full_due: set[str] = set()
 
         self._lock = threading.Lock()
         self._term: _Term | None = None
@@ -148,6 +154,9 @@ class ZoneController:
             return []
         keys = self.zone_keys()
         queued = self._zones_to_sync(keys) if reason == EVENT else keys
+        if reason != EVENT:
+            with self._state:
+                self._full_due.update(queued)
         for key in queued:
             term.queue.add(key)
         self.passes += 1
@@ -275,7 +284,13 @@ class ZoneController:
         self._local.zone = zone
         self._local.fingerprint = None
         try:
-            result = self.controller.run_once(zone=zone)
+            with self._state:
+                full = self.planner is None or zone in self._full_due
+            result = None if full or self.planner is None else self.planner.run(zone)
+            if result is None:
+                result = self.controller.run_once(zone=zone)
+                with self._state:
+                    self._full_due.discard(zone)
         except Exception as exc:
             soft = is_soft_error(exc)
             with self._state:
@@ -340,6 +355,8 @@ class ZoneController:
         """One reconcile of every zone on `workers` threads (no retries), for one-shot use and benches.
         Returns the outcome per zone; zones not finished within `timeout` are missing."""
         keys = self.zone_keys()
+        with self._state:
+            self._full_due.update(keys)
         results: dict[str, ZoneOutcome] = {}
         lock = threading.Lock()
         pending = list(keys)

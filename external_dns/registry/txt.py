@@ -194,6 +194,20 @@ class TXTRegistry(Registry):
         with self._lock:
             return self._zone_owners(zone).records(names)
 
+    def zone_changes(self, zone: str) -> set[str] | None:
+        """Refresh the zone's ownership map and return the names (lower case, no trailing dot) whose labelled
+        records changed since the previous call: outside edits, our own writes, ownership moves. None when
+        the whole zone may have changed (first call, a rebuild, a failed write)."""
+        with self._lock:
+            return self._zone_owners(zone).take_changed()
+
+    def zone_view(self, zone: str) -> list[Endpoint]:
+        """The zone's labelled records as kept (shared objects, read-only), without a refresh: what the safety
+        gate counts right after `zone_records`."""
+        with self._lock:
+            owners = self._owners.zones.get(zone)
+            return owners.view() if owners is not None else self._zone_owners(zone).view()
+
     def _zone_owners(self, zone: str) -> ZoneOwners:
         return self._owners.refresh(zone, self.provider.zone_snapshot, list(self.provider.zones()) or [""])
 

@@ -105,6 +105,8 @@ class ZoneOwners:
         self._from_txt: dict[str, list[LabelKey]] = {}  # snapshot name -> label keys its TXTs give
         self._stored_at: dict[str, list[TxtKey]] = {}  # snapshot name -> TXT keys stored from it
         self.labelled: dict[str, list[Endpoint]] = {}  # name -> its records with labels (ownership TXTs out)
+        # names whose labelled records were redone since `take_changed` (None: the whole zone)
+        self._changed: set[str] | None = None
 
     # -- refresh ---------------------------------------------------------------------------------------------
     def refresh(self) -> int:
@@ -140,6 +142,7 @@ class ZoneOwners:
         self._stored_at.clear()
         self.labelled.clear()
         self.version = -1
+        self._changed = None
         if self.index.zones.get(self.zone) is self:
             foreign = {n for n in affected if zone_for_name(n, self.index.zone_list or [""]) != self.zone}
             if foreign:
@@ -189,10 +192,20 @@ class ZoneOwners:
                 ep = record.copy()
                 index.registry._attach_labels(ep, index.labels, index.txt_names)
                 out.append(ep)
+            before = self.labelled.pop(key, None) or []
             if out:
                 self.labelled[key] = out
-            else:
-                self.labelled.pop(key, None)
+            if self._changed is not None and before != out:
+                self._changed.add(key)
+
+    def take_changed(self) -> set[str] | None:
+        """The names whose records changed since the last call (None: the whole zone may have), then forget."""
+        changed, self._changed = self._changed, set()
+        return changed
+
+    def view(self) -> list[Endpoint]:
+        """Every labelled record, shared (read-only: for counting, never for changing)."""
+        return [ep for eps in self.labelled.values() for ep in eps]
 
     # -- reading ---------------------------------------------------------------------------------------------
     def records(self, names: Iterable[str] | None = None) -> list[Endpoint]:

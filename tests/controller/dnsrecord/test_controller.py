@@ -171,6 +171,9 @@ class _Down(ZoneFileProvider):
     def zone_records(self, zone: str) -> list[Any]:
         raise ConnectionError("down")
 
+    def zone_snapshot(self, zone: str) -> Any:
+        raise ConnectionError("down")
+
 
 def test_errors_are_requeued_with_the_rate_limiter(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
                                                    tmp_path: Path, kube_api_client: Any) -> None:

@@ -1,0 +1,258 @@
+"""Event-sized reconciles of one zone: plan only the names whose desired or current records changed.
+
+`IncrementalPlanner(controller).run(zone)` is what an event-triggered reconcile of a zone runs (the periodic
+`--interval` pass still runs the full `Controller.run_once(zone)`, the drift repair):
+
+1. the source's endpoints of the zone, each name fingerprinted (types, targets, TTLs, labels, properties);
+   dirty = the names whose fingerprint differs from the last successful sync of the zone (new, changed or
+   gone names: an event's old and new names);
+2. plus the names whose current records changed since then, as the registry's per-zone ownership map saw
+   them come in from the provider's snapshot (outside edits, ownership moves, our own writes);
+3. plus the names of an earlier run that failed or was refused (their changes are still owed);
+4. the plan of only those rows (`Controller.plan_zone` on the dirty names' current and desired records:
+   every plan rule works name by name), the pre-apply checks with the zone's whole current records (the
+   safety gate's denominator), the write (`Controller.apply_changes`), `Controller.synced`.
+
+Rows not dirty had no change since the last sync that planned them (same desired, same current), so the full
+plan has nothing for them either: the incremental plan equals the full plan (property-tested in
+tests/controller/test_incremental.py). `run` returns None when it cannot be exact and the caller must run the
+full pass: no baseline yet for the zone (a full pass records one, through the source observer and the sync
+observer), a registry without per-zone maps, or a zone map rebuilt (first read, failed write, journal gap).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from hashlib import blake2b
+
+import structlog
+
+from external_dns.controller import metrics
+from external_dns.controller.controller import Controller, RunOnceError, RunResult, change_lines
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.plan.changes import Changes
+from external_dns.providers.provider import zone_for_name
+from external_dns.providers.snapshot import name_key
+
+log = structlog.get_logger(__name__)
+
+Fingerprints = dict[str, bytes]  # name -> digest of its desired endpoints
+
+
+def group_by_name(endpoints: Iterable[Endpoint]) -> dict[str, list[Endpoint]]:
+    out: dict[str, list[Endpoint]] = {}
+    for ep in endpoints:
+        out.setdefault(name_key(ep.dns_name), []).append(ep)
+    return out
+
+
+def names_of(changes: Changes) -> set[str]:
+    return {name_key(e.dns_name) for eps in (changes.create, changes.update_old, changes.update_new,
+                                             changes.delete) for e in eps}
+
+
+def fingerprints(groups: dict[str, list[Endpoint]]) -> Fingerprints:
+    """A digest per name of what its endpoints ask for (order-independent)."""
+    out: Fingerprints = {}
+    for name, eps in groups.items():
+        items = sorted((e.dns_name, e.record_type, e.set_identifier, tuple(e.targets), e.record_ttl,
+                        tuple(sorted(e.labels.items())), tuple((p.name, p.value) for p in e.provider_specific))
+                       for e in eps)
+        out[name] = blake2b(repr(items).encode(), digest_size=12).digest()
+    return out
+
+
+class IncrementalPlanner:
+    """Dirty-name reconciles of zones over one `Controller` (see the module docstring)."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        self._lock = threading.Lock()
+        self._baseline: dict[str, Fingerprints] = {}  # zone -> desired fingerprints of its last successful sync
+        self._observed: dict[str, Fingerprints] = {}  # zone -> fingerprints of a full read not yet synced
+        self._owed: dict[str, set[str]] = {}  # zone -> names of failed or refused runs
+        self._written: dict[str, set[str]] = {}  # zone -> names the full pass in progress plans to write
+        self._local = threading.local()
+        self.runs = 0
+        self.planned_names = 0  # rows planned by incremental runs (for benches and tests)
+        controller.source_observers.append(self._observe_full_read)
+        controller.plan_observers.append(self._observe_plan)
+        controller.sync_observers.append(self._observe_sync)
+
+    # -- the full pass records the baseline ------------------------------------------------------------------
+    def _observe_full_read(self, zone: str | None, endpoints: list[Endpoint]) -> None:
+        if zone is None:
+            return
+        take = getattr(self.controller.registry, "zone_changes", None)
+        if take is not None:
+            take(zone)  # the full pass read the current records just before: changes so far are covered
+        groups = self._zone_groups(zone, endpoints)
+        with self._lock:
+            self._observed[zone] = fingerprints(groups)
+
+    def _observe_plan(self, zone: str | None, changes: Changes, _current: Sequence[Endpoint],
+                      _desired: Sequence[Endpoint]) -> None:
+        if zone is None or getattr(self._local, "incremental", False):
+            return
+        with self._lock:
+            if zone not in self._observed:
+                return
+        owed = self._take_moved(zone)  # outside edits between the full pass's read and its plan
+        with self._lock:
+            if owed is None:
+                self._observed.pop(zone, None)
+                return
+            self._owed[zone] = owed
+            self._written[zone] = names_of(changes)
+
+    def _observe_sync(self, zone: str | None, _synced: Callable[[str], bool]) -> None:
+        if zone is None or getattr(self._local, "incremental", False):
+            return
+        with self._lock:
+            observed = self._observed.pop(zone, None)
+            written = self._written.pop(zone, set())
+        if observed is None:
+            return
+        after = self._take_moved(zone)
+        with self._lock:
+            if after is None:
+                self._baseline.pop(zone, None)
+                return
+            self._baseline[zone] = observed
+            # our own write comes back through the snapshot at the names written: as planned, nothing owed
+            self._owed[zone] = self._owed.get(zone, set()) | (after - written)
+
+    def _take_moved(self, zone: str) -> set[str] | None:
+        take = getattr(self.controller.registry, "zone_changes", None)
+        return None if take is None else take(zone)
+
+    def forget(self, zone: str) -> None:
+        """Drop the zone's baseline: its next run returns None (a full pass is needed)."""
+        with self._lock:
+            self._baseline.pop(zone, None)
+            self._observed.pop(zone, None)
+            self._owed.pop(zone, None)
+
+    def _zone_groups(self, zone: str, endpoints: Iterable[Endpoint]) -> dict[str, list[Endpoint]]:
+        zones = self.controller.zone_keys()
+        if len(zones) == 1 and zones[0] == zone:
+            return group_by_name(ep for ep in endpoints if zone_for_name(ep.dns_name, zones) is not None)
+        return group_by_name(ep for ep in endpoints if zone_for_name(ep.dns_name, zones) == zone)
+
+    # -- one incremental reconcile ---------------------------------------------------------------------------
+    def run(self, zone: str) -> RunResult | None:
+        """Reconcile the zone's dirty names; None when only a full pass can be exact (see the docstring).
+        Raises RunOnceError like `Controller.run_once`."""
+        ctl = self.controller
+        take = getattr(ctl.registry, "zone_changes", None)
+        with self._lock:
+            baseline = self._baseline.get(zone)
+        if take is None or baseline is None:
+            return None
+        started = time.monotonic()
+        metrics.LAST_RECONCILE_TIMESTAMP.set(time.time())
+        try:
+            raw = ctl.source.endpoints()
+        except Exception as exc:
+            metrics.SOURCE_ERRORS.inc()
+            raise RunOnceError("source endpoints", exc) from exc
+        for observe in ctl.source_observers:  # the others (the zone controller's per-zone fingerprint)
+            if observe != self._observe_full_read:
+                try:
+                    observe(zone, raw)
+                except Exception:  # an observer must never break a sync
+                    log.exception("source observer failed", zone=zone)
+        groups = self._zone_groups(zone, raw)
+        now = fingerprints(groups)
+        try:
+            moved = take(zone)
+        except Exception as exc:
+            metrics.REGISTRY_ERRORS.inc()
+            raise RunOnceError("registry records", exc) from exc
+        if moved is None:
+            self.forget(zone)
+            return None
+        with self._lock:
+            dirty = {n for n, fp in now.items() if baseline.get(n) != fp}
+            dirty.update(n for n in baseline if n not in now)
+            dirty |= moved | self._owed.get(zone, set())
+        with self._lock:
+            self._owed.pop(zone, None)  # planned now; what is owed after this run is added back below
+        try:
+            result = self._plan_and_apply(zone, dirty, groups, started)
+        except Exception:
+            self._owe(zone, dirty)
+            raise
+        with self._lock:
+            if zone in self._baseline:
+                self._baseline[zone] = now
+        return result
+
+    def _plan_and_apply(self, zone: str, dirty: set[str], groups: dict[str, list[Endpoint]],
+                        started: float) -> RunResult:
+        ctl = self.controller
+        self.runs += 1
+        self.planned_names += len(dirty)
+        try:
+            desired = ctl.registry.adjust_endpoints([ep for n in dirty for ep in groups.get(n, ())])
+        except Exception as exc:
+            self._owe(zone, dirty)
+            raise RunOnceError("adjusting endpoints", exc) from exc
+        try:
+            current = ctl.registry.zone_records(zone, dirty)
+        except Exception as exc:
+            self._owe(zone, dirty)
+            metrics.REGISTRY_ERRORS.inc()
+            raise RunOnceError("registry records", exc) from exc
+        self._local.incremental = True
+        try:
+            changes = ctl.plan_zone(zone, current, desired)
+        finally:
+            self._local.incremental = False
+        between = self._take_moved(zone)  # outside edits between the read and the plan: planned next time
+        if between is None:
+            self.forget(zone)
+        else:
+            self._owe(zone, between)
+        result = RunResult(changes=changes, applied=False, dry_run=ctl.dry_run, current_count=len(current),
+                           desired_count=len(desired), zone=zone)
+        zlog = log.bind(zone=zone)
+        if changes.has_changes():
+            result.change_lines = change_lines(changes)
+            for line in result.change_lines:
+                zlog.info(f"Desired change: {line}")
+            zlog.info(f"Plan: {result.summary()}")
+            if ctl.dry_run:
+                zlog.info("Dry run: no changes were applied")
+            else:
+                try:
+                    view = getattr(ctl.registry, "zone_view", None)
+                    whole = view(zone) if view is not None else ctl.registry.zone_records(zone)
+                    ctl.check(zone, changes, whole, desired)
+                    ctl.apply_changes(changes)
+                except Exception:
+                    self._owe(zone, dirty)
+                    raise
+                after = self._take_moved(zone)
+                if after is None:
+                    self.forget(zone)
+                else:  # our own write, back through the snapshot at the names written: nothing owed there
+                    self._owe(zone, after - names_of(changes))
+                result.applied = True
+                zlog.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated")
+        else:
+            metrics.NO_OP_RUNS.inc()
+            zlog.debug("All records are already up to date", names=len(dirty))
+        self._local.incremental = True
+        try:
+            ctl.synced(zone, ctl.zone_keys())
+        finally:
+            self._local.incremental = False
+        result.duration_seconds = time.monotonic() - started
+        return result
+
+    def _owe(self, zone: str, names: set[str]) -> None:
+        with self._lock:
+            self._owed.setdefault(zone, set()).update(names)
