@@ -121,6 +121,9 @@ def _check_written_or_refused(batch: Sequence[Endpoint], provider: Provider, zon
     for ep in batch:
         if _key(ep) in held or keys.count(_key(ep)) > 1:  # written, or competing with another endpoint
             continue
+        same_name = [k for k in keys if k[0] == _key(ep)[0]]
+        if len(same_name) > 1 and any(k[1] == "CNAME" for k in same_name):
+            continue  # the plan's CNAME-versus-other-types resolution keeps one of them
         reason = endpoint_problem(ep)
         reason_text = ownership_problem(ep, mapper, zones) if reason is None else str(reason)
         in_zone = any(_key(ep)[0] == z or _key(ep)[0].endswith("." + z) for z in zones)
