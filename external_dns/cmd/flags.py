@@ -118,6 +118,8 @@ class _HelpFormatter(argparse.HelpFormatter):
         if "%(default" in text or not action.option_strings:
             return text
         shown = show_default(action)
+        if action.default is False:
+            return text  # a boolean flag is off unless given (kingpin's --[no-]flag shows no default either)
         return f"{text} (default: {shown.replace('%', '%%')})" if shown else text
 
 
