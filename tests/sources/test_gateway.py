@@ -343,3 +343,10 @@ def test_malformed_status_parent_names_the_field() -> None:
     out = route_endpoints(rt, "HTTPRoute", SourceOptions(), GatewayOptions(), lookup_from([GW]))
     assert out.endpoints == []
     assert [p.field for p in out.problems] == ["status.parents[0].parentRef.port"]
+
+
+def test_hostless_listener_not_reported_when_another_listener_names_the_route() -> None:
+    gw = gateway(addresses=["192.0.2.1"], listeners=[listener("any"), listener("named", hostname="gw.example.org",
+                                                                                port=8080)])
+    records, problems = run(route(), [gw])
+    assert records == {"gw.example.org A": ["192.0.2.1"]} and problems == []

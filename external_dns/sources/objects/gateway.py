@@ -327,6 +327,7 @@ class _Route:
     def parent_hosts(self, ref: _ParentRef, gw: Mapping[str, Any], hosts: list[str]) -> list[str]:
         """The host names this route gets through one accepting Gateway's matching listeners."""
         out: list[str] = []
+        hostless: list[tuple[str, str]] = []  # (listener name, field) of matching listeners without hostname
         gw_ns = name_and_namespace(gw)[1]
         protocols = ROUTE_PROTOCOLS[self.kind]
         for i, listener in enumerate(get_list(gw, "spec.listeners")):
@@ -347,14 +348,16 @@ class _Route:
                 if shared is None:
                     continue
                 if not shared:
-                    self.problem(
-                        "spec.hostnames", "",
-                        f"no host name to publish: neither the route nor listener "
-                        f"{get_str(listener, 'name', at=at)!r} ({at}.hostname) of Gateway {gw_ns}/{ref.name} "
-                        f"has one (set spec.hostnames or the {self.options.annotation_prefix}hostname annotation)")
-                    continue
-                if shared not in out:
+                    hostless.append((get_str(listener, "name", at=at), f"{at}.hostname"))
+                elif shared not in out:
                     out.append(shared)
+        if hostless and not out:  # reported only when no other listener of this Gateway named the route
+            name, field_path = hostless[0]
+            self.problem(
+                "spec.hostnames", "",
+                f"no host name to publish: neither the route nor listener {name!r} ({field_path}) of Gateway "
+                f"{gw_ns}/{ref.name} has one (set spec.hostnames or the {self.options.annotation_prefix}hostname "
+                "annotation)")
         return out
 
     def run(self) -> list[Endpoint]:
