@@ -700,8 +700,7 @@ class ZoneFileProvider(Provider):
 
 
 def _copy(data: ZoneData) -> ZoneData:
-    soa = data.soa
-    return ZoneData(data.origin, None if soa is None else Soa(**vars(soa)), dict(data.rrsets))
+    return data.copy()
 
 
 @dataclass
@@ -787,7 +786,7 @@ def _validate_and_apply(data: ZoneData, zc: _ZoneChanges, default_ttl: int, path
         once(ep)
 
     for ep in zc.delete:
-        del rrsets[key_of(ep)]
+        data.delete(key_of(ep))
     every_type = {key[1] for key in rrsets} | set(ZONEFILE_RECORD_TYPES)
     for ep in [*zc.update_new, *zc.create]:
         name, rtype = key_of(ep)
@@ -800,4 +799,4 @@ def _validate_and_apply(data: ZoneData, zc: _ZoneChanges, default_ttl: int, path
         # a name keeps the spelling it has in the file
         display = rrsets[(name, others[0])][0] if others else _presentation(ep.dns_name)
         old = rrsets.get((name, rtype))
-        rrsets[(name, rtype)] = _new_rrset(ep, default_ttl, old[0] if old is not None else display)
+        data.put((name, rtype), _new_rrset(ep, default_ttl, old[0] if old is not None else display))

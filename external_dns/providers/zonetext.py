@@ -21,6 +21,7 @@ and strings instead, and written back from them:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -73,11 +74,15 @@ class Soa:
 
 @dataclass
 class ZoneData:
-    """One zone's records: the SOA apart, every other record set by (lower-case name, type)."""
+    """One zone's records: the SOA apart, every other record set by (lower-case name, type). Change record
+    sets through `put`/`delete`: once written, the canonical order and each set's rendered lines are kept
+    up to date, so writing the zone again after a few changes costs a join, not a sort and a render."""
 
     origin: str  # lower-case, without the final dot
     soa: Soa | None = None
     rrsets: dict[Key, Rrset] = field(default_factory=dict)
+    _order: list[Key] | None = field(default=None, repr=False)
+    _lines: dict[Key, str] = field(default_factory=dict, repr=False)
 
     def names(self) -> dict[str, list[str]]:
         """lower-case name -> record types held there."""
@@ -87,7 +92,35 @@ class ZoneData:
         return out
 
     def sorted_keys(self) -> list[Key]:
+        if self._order is not None:
+            return list(self._order)
         return sorted(self.rrsets, key=_canonical_key)
+
+    def put(self, key: Key, rrset: Rrset) -> None:
+        if self._order is not None:
+            if key not in self.rrsets:
+                bisect.insort(self._order, key, key=_canonical_key)
+            self._lines[key] = _render_rrset(key[1], rrset, self.origin)
+        self.rrsets[key] = rrset
+
+    def delete(self, key: Key) -> None:
+        del self.rrsets[key]
+        if self._order is not None:
+            i = bisect.bisect_left(self._order, _canonical_key(key), key=_canonical_key)
+            del self._order[i]
+            del self._lines[key]
+
+    def copy(self) -> ZoneData:
+        soa = None if self.soa is None else Soa(**vars(self.soa))
+        order = None if self._order is None else list(self._order)
+        return ZoneData(self.origin, soa, dict(self.rrsets), order, dict(self._lines))
+
+    def rendered(self) -> tuple[list[Key], dict[Key, str]]:
+        """The canonical order and each record set's lines (built on first use, then kept)."""
+        if self._order is None:
+            self._order = sorted(self.rrsets, key=_canonical_key)
+            self._lines = {k: _render_rrset(k[1], self.rrsets[k], self.origin) for k in self._order}
+        return self._order, self._lines
 
 
 def _canonical_key(key: Key) -> tuple[tuple[str, ...], int, str]:
@@ -363,18 +396,19 @@ def relative_owner(name: str, origin: str) -> str:
     return name + "."
 
 
+def _render_rrset(rtype: str, rrset: Rrset, origin: str) -> str:
+    name, ttl, targets = rrset
+    head = f"{relative_owner(name, origin)} {ttl} IN {rtype} "
+    return "".join(head + rdata_field(rtype, target) + "\n" for target in targets)
+
+
 def render_lines(zone: ZoneData) -> Iterable[str]:
     origin = zone.origin
     yield f"$ORIGIN {origin}.\n" if origin else "$ORIGIN .\n"
     if zone.soa is not None:
         yield f"@ {zone.soa.ttl} IN SOA {zone.soa.text()}\n"
-    rrsets = zone.rrsets
-    for key in zone.sorted_keys():
-        name, ttl, targets = rrsets[key]
-        rtype = key[1]
-        head = f"{relative_owner(name, origin)} {ttl} IN {rtype} "
-        for target in targets:
-            yield head + rdata_field(rtype, target) + "\n"
+    order, lines = zone.rendered()
+    yield "".join([lines[key] for key in order])
 
 
 def render_zone_text(zone: ZoneData, header: str = "") -> str:

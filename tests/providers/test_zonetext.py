@@ -125,3 +125,20 @@ def test_what_we_write_loads_in_named_checkzone(tmp_path: Path,
     check = subprocess.run(["named-checkzone", "-i", "none", ORIGIN, str(path)], capture_output=True, text=True,
                            check=False)
     assert check.returncode == 0, check.stdout + check.stderr + path.read_text()
+
+
+@settings(max_examples=100, deadline=None)
+@given(ops=st.lists(st.tuples(st.booleans(), relative, st.sampled_from(["A", "TXT", "NS", "MX"])), max_size=40))
+def test_kept_order_and_lines_match_a_fresh_render(ops: list[tuple[bool, str, str]]) -> None:
+    """put/delete keep the canonical order and rendered lines exactly as a render from scratch."""
+    data = read_zone_text(new_zone_text(ORIGIN), ORIGIN)
+    zone_to_text(data)  # from here on the order and lines are maintained
+    targets = {"A": "192.0.2.1", "TXT": '"v"', "NS": "ns.example.net", "MX": "10 mx.example.net"}
+    for add, name, rtype in ops:
+        key = (f"{name}.{ORIGIN}".lower(), rtype)
+        if add:
+            data.put(key, (f"{name}.{ORIGIN}", 300, (targets[rtype],)))
+        elif key in data.rrsets:
+            data.delete(key)
+    fresh = ZoneData(data.origin, data.soa, dict(data.rrsets))
+    assert zone_to_text(data) == zone_to_text(fresh)
