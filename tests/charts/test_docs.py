@@ -19,7 +19,7 @@ from tests.charts.render import ROOT, render_chart
 
 DOCS = ROOT / "docs"
 GUIDES = ("README.md", "install-helm.md", "migrate-from-external-dns.md", "ci-once-plan.md",
-          "metrics-and-alerts.md", "troubleshooting.md", "sources.md")
+          "metrics-and-alerts.md", "troubleshooting.md", "sources.md", "powerdns.md")
 # Flags of other tools (kubectl, helm, gh) that the guides use.
 OTHER_TOOLS_FLAGS = {"--body-file", "--from-literal", "--previous", "--replicas", "--strict"}
 METRIC_MODULES = (
@@ -27,7 +27,7 @@ METRIC_MODULES = (
     "external_dns.sources.metrics", "external_dns.controller.leader_election", "external_dns.informers.metrics",
     "external_dns.providers.rfc2136.provider", "external_dns.providers.webhook.client",
     "external_dns.providers.webhook.server", "external_dns.providers.provider",
-    "external_dns.controller.dnsrecord.metrics",
+    "external_dns.controller.dnsrecord.metrics", "external_dns.providers.pdns.client",
 )
 METRIC_SUFFIXES = ("", "_total", "_created", "_bucket", "_sum", "_count")
 
