@@ -76,7 +76,9 @@ def build_manifest(cfg: argparse.Namespace, context: Any = None) -> Source:
         raise ConfigError("--manifest-dir must be set for --source=manifest")
     if not Path(directory).is_dir():
         raise ConfigError(f"--manifest-dir: {directory!r} is not a directory")
-    return ManifestSource(directory, source_options(cfg))
+    # Imported here: build_k8s_sources imports this module. --gateway-* flags apply to manifests too.
+    from external_dns.cmd.build_k8s_sources import gateway_options
+    return ManifestSource(directory, source_options(cfg), gateway_options(cfg))
 
 
 def build_source_pipeline(cfg: argparse.Namespace, context: Any = None) -> Source:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
+from external_dns.cmd.build_sources import build_manifest
+from external_dns.cmd.config import load_config
+from external_dns.errors import ConfigError
 from external_dns.sources.manifest import ManifestSource
 from external_dns.sources.objects.gateway import GatewayOptions
 from tests.helpers.gateway import gateway, listener, route
@@ -29,3 +33,24 @@ def test_routes_against_gateways_in_the_files(tmp_path: Path) -> None:
     assert got == {("web.example.org", "A"): ["192.0.2.1"], ("db.example.org", "A"): ["192.0.2.1"]}
     assert [p.field for p in src.problems] == ["spec.parentRefs[0].name"]
     assert ManifestSource(tmp_path, gateway_options=GatewayOptions(gateway_name="other")).endpoints() == []
+
+
+def test_gateway_flags_apply_to_the_manifest_source(tmp_path: Path) -> None:
+    """`--gateway-name`, `--gateway-namespace` and `--gateway-label-filter` reach the manifest source."""
+    docs = [gateway(name="public", namespace="infra", addresses=["192.0.2.1"], labels={"tier": "edge"}),
+            gateway(name="private", namespace="infra", addresses=["192.0.2.2"]),
+            route(name="a", namespace="infra", hostnames=["a.example.org"], parents=[{"name": "public", "namespace": "infra"}]),
+            route(name="b", namespace="infra", hostnames=["b.example.org"], parents=[{"name": "private", "namespace": "infra"}])]
+    (tmp_path / "gw.yaml").write_text(yaml.safe_dump_all(docs))
+    base = ["--source=manifest", f"--manifest-dir={tmp_path}", "--provider=inmemory", "--policy=sync"]
+
+    def names(*extra: str) -> set[str]:
+        _, cfg = load_config([*base, *extra], environ={})
+        return {e.dns_name for e in build_manifest(cfg).endpoints()}
+
+    assert names() == {"a.example.org", "b.example.org"}
+    assert names("--gateway-name=private") == {"b.example.org"}
+    assert names("--gateway-label-filter=tier=edge") == {"a.example.org"}
+    assert names("--gateway-namespace=other") == set()
+    with pytest.raises(ConfigError, match="--gateway-label-filter"):
+        names("--gateway-label-filter=a in (b")
