@@ -18,6 +18,8 @@ compares sorted copies and never mutates its arguments.
 from __future__ import annotations
 
 import ipaddress
+import re
+import socket
 import threading
 from collections.abc import Iterable
 from functools import cmp_to_key
@@ -39,10 +41,17 @@ def _parse_ip(value: str) -> _IPAddr | None:
         return None
 
 
+# A dotted quad in canonical form (no leading zeros): converted from its packed bytes, which is several
+# times cheaper than ipaddress's string parser and needs no memo (a 100k-record zone has 100k addresses).
+_DOTTED_QUAD = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
+
+
 def parse_ip(value: str) -> _IPAddr | None:
     """The address `value` denotes, or None when it is not an IPv4/IPv6 address (Go `netip.ParseAddr`)."""
     if not value or value[0] not in _IP_FIRST_CHARS or "/" in value:
         return None
+    if _DOTTED_QUAD.fullmatch(value):
+        return ipaddress.IPv4Address(socket.inet_aton(value))
     return _parse_ip(value)
 
 
