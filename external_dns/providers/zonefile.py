@@ -207,15 +207,20 @@ class ZoneFile:
     ident: int = field(default_factory=lambda: next(_IDENTS))  # this version, process-wide
     _sorted: list[Key] | None = field(default=None, repr=False)
 
-    def endpoints(self) -> list[Endpoint]:
-        """Every record set except the SOA, in DNSSEC canonical name order (fresh endpoints)."""
+    def endpoints(self, ordered: bool = True) -> list[Endpoint]:
+        """Every record set except the SOA (fresh endpoints), in DNSSEC canonical name order unless
+        `ordered` is False."""
         if self.data is None:
             return []
-        if self._sorted is None:
-            self._sorted = self.data.sorted_keys()
         rrsets = self.data.rrsets
+        if not ordered:
+            keys: Iterable[Key] = rrsets
+        else:
+            if self._sorted is None:
+                self._sorted = self.data.sorted_keys()
+            keys = self._sorted
         out = []
-        for key in self._sorted:
+        for key in keys:
             name, ttl, targets = rrsets[key]
             out.append(Endpoint(dns_name=name, record_type=key[1], targets=Targets(targets), record_ttl=ttl))
         return out
@@ -606,6 +611,8 @@ class ZoneFileProvider(Provider):
         current = next((zf for zf in self.zone_files() if zf.origin == name and zf.data is not None), None)
         with self._lock:
             kept = self._by_name.get(name)
+            if kept is None and current is not None:  # first use: built directly, nothing to diff
+                kept = (ByNameSnapshot(name, current.endpoints(ordered=False)), current.ident)
             snap = kept[0] if kept is not None else ByNameSnapshot(name)
             shown = kept[1] if kept is not None else 0
             if current is None:
@@ -613,7 +620,7 @@ class ZoneFileProvider(Provider):
             elif current.ident != shown:
                 names = self._written_since(shown, current.ident)
                 if names is None:
-                    snap.replace_all(current.endpoints())
+                    snap.replace_all(current.endpoints(ordered=False))
                 else:  # only our own writes since: redo the names they changed
                     assert current.data is not None
                     types = {key[1] for key in current.data.rrsets} | set(ZONEFILE_RECORD_TYPES)
