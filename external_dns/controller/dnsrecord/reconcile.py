@@ -1,41 +1,7 @@
-"""One reconcile of one DNSRecord (`Reconciler.reconcile(key) -> Result`), dns-operator's per-record lifecycle
-(the v0.2-v0.3 generation the lifecycle RFC describes: queuedAt/validFor, write counter with a limit).
-
-In order:
-1. gone from the cache: its metrics are removed; done.
-2. deleting (deletionTimestamp): without our finalizer nothing to do. Otherwise plan with no desired
-   endpoints through the record's registry (only names under `rootHost`): changes are applied, Ready False /
-   ProviderEndpointsDeletion, requeue after the validation time (a pass before it is due does nothing); a
-   pass that finds nothing left writes Ready False / ProviderEndpointsRemoved and removes the finalizer
-   (then the metrics go).
-3. the finalizer `kuadrant.io/dns-record` is added on first sight (merge patch with the resourceVersion).
-4. validation (`types.validate`): a bad spec is Ready False / ValidationError with the message, nothing is
-   sent to the provider, no requeue (a spec change brings it back).
-5. given up (same generation, the write limit reached): nothing until the generation changes.
-6. premature (same generation, Ready True or AwaitingValidation, `now < queuedAt + validFor`): no provider
-   call, requeue after the remaining validity. `validFor` that does not parse counts as 0 (the seed); a
-   `queuedAt` that does not parse or lies in the future is ignored (a full reconcile rewrites both).
-7. plan this record's endpoints against the provider through its TXT registry (registry.py), `sync` policy,
-   limited to `rootHost`:
-   * changes: same generation -> `writeCounter + 1`, or give up at `write_counter_limit` (Ready False /
-     ProviderError "... reached write limit ...", error log, no requeue); else apply, Ready False /
-     AwaitingValidation, `validFor` = the validation time (`min_requeue_time` +/- 50 %), requeue after it;
-   * no changes: `writeCounter = 0`, Ready True / ProviderSuccess, `validFor = valid_for`, requeue after
-     `requeue_time`.
-   Both write `queuedAt` = the reconcile's start, `observedGeneration`, `endpoints` (last published),
-   `ownerID`, `zoneID` / `zoneDomainName` (the provider zone holding rootHost).
-8. errors (provider, registry, no zone for rootHost, a desired record held by another owner -- nothing is
-   written then): Ready False / ProviderError with the error (and an error log); the other status fields
-   are kept; `Result.error` is set and the controller requeues with its rate limiter. This follows
-   dns-operator's code, not its RFC text ("no requeue"): provider errors are mostly transient (throttling,
-   timeouts), and the rate limiter's back-off (up to 1000 s) keeps a permanent one cheap.
-9. stale input: the cache may lag our own last write. When a status write loses to a newer status (409,
-   re-read, status differs: see status.py) the pass ends with `stale` and an immediate requeue, so the
-   decision is taken again from the newer state (nothing overwritten, no early finalizer removal).
-
-Records not owned by the record's owner ID are never updated or deleted (the plan's owner filter), so other
-DNSRecords and the zone-wide controller are safe. Time and randomness are injected (`clock`, `rng`).
-"""
+"""One reconcile of one DNSRecord (`Reconciler.reconcile(key) -> Result`): dns-operator's per-record
+lifecycle of the queuedAt/validFor generation (write counter with a limit, validation requeues, the
+finalizer held until the provider holds nothing of the record). Records of other owners are never updated
+or deleted (the plan's owner filter). Time and randomness are injected (`clock`, `rng`)."""
 
 from __future__ import annotations
 
@@ -156,7 +122,7 @@ class Reconciler:
     def reconcile(self, key: str) -> Result:
         namespace, _, name = key.rpartition("/")
         obj = self.get_cached(key)
-        if obj is None:
+        if obj is None:  # gone from the cache: only its metrics are left to remove
             metrics.forget(namespace, name)
             return Result("gone")
         start = self.clock.now()
@@ -166,7 +132,7 @@ class Reconciler:
             if FINALIZER not in finalizers:
                 return Result("gone")
             return self._delete(obj, start)
-        if FINALIZER not in finalizers:
+        if FINALIZER not in finalizers:  # added on first sight (merge patch with the resourceVersion)
             try:
                 obj = self.api.set_finalizers(obj, [*finalizers, FINALIZER])
             except ConflictError:
@@ -186,7 +152,7 @@ class Reconciler:
         counter = _int(status.get("writeCounter")) if same_gen else 0
         try:
             spec = validate(obj)
-        except ValidationError as exc:
+        except ValidationError as exc:  # nothing sent to the provider, no requeue: a spec change brings it back
             message = MESSAGE_VALIDATION_ERROR.format(exc)
             log.error(message, record=key)
             new = self._status(obj, ready=False, reason=REASON_VALIDATION_ERROR, message=message, start=start)
@@ -196,8 +162,9 @@ class Reconciler:
 
         if (same_gen and ready.get("reason") == REASON_PROVIDER_ERROR
                 and WRITE_LIMIT_ERROR in str(ready.get("message", ""))):
-            return Result("gave-up")
+            return Result("gave-up")  # the write limit was reached: nothing until the generation changes
 
+        # Premature: no provider call before queuedAt + validFor.
         if same_gen and ready.get("reason") in (REASON_PROVIDER_SUCCESS, REASON_AWAITING_VALIDATION):
             remaining = self._remaining_validity(key, status, start)
             if remaining > 0:
@@ -208,6 +175,8 @@ class Reconciler:
             registry = self._registry(spec.owner_id, spec.root_host, [ep.dns_name for ep in spec.endpoints])
             desired = registry.adjust_endpoints([ep.copy() for ep in spec.endpoints])
             changes = self._plan(registry, desired, spec.root_host, spec.owner_id)
+            # Changes: apply, AwaitingValidation, requeue after min_requeue_time +/- 50 %; a rewrite within one
+            # generation counts towards the write limit. No changes: Ready, requeue after requeue_time.
             if changes.has_changes():
                 if same_gen:
                     if counter >= self.options.write_counter_limit:
@@ -233,10 +202,12 @@ class Reconciler:
             if ready.get("reason") != REASON_PROVIDER_SUCCESS or not same_gen:
                 log.info("DNSRecord ready: the provider holds its records", record=key, zone=zone)
             return Result("ready", requeue_after=self.options.requeue_time)
-        except Exception as exc:
+        except Exception as exc:  # provider, registry, no zone for rootHost, another owner's record
             return self._provider_error(key, obj, spec, counter, start, exc)
 
     def _remaining_validity(self, key: str, status: Mapping[str, Any], start: float) -> float:
+        """Seconds until queuedAt + validFor; a `validFor` that does not parse counts as 0 (the seed), a
+        `queuedAt` that does not parse or lies in the future is ignored (a full reconcile rewrites both)."""
         queued = parse_time(status.get("queuedAt"))
         if queued is None:
             if status.get("queuedAt"):
@@ -259,6 +230,10 @@ class Reconciler:
 
     def _provider_error(self, key: str, obj: Obj, spec: DNSRecordSpec | None, counter: int, start: float,
                         exc: Exception) -> Result:
+        """Ready False / ProviderError with the error, other status fields kept, and `Result.error` so the
+        controller requeues with its rate limiter. dns-operator's code does this, not its RFC text ("no
+        requeue"): provider errors are mostly transient, and the back-off (up to 1000 s) keeps a permanent
+        one cheap."""
         message = MESSAGE_PROVIDER_ERROR.format(exc)
         log.error(message, record=key, error_type=type(exc).__name__)
         new = self._status(obj, ready=False, reason=REASON_PROVIDER_ERROR, message=message, start=start, spec=spec)
@@ -271,6 +246,10 @@ class Reconciler:
 
     # -- deletion -------------------------------------------------------------------------------------------
     def _delete(self, obj: Obj, start: float) -> Result:
+        """A deleting record: plan with no desired endpoints (names under rootHost only) and apply, Ready
+        False / ProviderEndpointsDeletion, requeue after the validation time; a pass that finds nothing left
+        writes ProviderEndpointsRemoved and removes the finalizer. A status write that loses to a newer
+        status ends the pass `stale` with an immediate requeue (no early finalizer removal)."""
         meta = obj.get("metadata") or {}
         key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
         owner, root = owner_id_of(obj), root_host_of(obj)
