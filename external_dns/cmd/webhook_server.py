@@ -72,7 +72,9 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
         return 2 if isinstance(exc, ConfigError) else 1
     stop = stop or threading.Event()
     server = WebhookServer(provider, cfg.webhook_server_address, cfg.webhook_server_health_address,
-                           cfg.webhook_provider_max_body_size)
+                           cfg.webhook_provider_max_body_size,
+                           read_header_timeout=cfg.webhook_provider_read_header_timeout,
+                           idle_timeout=cfg.webhook_provider_idle_timeout)
     previous: dict[int, object] = {}
     if threading.current_thread() is threading.main_thread():
         def on_signal(signum: int, _frame: FrameType | None) -> None:

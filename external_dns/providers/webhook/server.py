@@ -8,9 +8,11 @@ endpoints; other methods on these paths -> 400, as external-dns. `/healthz` and 
 served too, optionally also on a separate health listener.
 
 Hostile clients: one thread per connection, at most `max_threads` per listener (further connections wait in
-the listen backlog of `LISTEN_BACKLOG`); a request must arrive whole (headers and body) within
-`request_timeout` seconds of the connection becoming ready for it, else a reaper closes the connection (a
-client trickling a byte every 2 s cannot hold a thread, nor delay shutdown); a bad or negative
+the listen backlog of `LISTEN_BACKLOG`); a new connection must deliver its first request's headers within
+`read_header_timeout` (`--webhook-provider-read-header-timeout`), a kept-alive one its next request's within
+`idle_timeout` (`--webhook-provider-idle-timeout`), and a body must arrive within `request_timeout` of its
+headers, else a reaper closes the connection (a client trickling a byte every 2 s cannot hold a thread, nor
+delay shutdown); a bad or negative
 Content-Length, a chunked body or JSON nested too deeply gets 400, an unexpected error 500 -- never a
 traceback or a silent close. Changes are checked against DNS's limits before the provider sees them
 (plan/admission.py): a bad endpoint is skipped with a warning, the rest applied. `stop()` stops accepting,
@@ -56,11 +58,14 @@ REQUESTS = Counter("external_dns_webhook_server_requests_total",
 LATENCY = Histogram("external_dns_webhook_server_request_duration_seconds",
                     "Time to serve a webhook request, by path.", ["path"])
 DEFAULT_MAX_BODY = 32 * 1024 * 1024
-REQUEST_TIMEOUT = 30.0  # seconds a client may take to send a whole request (headers and body)
+REQUEST_TIMEOUT = 30.0  # seconds a client may take to send a request body after its headers
 LISTEN_BACKLOG = 1024  # socketserver's default of 5 reset a third of 100 concurrent connections
 DEFAULT_MAX_THREADS = 256  # connection threads per listener
 STOP_GRACE = 10.0  # seconds requests being served may take to finish on stop()
-_IDLE, _SERVING = "idle", "serving"
+# Connection states, each with its own deadline (WebhookServer._deadline): waiting for the first request's
+# headers, waiting for the next request on a kept-alive connection, reading a body, serving.
+_NEW, _KEEPALIVE, _BODY, _SERVING = "new", "keepalive", "body", "serving"
+_WAITING = (_NEW, _KEEPALIVE, _BODY)
 
 
 @dataclass
@@ -92,7 +97,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- plumbing -------------------------------------------------------------------------------------------
     def setup(self) -> None:
         super().setup()
-        self.app._track(self.connection, _IDLE)
+        self.app._track(self.connection, _NEW)
 
     def finish(self) -> None:
         try:
@@ -151,7 +156,7 @@ class _Handler(BaseHTTPRequestHandler):
         if cap and length > cap:
             self.close_connection = True  # the unread body would be parsed as the next request
             raise _PayloadTooLarge(f"request body of {length} bytes exceeds the limit of {cap} bytes")
-        self.app._track(self.connection, _IDLE, restart=False)  # the reaper still times the body
+        self.app._track(self.connection, _BODY, restart=False)  # timed from the end of the headers
         try:
             data = self.rfile.read(length) if length else b""
         finally:
@@ -194,7 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
             LATENCY.labels(route).observe(time.perf_counter() - start)
             if self.app.stopping.is_set():
                 self.close_connection = True  # shutting down: no further requests on this connection
-            self.app._track(self.connection, _IDLE)
+            self.app._track(self.connection, _KEEPALIVE)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = _dispatch
 
@@ -312,10 +317,14 @@ class WebhookServer:
 
     def __init__(self, provider: Provider, address: str = "127.0.0.1:8888", health_address: str = "",
                  max_body_size: int = DEFAULT_MAX_BODY, request_timeout: float = REQUEST_TIMEOUT,
+                 read_header_timeout: float = 0.0, idle_timeout: float = 0.0,
                  max_threads: int = DEFAULT_MAX_THREADS, grace: float = STOP_GRACE) -> None:
         self.provider = provider
         self.max_body_size = max_body_size
         self.request_timeout = request_timeout
+        # 0 = the request timeout, as Go's http.Server falls back for unset timeouts.
+        self.read_header_timeout = read_header_timeout or request_timeout
+        self.idle_timeout = idle_timeout or request_timeout
         self.max_threads = max_threads
         self.grace = grace
         self._servers: list[_Server] = []
@@ -329,7 +338,9 @@ class WebhookServer:
         try:
             for address, health_only in self._addresses:
                 handler = type("Handler", (_Handler,), {"app": self, "health_only": health_only,
-                                                        "timeout": self.request_timeout})
+                                                        "timeout": max(self.request_timeout,
+                                                                       self.read_header_timeout,
+                                                                       self.idle_timeout)})
                 srv = _Server(parse_address(address), handler, self.max_threads, self.stopping)
                 t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.1},
                                      name=f"webhook-server-{srv.server_address[1]}", daemon=True)
@@ -388,9 +399,13 @@ class WebhookServer:
         return len(doomed)
 
     def _reap(self) -> None:
-        """Close connections that have not delivered a whole request within `request_timeout`."""
-        while not self.stopping.wait(min(1.0, self.request_timeout / 4)):
-            closed = self._close((_IDLE,), older_than=self.request_timeout)
+        """Close connections past their state's deadline: no headers within `read_header_timeout` (new) or
+        `idle_timeout` (kept alive), no body within `request_timeout`."""
+        shortest = min(self.request_timeout, self.read_header_timeout, self.idle_timeout)
+        while not self.stopping.wait(min(1.0, shortest / 4)):
+            closed = (self._close((_NEW,), older_than=self.read_header_timeout)
+                      + self._close((_KEEPALIVE,), older_than=self.idle_timeout)
+                      + self._close((_BODY,), older_than=self.request_timeout))
             if closed:
                 log.debug("webhook: closed slow or idle connections", count=closed)
 
@@ -400,11 +415,11 @@ class WebhookServer:
         self.stopping.set()
         for srv in self._servers:
             srv.shutdown()  # no new connections
-        self._close((_IDLE,))  # keep-alive connections and clients still sending (trickling) a request
+        self._close(_WAITING)  # keep-alive connections and clients still sending (trickling) a request
         deadline = time.monotonic() + self.grace
         with self._conn_lock:
             self._conn_lock.wait_for(lambda: not self._connections, timeout=max(0.0, deadline - time.monotonic()))
-        self._close((_IDLE, _SERVING))
+        self._close((*_WAITING, _SERVING))
         for srv in self._servers:
             srv.server_close()  # joins the request threads
         for t in self._threads:
