@@ -1,30 +1,8 @@
 """The TXT registry: ownership of DNS records kept in companion TXT records (external-dns `registry/txt`).
-
-Every record this owner manages has one TXT record named by the `AffixNameMapper` (`a-app.example.com` for
-`app.example.com A`) whose value is the serialised labels (`heritage=external-dns,external-dns/owner=...`),
-optionally AES-256-GCM encrypted.
-
-Reading (`records()`): TXT records that parse as ownership records are consumed and their labels attached
-to the records they own (new format `<type>-name`, then the legacy `cname-` TXT for an A alias, then the
-old format without a type, not used for AAAA). With `old_owner_id` set, that owner is rewritten to ours.
-An owned, managed record whose new-format TXT is missing (or was taken over from the old owner) gets the
-synthetic provider-specific property `txt/force-update=true`, so the plan updates it and the update writes
-the TXT. (Deliberate difference: external-dns does not force the takeover case, so with nothing else changing
-its plan's update pair is equal on both sides and the TXT keeps the old owner.) A forced update whose TXT
-does not exist sends that TXT as a create, and a delete skips a TXT the provider was not seen to hold, so
-strict providers do not reject the batch.
-
-Writing (`apply_changes()`): creates get our owner label and a TXT (unless a TXT of that name was read);
-updates and deletes are filtered by owner and carry their TXT; the TXT of a delete or update-old is sent
-with exactly the value read from the provider (so encrypted or differently formatted values still match).
-
-Cache (`cache_interval` > 0): the non-TXT records are kept and returned until the interval passes; writes
-update the cache (and the table of TXT values read), a provider failure drops both.
-
-Thread safety: `records()` and `apply_changes()` hold one lock for their whole run, so reconciles of
-several zones through the same registry are serialised (the ownership bookkeeping needs the read and the
-write of one cycle not to interleave with another's).
-"""
+Every record this owner manages has one TXT, named by the `AffixNameMapper` (`a-app.example.com` for
+`app.example.com A`), holding its serialised labels (`heritage=external-dns,external-dns/owner=...`),
+optionally AES-256-GCM encrypted. `records()` and `apply_changes()` hold one lock for their whole run:
+the ownership bookkeeping needs one cycle's read and write not to interleave with another's."""
 
 from __future__ import annotations
 
@@ -212,7 +190,9 @@ class TXTRegistry(Registry):
         return self._owners.refresh(zone, self.provider.zone_snapshot, list(self.provider.zones()) or [""])
 
     def records(self) -> list[Endpoint]:
-        """The provider's records without the ownership TXT records, with their labels attached."""
+        """The provider's records without the ownership TXT records, with their labels attached. With
+        `cache_interval` > 0 the non-TXT records are served from memory until the interval passes; writes
+        update that cache, a provider failure drops it."""
         if getattr(self.provider, "cheap_snapshots", False) and self.cache_interval <= 0:
             # Every zone from its ownership map: only the names that moved since the last read are redone.
             with self._lock:
@@ -265,8 +245,11 @@ class TXTRegistry(Registry):
     def _attach_labels(self, ep: Endpoint, label_map: Mapping[_LabelKey, dict[str, str]],
                        txt_names: Collection[str]) -> None:
         """Attach the ownership labels `label_map` holds for `ep` (new format, legacy `cname-` for an A alias,
-        old format) and mark it for a forced update when its new-format TXT (`txt_names`: the ownership TXT
-        names read, lower case) is missing or names the old owner."""
+        old format, not used for AAAA; `old_owner_id` is rewritten to ours) and mark it for a forced update
+        (`txt/force-update=true`) when its new-format TXT (`txt_names`: the ownership TXT names read, lower
+        case) is missing or names the old owner, so the plan's update writes the TXT. Departure from Go:
+        external-dns does not force the takeover case, so there the TXT keeps the old owner until something
+        else changes."""
         first, dot, rest = ep.dns_name.lower().partition(".")
         if self.wildcard_replacement and first == "*":
             first = self.wildcard_replacement
@@ -320,8 +303,11 @@ class TXTRegistry(Registry):
 
     # -- writing --------------------------------------------------------------------------------------------
     def apply_changes(self, changes: Changes) -> None:
-        """Write `changes` with their ownership TXT records. Updates and deletes not owned by this owner are
-        dropped; creates are labelled with this owner."""
+        """Write `changes` with their ownership TXT records. Creates get this owner's label and a TXT (unless
+        one of that name was read); updates and deletes not owned by this owner are dropped and carry their
+        TXT, sent with exactly the value read (so encrypted or differently formatted values still match). A
+        forced update whose TXT does not exist sends it as a create; a delete skips a TXT the provider was not
+        seen to hold, so strict providers do not reject the batch."""
         with self._lock:
             filtered = Changes(
                 create=list(changes.create),
