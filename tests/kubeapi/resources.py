@@ -24,6 +24,7 @@ class ResourceType:
     status_subresource: bool = False
     builtin: bool = True
     short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
     singular: str = ""
     # Where the DNS-1123 subdomain rule is too lax: "label" (RFC 1123 label) or "dns1035".
     name_rule: str = "subdomain"
@@ -92,9 +93,11 @@ RESOURCES: tuple[ResourceType, ...] = (
                                "regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath",
                                "reason", "reportingController", "type"),
                  micro_time_fields=("eventTime", "series.lastObservedTime")),
-    # Gateway API (schemas in gateway_api.py): v1 standard channel, v1alpha2 experimental routes.
+    # Gateway API (schemas in gateway_api.py): v1 standard channel, v1alpha2 experimental routes. As the upstream
+    # CRDs: every kind is in the "gateway-api" category (`kubectl get gateway-api`), Gateway has short name "gtw".
     *(ResourceType("gateway.networking.k8s.io", version, kind, kind.lower() + "s", True, status_subresource=True,
-                   builtin=False, return_deleted_object=True)
+                   builtin=False, return_deleted_object=True, categories=("gateway-api",),
+                   short_names=("gtw",) if kind == "Gateway" else ())
       for version, kind in (("v1", "Gateway"), ("v1", "HTTPRoute"), ("v1", "GRPCRoute"),
                             ("v1alpha2", "TLSRoute"), ("v1alpha2", "TCPRoute"), ("v1alpha2", "UDPRoute"))),
 )
@@ -137,6 +140,8 @@ def resource_list(group: str, version: str) -> dict[str, Any] | None:
         }
         if r.short_names:
             entry["shortNames"] = list(r.short_names)
+        if r.categories:
+            entry["categories"] = list(r.categories)
         resources.append(entry)
         if r.status_subresource:
             resources.append({"name": f"{r.plural}/status", "singularName": "", "namespaced": r.namespaced,
