@@ -3,7 +3,7 @@ reading the zone, planning and writing, as a CI job pays it.
 
 Both tools run as fresh processes on the same records, in the same run, on this machine:
 - ours: `python -m external_dns --once --source=manifest --registry=txt --policy=sync` over DNSEndpoint
-  manifests (`BENCH_CLI_PER_OBJECT` endpoints per object, default 1: one object per record), into BIND
+  manifests (`BENCH_CLI_PER_OBJECT` endpoints per object, default 100; 1 = one object per record), into BIND
   (`--provider=rfc2136`, TSIG, AXFR read-back, default batch size) or a zone file (`--provider=zonefile`,
   `--zonefile-create-zone`);
 - "before": the same command on the code of another checkout (`BENCH_CLI_BASELINE`, a directory holding the
@@ -18,7 +18,8 @@ same command again (nothing to change; octoDNS's ZoneFileProvider rewrites its f
 reads its target). Every run's zone is checked afterwards (record counts by AXFR / zone-file parse).
 Each figure is the best of `BENCH_CLI_REPEAT` (2) runs, each into a zone of its own; 100k records run once.
 `BENCH_CLI_SIZES` (1000,5000,20000,100000), `BENCH_CLI_OCTO_MAX` (largest N octoDNS and the "before" code run
-for, default 100000), `BENCH_CLI_BACKENDS` (bind,zonefile), `BENCH_CLI_PROFILE` (1: profile our side with
+for, default 100000), `BENCH_CLI_BEFORE_MAX` (largest N for "before", default 20000), `BENCH_CLI_BACKENDS`
+(bind,zonefile), `BENCH_CLI_PROFILE` (1: profile our side with
 cProfile at the largest N up to 20000 and print the top costs).
 
 Also measured (median of 5 processes): `external-dns --help`, `--version`, and start-up to the first provider
@@ -50,10 +51,19 @@ SIZES = tuple(int(s) for s in os.environ.get("BENCH_CLI_SIZES", "1000,5000,20000
 REPEAT = max(1, int(os.environ.get("BENCH_CLI_REPEAT", "2")))
 OCTO_MAX = int(os.environ.get("BENCH_CLI_OCTO_MAX", "100000"))
 BACKENDS = tuple(b for b in os.environ.get("BENCH_CLI_BACKENDS", "bind,zonefile").split(",") if b)
-PER_OBJECT = max(1, int(os.environ.get("BENCH_CLI_PER_OBJECT", "1")))
+PER_OBJECT = max(1, int(os.environ.get("BENCH_CLI_PER_OBJECT", "100")))
 BASELINE = os.environ.get("BENCH_CLI_BASELINE", "")
 PROFILE = os.environ.get("BENCH_CLI_PROFILE", "1") == "1"
 OURS = os.environ.get("BENCH_CLI_OURS", "1") == "1"  # 0: only "before" and octoDNS (a BEFORE table)
+# The checkout "ours" runs from (default: this one); e.g. a `git worktree` of a commit, so that edits made in
+# this tree while the benchmark runs do not leak into it.
+OURS_TREE = os.environ.get("BENCH_CLI_OURS_TREE", str(ROOT))
+# The code before the zone-file rewrite re-parses the whole zone for every batch of 1000 changes: its
+# zone-file create of 100k records would take hours, so "before" runs up to this size only.
+BEFORE_MAX = int(os.environ.get("BENCH_CLI_BEFORE_MAX", "20000"))
+# Our code once more on BIND with this --rfc2136-batch-change-size (octoDNS's default is 1000; ours stays 50
+# as external-dns's): what a larger batch buys. 0 = not run.
+BIG_BATCH = int(os.environ.get("BENCH_CLI_BIG_BATCH", "1000"))
 OWNER = "bench"
 TIMEOUT = 1800
 
@@ -64,6 +74,7 @@ class Side:
 
     name: str
     tree: str = ""  # a checkout holding external_dns/ (ours and "before")
+    extra: tuple[str, ...] = ()  # more flags (BIND only)
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")}
@@ -142,12 +153,13 @@ class Runner:
     def __init__(self, work: Path, octo_python: Path | None) -> None:
         self.work = work
         self.octo = octo_python
-        self.sides = [Side("ours", str(ROOT))] if OURS else []
+        self.sides = [Side("ours", OURS_TREE)] if OURS else []
         if BASELINE:
             self.sides.insert(0, Side("before", BASELINE))
         self.results: dict[tuple[str, int, str, str], float] = {}  # (backend, n, tool, step) -> best seconds
 
     def record(self, backend: str, n: int, tool: str, step: str, seconds: float) -> None:
+        print(f"  {backend} N={n} {tool} {step}: {seconds:.3f} s", file=sys.stderr, flush=True)
         key = (backend, n, tool, step)
         self.results[key] = min(seconds, self.results.get(key, float("inf")))
 
@@ -159,13 +171,14 @@ class Runner:
 
     # -- BIND ------------------------------------------------------------------------------------------------
     def bind_round(self, srv: BindServer, n: int, rep: int) -> None:
-        for side in self.sides:
-            if side.name == "before" and n > OCTO_MAX:
+        sides = [*self.sides, Side(f"ours-b{BIG_BATCH}", OURS_TREE, (f"--rfc2136-batch-change-size={BIG_BATCH}",))]
+        for side in sides if OURS and BIG_BATCH else self.sides:
+            if side.name == "before" and n > min(OCTO_MAX, BEFORE_MAX):
                 continue
             zone = f"{side.name}-{n}-{rep}.test"
             manifests = self.work / f"m-{zone}"
             write_manifests(manifests, zone, n)
-            cmd = ours_cmd(side, manifests, bind_args(srv, zone))
+            cmd = ours_cmd(side, manifests, [*bind_args(srv, zone), *side.extra])
             self.record("bind", n, side.name, "create", run_timed(cmd, side.env(), self.work))
             if count_bind(srv, zone) != (n + 1, n):  # + the name server's own address
                 raise RuntimeError(f"{side.name}: zone {zone} holds {count_bind(srv, zone)} (A, TXT)")
@@ -188,7 +201,7 @@ class Runner:
     # -- zone files ------------------------------------------------------------------------------------------
     def zonefile_round(self, n: int, rep: int) -> None:
         for side in self.sides:
-            if side.name == "before" and n > OCTO_MAX:
+            if side.name == "before" and n > min(OCTO_MAX, BEFORE_MAX):
                 continue
             zone = f"{side.name}-{n}-{rep}.test"
             manifests = self.work / f"m-{zone}"
@@ -291,9 +304,10 @@ def first_provider_call(side: Side, manifests: Path) -> float:
 
 
 def print_table(runner: Runner) -> None:
-    tools = [s.name for s in runner.sides] + (["octoDNS"] if runner.octo is not None else [])
+    big = [f"ours-b{BIG_BATCH}"] if OURS and BIG_BATCH else []
+    tools = [s.name for s in runner.sides] + big + (["octoDNS"] if runner.octo is not None else [])
     head = " | ".join(f"{t} (s)" for t in tools)
-    ratios = ["ours / octoDNS"] if runner.octo is not None else []
+    ratios = ["ours / octoDNS"] + [f"{b} / octoDNS" for b in big] if runner.octo is not None else []
     if BASELINE and runner.octo is not None:
         ratios.insert(0, "before / octoDNS")
     if not OURS:
@@ -307,7 +321,7 @@ def print_table(runner: Runner) -> None:
                 cells = [f"{v:.2f}" if v is not None else "n/a" for v in vals]
                 octo = runner.results.get((backend, n, "octoDNS", step))
                 rat = []
-                for t in (["before"] if BASELINE else []) + (["ours"] if OURS else []):
+                for t in (["before"] if BASELINE else []) + (["ours"] if OURS else []) + big:
                     if runner.octo is None:
                         continue
                     v = runner.results.get((backend, n, t, step))
@@ -327,7 +341,8 @@ def main() -> None:
     profile_lines: list[str] = []
     try:
         startup = startup_figures(work, runner.sides)
-        zones = [f"{s}-{n}-{r}.test" for n in SIZES for r in range(repeats(n)) for s in ("before", "ours", "octo")]
+        zones = [f"{s}-{n}-{r}.test" for n in SIZES for r in range(repeats(n))
+                 for s in ("before", "ours", f"ours-b{BIG_BATCH}", "octo")]
         prof_n = max((n for n in SIZES if n <= 20000), default=0)
         if prof_n:
             zones.append(f"profile-{prof_n}.test")
