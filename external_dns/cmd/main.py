@@ -38,6 +38,7 @@ SUBCOMMANDS: dict[str, str] = {
     "plan": "external_dns.cmd.plan_apply:plan_main",
     "apply": "external_dns.cmd.plan_apply:apply_main",
     "informer-probe": "external_dns.cmd.informer_probe:main",
+    "rbac": "external_dns.cmd.rbac:main",
 }
 
 

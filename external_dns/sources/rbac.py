@@ -14,19 +14,15 @@ What the code does with each permission:
 - get/create/update on `leases` (leader election reads, creates and renews its Lease with PUT).
 
 `rbac_document()` is the whole table (`clusterScopedResources`, `always`, `leaderElection`, `sources`), the
-shape of the chart's `files/rbac-rules.yaml`. CLI: `python -m external_dns.sources.rbac service ingress crd
-[--leader-election] [--service-type-filter LoadBalancer ...]` prints the merged rules as YAML.
+shape of the chart's `files/rbac-rules.yaml`. `external-dns rbac service ingress crd [--leader-election]`
+(cmd/rbac.py) prints the merged rules as YAML.
 Another source registers its rules by adding an entry to `SOURCE_RULES`.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
-
-import yaml
 
 Rule = dict[str, list[str]]
 
@@ -151,27 +147,3 @@ def cluster_role(name: str, rules: list[Rule]) -> dict[str, Any]:
     """A ClusterRole manifest holding `rules`."""
     return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
             "rules": rules}
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m external_dns.sources.rbac",
-                                     description="Print the RBAC rules the named sources need, as YAML.")
-    parser.add_argument("sources", nargs="+", help=f"source names ({', '.join(sorted(SOURCE_RULES))})")
-    parser.add_argument("--leader-election", action="store_true", help="add the Lease rule of --leader-elect")
-    parser.add_argument("--service-type-filter", action="append", default=[],
-                        help="narrow the service source as --service-type-filter does (repeatable)")
-    parser.add_argument("--cluster-role", default="", help="print a whole ClusterRole with this name")
-    args = parser.parse_args(argv)
-    try:
-        rules = rules_for_sources(args.sources, service_types=args.service_type_filter,
-                                  leader_election=args.leader_election)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    doc: Any = cluster_role(args.cluster_role, rules) if args.cluster_role else rules
-    sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, default_flow_style=None))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

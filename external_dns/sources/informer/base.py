@@ -160,7 +160,7 @@ def check_access(api_client: Any, checks: Iterable[AccessCheck], source: str) ->
                        f"(API server: {answers[0][1].message})")
     raise MissingPermissionError(
         f"--source={source}: missing RBAC permission(s): " + "; ".join(missing)
-        + f". `python -m external_dns.sources.rbac {source}` prints every rule this source needs")
+        + f". `external-dns rbac {source}` prints every rule this source needs")
 
 
 class InformerSource(Source):

@@ -121,13 +121,13 @@ def test_unknown_source_and_document() -> None:
 
 
 def test_rbac_cli_prints_yaml() -> None:
-    out = subprocess.run([sys.executable, "-m", "external_dns.sources.rbac", "service", "ingress", "crd",
+    out = subprocess.run([sys.executable, "-m", "external_dns", "rbac", "service", "ingress", "crd",
                           "--cluster-role", "external-dns"], capture_output=True, text=True, cwd=ROOT, timeout=60,
                          check=True).stdout
     role = yaml.safe_load(out)
     assert role["kind"] == "ClusterRole" and role["metadata"]["name"] == "external-dns"
     assert role["rules"] == rules_for_sources(["service", "ingress", "crd"])
-    bad = subprocess.run([sys.executable, "-m", "external_dns.sources.rbac", "nope"], capture_output=True,
+    bad = subprocess.run([sys.executable, "-m", "external_dns", "rbac", "nope"], capture_output=True,
                          text=True, cwd=ROOT, timeout=60, check=False)
     assert bad.returncode == 2 and "no RBAC rules for source(s) nope" in bad.stderr
 
