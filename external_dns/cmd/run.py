@@ -48,7 +48,7 @@ def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
     from external_dns.controller.once import run_once
 
     options = once_options(cfg)
-    recorder = once_event_recorder(controller, options.dry_run)
+    recorder = once_event_recorder(controller, options.dry_run, getattr(cfg, "events_emit", None) or ())
     attach_events(controller, recorder)
     try:
         return run_once(controller, options)

@@ -189,4 +189,5 @@ def process_options(cfg: argparse.Namespace) -> ProcessOptions:
         metrics_address=cfg.metrics_address, workers=int(getattr(cfg, "workers", 2)), interval=float(cfg.interval),
         min_event_sync_interval=float(getattr(cfg, "min_event_sync_interval", 5.0)),
         events=bool(getattr(cfg, "events", False)), dry_run=bool(getattr(cfg, "dry_run", False)),
+        events_emit=tuple(e for e in getattr(cfg, "events_emit", None) or () if e),
         leader_election=leader_election_options(cfg) if getattr(cfg, "leader_elect", False) else None)

@@ -4,11 +4,13 @@ written records (the controller)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from external_dns.controller.controller import Controller
 from external_dns.controller.safety_gate import find_safety_gate
 from external_dns.events import Recorder
+from external_dns.events.emit_filter import EmitFilter
 from external_dns.sources.informer.hooks import ConflictReporter, informer_sources, status_after_sync
 
 if TYPE_CHECKING:
@@ -32,9 +34,11 @@ def attach_events(controller: Controller, recorder: Recorder | None) -> None:
                                                           controller.exclude_record_types))
 
 
-def once_event_recorder(controller: Controller, dry_run: bool) -> EventRecorder | None:
-    """`--once` with in-cluster sources (not in dry-run): a started recorder on their API client. None
-    otherwise (nothing to attach Events to, or nothing written)."""
+def once_event_recorder(controller: Controller, dry_run: bool,
+                        events_emit: Sequence[str] = ()) -> EventRecorder | EmitFilter | None:
+    """`--once` with in-cluster sources (not in dry-run): a started recorder on their API client, limited to the
+    record events of `--events-emit` when given. None otherwise (nothing to attach Events to, or nothing
+    written)."""
     sources = list(informer_sources(controller.source))
     if not sources or dry_run:
         return None
@@ -42,4 +46,4 @@ def once_event_recorder(controller: Controller, dry_run: bool) -> EventRecorder 
 
     recorder = EventRecorder(sources[0].factory.api_client)
     recorder.start()
-    return recorder
+    return EmitFilter(recorder, events_emit) if any(events_emit) else recorder

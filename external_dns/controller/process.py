@@ -17,6 +17,7 @@ from external_dns.controller.features import attach_events
 from external_dns.controller.health import HealthServer, WorkerWatchdog
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.errors import ConfigError
+from external_dns.events.emit_filter import filter_events
 
 if TYPE_CHECKING:  # leader election needs the Kubernetes client: imported only when enabled
     from external_dns.controller.leader_election import LeaderElectionOptions
@@ -79,6 +80,7 @@ class ProcessOptions:
     events: bool = False  # informer events schedule syncs (--events)
     dry_run: bool = False
     leader_election: LeaderElectionOptions | None = None  # None: no leader election
+    events_emit: tuple[str, ...] = ()  # --events-emit: the record events to send (empty: all)
 
 
 class ControllerProcess:
@@ -211,7 +213,8 @@ class ControllerProcess:
             from external_dns.events.recorder import EventRecorder
 
             assert self.kube_client is not None
-            self.recorder = EventRecorder(self.kube_client(), dry_run=options.dry_run)
+            self.recorder = filter_events(EventRecorder(self.kube_client(), dry_run=options.dry_run),
+                                          options.events_emit)
             self.recorder.start()
         attach_events(self.controller, self.recorder)
 
