@@ -6,6 +6,8 @@ with a warning that names the object and the field. The rules (stricter than ext
 only target formats and leaves the rest to the provider, where one bad record fails its whole zone):
 - name: IDNA ToASCII must succeed (an emoji label fails), then only letters, digits, `-` and `_` in labels,
   `*` only as the whole first label, labels 1..63 octets, the name at most 253 octets (255 on the wire);
+  the names of A, AAAA and MX records and the hosts of MX, SRV and NS targets are RFC 1123 host names
+  (no `_`, no leading or trailing `-`), as BIND's check-names requires of UPDATEs;
 - TTL: an integer 0..2147483647 (RFC 2181 section 8);
 - record type: one of the known types;
 - targets: at least one, none empty; A/AAAA addresses of their family (unless an alias); CNAME exactly one
@@ -57,10 +59,13 @@ MAX_SET_IDENTIFIER_OCTETS = 255
 MAX_PROBLEM_VALUE = 200  # characters of an offending value quoted in a message
 
 _LABEL_CHARS = re.compile(r"[A-Za-z0-9_-]+\Z")
+# RFC 952/1123 host names: letters, digits and inner hyphens (what BIND's check-names enforces).
+_HOST_LABEL = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # UTS #46 transitional deviations, as endpoint/names.py (idna >= 3.11 no longer applies them itself)
 _TRANSITIONAL = str.maketrans({"\u00df": "ss", "\u03c2": "\u03c3", "\u200c": None, "\u200d": None})
 _HOST_TYPES = frozenset((RECORD_TYPE_CNAME, RECORD_TYPE_NS, RECORD_TYPE_PTR, RECORD_TYPE_DNAME))
+_HOST_OWNER_TYPES = frozenset((RECORD_TYPE_A, RECORD_TYPE_AAAA, RECORD_TYPE_MX))  # owners must be host names
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,19 @@ def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False) 
     return None
 
 
+def hostname_problem(name: str, what: str, allow_wildcard: bool) -> str | None:
+    """None when the ASCII form of `name` is an RFC 1123 host name (a `*` first label when allowed)."""
+    body = name[:-1] if name.endswith(".") else name
+    labels = [_strict_ascii_label(label) for label in body.split(".")] if body else []
+    for i, label in enumerate(labels):
+        if allow_wildcard and i == 0 and label == "*":
+            continue
+        if not _HOST_LABEL.match(label):
+            return (f"{what} {short(name)} is not a host name (RFC 1123: letters, digits and inner '-' only; "
+                    f"label {short(label, 80)}); DNS servers such as BIND refuse it")
+    return None
+
+
 def ttl_problem(ttl: object) -> str | None:
     if isinstance(ttl, bool) or not isinstance(ttl, int):
         return f"TTL {short(ttl)} is not an integer"
@@ -186,9 +204,14 @@ def target_problem(ep: Endpoint, target: str, allow_ownership_txt: bool = False)
         parts = target.split()
         if parts:
             problem = _host_problem(rtype, parts[-1], allow_root=True)
+            if problem is None and parts[-1] != ".":
+                problem = hostname_problem(parts[-1], f"{rtype} target host", allow_wildcard=False)
             if problem is not None:
                 return problem
-    return _rdata_problem(rtype, target)
+    problem = _rdata_problem(rtype, target)
+    if problem is None and rtype == RECORD_TYPE_NS:
+        problem = hostname_problem(target, "NS target host", allow_wildcard=False)
+    return problem
 
 
 def _targets_problem(ep: Endpoint, allow_ownership_txt: bool) -> FieldProblem | None:
@@ -226,6 +249,8 @@ def endpoint_problem(ep: Endpoint, allow_ownership_txt: bool = False) -> FieldPr
     if ep.record_type not in KNOWN_RECORD_TYPES:
         return FieldProblem("recordType", f"unknown record type {short(ep.record_type)}")
     problem = ascii_name_problem(ep.dns_name, "name")
+    if problem is None and ep.record_type in _HOST_OWNER_TYPES:
+        problem = hostname_problem(ep.dns_name, f"name of a {ep.record_type} record", allow_wildcard=True)
     if problem is not None:
         return FieldProblem("dnsName", problem)
     problem = ttl_problem(ep.record_ttl)

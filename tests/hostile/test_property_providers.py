@@ -44,7 +44,7 @@ TRICKY_LABELS = [
 ]
 TRICKY_TARGETS = [
     "192.0.2.1", "2001:db8::1", "::ffff:192.0.2.1", "256.1.1.1", "host.example.org", "host.example.org.",
-    "10 mail.example.org", "0 .", "1 2 5060 sip.example.org.", "1 2 99999 x.", "v=spf1 -all", '"quoted"',
+    "10 mail.example.net", "0 .", "1 2 5060 sip.example.org.", "1 2 99999 x.", "v=spf1 -all", '"quoted"',
     '"heritage=external-dns,external-dns/owner=hostile"', "heritage=external-dns,external-dns/owner=other",
     "", " ", "a\nb", "$ORIGIN evil.", "x" * 300, "y" * 5000, 'a "b" c', "\\", "\U0001f600.example.org",
     '100 10 "u" "E2U+sip" "!^.*$!sip:x@example.org!" .', "ns1.example.net.", "1.0.0.127.in-addr.arpa.",
@@ -71,7 +71,10 @@ PLAUSIBLE: dict[str, st.SearchStrategy[str]] = {
     "A": st.ip_addresses(v=4).map(str),
     "AAAA": st.ip_addresses(v=6).map(str),
     "CNAME": hosts, "NS": hosts, "PTR": hosts, "DNAME": hosts,
-    "MX": st.builds(lambda p, h: f"{p} {h}", u16, hosts),
+    # BIND refuses an MX whose in-zone target has no address record (check-integrity, a cross-record rule
+    # the edge cannot see): MX targets here lie outside the zones (documented in docs/troubleshooting.md).
+    "MX": st.builds(lambda p, ls: f"{p} {'.'.join(ls)}.example.net", u16, st.lists(good_labels, min_size=1,
+                                                                                  max_size=2)),
     "SRV": st.builds(lambda p, w, port, h: f"{p} {w} {port} {h.rstrip('.')}.", u16, u16, u16, hosts),
     "TXT": st.one_of(st.text(st.characters(codec="utf-8"), max_size=300), st.sampled_from(TRICKY_TARGETS)),
     "NAPTR": st.builds(lambda o, p, h: f'{o} {p} "u" "E2U+sip" "!^.*$!sip:x@example.org!" {h.rstrip(".")}.',
@@ -114,12 +117,18 @@ def _sync(provider: Provider, desired: Sequence[Endpoint]) -> TXTRegistry:
     return registry
 
 
-def _check_written_or_refused(batch: Sequence[Endpoint], provider: Provider, zones: Sequence[str]) -> None:
+def _check_written_or_refused(batch: Sequence[Endpoint], provider: Provider, zones: Sequence[str],
+                              foreign: set[str]) -> None:
+    """Every endpoint of `batch` is at the provider, or lost to a competing endpoint, or refused with a
+    reason: edge validation, its ownership record, or records of another owner at its name (`foreign`:
+    the plan's ownership gate)."""
     held = {_key(ep) for ep in provider.records()}
     mapper = AffixNameMapper()
     keys = [_key(ep) for ep in batch]
     for ep in batch:
         if _key(ep) in held or keys.count(_key(ep)) > 1:  # written, or competing with another endpoint
+            continue
+        if _key(ep)[0] in foreign:
             continue
         same_name = [k for k in keys if k[0] == _key(ep)[0]]
         if len(same_name) > 1 and any(k[1] == "CNAME" for k in same_name):
@@ -144,7 +153,7 @@ def test_zonefile_stays_loadable_whatever_the_input(tmp_path_factory: pytest.Tem
     _sync(provider, batch)
     check = checkzone("example.org", zone_file)
     assert check.returncode == 0, check.stdout + check.stderr + zone_file.read_text()
-    _check_written_or_refused(batch, provider, ["example.org"])
+    _check_written_or_refused(batch, provider, ["example.org"], {"example.org", "handmade.example.org"})
     _sync(provider, [])
     assert checkzone("example.org", zone_file).returncode == 0
     left = {_key(ep) for ep in provider.records()} - {("example.org", "SOA"), ("example.org", "NS")}
@@ -173,7 +182,7 @@ def test_bind_accepts_every_update_whatever_the_input(bind: BindServer, batch: l
     provider = _rfc2136(bind)
     before = {_key(ep) for ep in provider.records()}
     _sync(provider, batch)  # any REFUSED/FORMERR/NOTZONE answer raises here
-    _check_written_or_refused(batch, provider, list(bind.zones))
+    _check_written_or_refused(batch, provider, list(bind.zones), {name for name, _ in before})
     _sync(provider, [])
     assert {_key(ep) for ep in _rfc2136(bind).records()} == before
 
