@@ -43,6 +43,7 @@ from external_dns.providers.pdns.config import PDNSConfig
 from external_dns.providers.pdns.records import (
     DEFAULT_TTL,
     InvalidRecordError,
+    canonical_name,
     canonical_target,
     endpoint_from_rrset,
     rrset_delete,
@@ -181,7 +182,7 @@ class PDNSProvider(Provider):
         out: list[Endpoint] = []
         for original in endpoints:
             ep = original.copy()
-            ep.dns_name = ep.dns_name.lower().rstrip(".")
+            ep.dns_name = canonical_name(ep.dns_name)[:-1]  # as read back: ASCII, lower case, no dot
             if ep.set_identifier:
                 # PowerDNS has one rrset per name and type and no routing policies: a set identifier could
                 # never be read back (the record would be planned again at every sync).

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from external_dns.endpoint.endpoint import PROVIDER_SPECIFIC_ALIAS, Endpoint, ProviderSpecificProperty
+from external_dns.endpoint.names import to_ascii_name
 from external_dns.endpoint.targets import Targets
 
 DEFAULT_TTL = 300  # external-dns writes this when an endpoint has no TTL
@@ -36,12 +37,15 @@ class InvalidRecordError(ValueError):
 
 
 def canonical_name(name: str) -> str:
-    """`www.Example.org` -> `www.example.org.` (PowerDNS stores names lower-cased)."""
-    name = name.strip().lower()
+    """`www.Example.org` -> `www.example.org.`, `bücher.example.org` -> `xn--bcher-kva.example.org.`
+    (PowerDNS stores names lower-cased and in ASCII; it refuses other characters)."""
+    name = to_ascii_name(name.strip())
     return name if name.endswith(".") else name + "."
 
 
 def _dot(host: str) -> str:
+    if not host.isascii():
+        host = to_ascii_name(host)  # a host name in a target: ASCII (punycode) as well
     return host if host.endswith(".") else host + "."
 
 

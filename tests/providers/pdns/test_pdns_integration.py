@@ -311,3 +311,14 @@ def test_set_identifier_is_dropped_so_the_resync_is_a_noop(provider: PDNSProvide
     mark = pdns.mark()
     assert not sync(provider, [ep("w.example.org", "A", "10.0.0.1").with_set_identifier("blue")]).has_changes()
     assert patches(pdns, mark) == []
+
+
+def test_unicode_names_are_written_in_punycode_and_resync_as_noop(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    desired = [ep("bücher.example.org", "A", "10.0.0.1"), ep("alias.example.org", "CNAME", "straße.example.net")]
+    sync(provider, desired)
+    org = pdns.records("example.org")
+    assert org[("xn--bcher-kva.example.org", "A")] == (300, ["10.0.0.1"])
+    assert org[("alias.example.org", "CNAME")] == (300, ["strasse.example.net."])  # IDNA transitional
+    mark = pdns.mark()
+    assert not sync(provider, desired).has_changes()
+    assert patches(pdns, mark) == []
