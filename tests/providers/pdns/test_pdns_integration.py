@@ -40,8 +40,8 @@ def ep(name: str, rtype: str, *targets: str, ttl: int = 0) -> Endpoint:
                     labels={"resource": "service/default/web"})
 
 
-def sync(provider: PDNSProvider, desired: list[Endpoint], owner: str = "default") -> Changes:
-    registry = TXTRegistry(provider, owner_id=owner, managed_record_types=MANAGED)
+def sync(provider: PDNSProvider, desired: list[Endpoint], owner: str = "default", **txt: str) -> Changes:
+    registry = TXTRegistry(provider, owner_id=owner, managed_record_types=MANAGED, **txt)  # type: ignore[arg-type]
     controller = Controller(StaticSource(desired), registry, "sync", managed_record_types=MANAGED,
                             domain_filter=provider.get_domain_filter())
     return controller.run_once().changes
@@ -321,4 +321,15 @@ def test_unicode_names_are_written_in_punycode_and_resync_as_noop(provider: PDNS
     assert org[("alias.example.org", "CNAME")] == (300, ["strasse.example.net."])  # IDNA transitional
     mark = pdns.mark()
     assert not sync(provider, desired).has_changes()
+    assert patches(pdns, mark) == []
+
+
+def test_wildcard_record_with_its_ownership_txt(provider: PDNSProvider, pdns: PdnsServer) -> None:
+    desired = [ep("*.apps.example.org", "A", "10.0.0.9")]
+    sync(provider, desired, wildcard_replacement="wildcard")
+    org = pdns.records("example.org")
+    assert org[("*.apps.example.org", "A")] == (300, ["10.0.0.9"])
+    assert ("a-wildcard.apps.example.org", "TXT") in org
+    mark = pdns.mark()
+    assert not sync(provider, desired, wildcard_replacement="wildcard").has_changes()
     assert patches(pdns, mark) == []
