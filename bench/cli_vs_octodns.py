@@ -257,7 +257,7 @@ def top_costs(path: Path, limit: int = 12) -> str:
     rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:limit]  # type: ignore[attr-defined]
     lines = [f"total {total:.3f} s under the profiler", "", "| own s | cum s | calls | function |", "|---:|---:|---:|---|"]
     for (file, line, func), (_cc, nc, tt, ct, _callers) in rows:
-        where = file.replace(str(ROOT) + "/", "").replace(sys.prefix, "<venv>")
+        where = file.replace(OURS_TREE + "/", "").replace(str(ROOT) + "/", "").replace(sys.prefix, "<venv>")
         lines.append(f"| {tt:.3f} | {ct:.3f} | {nc} | {func} ({where}:{line}) |")
     return "\n".join(lines)
 
