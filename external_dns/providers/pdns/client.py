@@ -169,15 +169,12 @@ class PDNSClient:
         """Send one request and read the whole answer within the deadlines."""
         cfg = self.config
         deadline = self._clock() + cfg.request_deadline
-        headers = {"X-API-Key": cfg.api_key, "Accept": "application/json", "Connection": "close"}
-        if body is not None:
-            headers["Content-Type"] = "application/json"
         conn = self._opener(cfg.connect_timeout)
         try:
             conn.connect()
             sock = conn.sock
             _set_timeout(sock, cfg.read_timeout, deadline - self._clock())
-            conn.request(method, path, body=body, headers=headers)
+            conn.request(method, path, body=body, headers=self._headers(body is not None))
             _set_timeout(sock, cfg.read_timeout, deadline - self._clock())
             resp = conn.getresponse()
             status = resp.status
@@ -199,6 +196,13 @@ class PDNSClient:
         if status >= 500:
             raise _Transient(f"HTTP {status}: {_error_text(data)}")
         return status, data
+
+    def _headers(self, with_body: bool) -> dict[str, str]:
+        # Built at the call, never kept in a local of ours: no traceback with locals can show the key.
+        headers = {"X-API-Key": self.config.api_key, "Accept": "application/json", "Connection": "close"}
+        if with_body:
+            headers["Content-Type"] = "application/json"
+        return headers
 
     def _read_body(self, resp: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes:
         cap = self.config.max_response_bytes
