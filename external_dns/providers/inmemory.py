@@ -1,23 +1,5 @@
-"""The in-memory provider: zones of records held in a dict, for tests, demos and dry experiments.
-
-Behaviour follows external-dns `provider/inmemory`:
-
-- zones are the names given (`--inmemory-zone`, repeatable); a zone's ID is its name.
-- `records()` returns copies of every record of every zone.
-- `apply_changes()` routes each endpoint to the zone with the longest name that is a suffix of its DNS name,
-  then validates the *whole* batch (all zones) before writing anything:
-  a create of an existing key -> `record already exists`; an update (new side) of a missing key, or an
-  update (old side) / delete whose key is missing or whose first target differs -> `record not found`; the
-  same key twice across create / update-new / delete -> `invalid batch request`.
-  Endpoints that fall in no zone are dropped (logged at debug), as upstream.
-- `create_zone()` of an existing zone -> `specified zone already exists`; `zone_records()` of an unknown
-  zone -> `specified zone not found`.
-
-Deliberate differences from upstream: zone matching is on a label boundary (`badexample.org` is not in
-`example.org`); validation covers every zone before any zone is written (upstream validates and applies zone
-by zone, so an error in the second zone leaves the first applied); error messages start with the upstream
-string and then name the record.
-"""
+"""The in-memory provider (external-dns `provider/inmemory`): zones of records held in a dict, for tests,
+demos and dry experiments. Zones are the names given (`--inmemory-zone`); a zone's ID is its name."""
 
 from __future__ import annotations
 
@@ -142,6 +124,9 @@ class InMemoryProvider(Provider):
 
     # -- changes --------------------------------------------------------------------------------------------
     def _route(self, changes: Changes) -> dict[str, _ZoneChanges]:
+        """Each endpoint to the zone with the longest name that holds it on a label boundary (a departure:
+        upstream matches any suffix, so `badexample.org` would be in `example.org`); endpoints in no zone
+        are dropped, as upstream."""
         zones = self._zone_names()
         per_zone: dict[str, _ZoneChanges] = {}
         for attr in ("create", "update_new", "update_old", "delete"):
@@ -154,6 +139,10 @@ class InMemoryProvider(Provider):
         return per_zone
 
     def _validate(self, zone: str, zc: _ZoneChanges) -> None:
+        """Upstream's checks: a create of an existing key -> `record already exists`; an update (new side) of
+        a missing key, or an update (old side) / delete whose key is missing or whose first target differs
+        -> `record not found`; one key twice across create / update-new / delete -> `invalid batch
+        request`."""
         current = self._zones.get(zone)
         if current is None:
             raise ZoneNotFoundError(zone)
@@ -183,7 +172,9 @@ class InMemoryProvider(Provider):
             once(ep)
 
     def apply_changes(self, changes: Changes) -> None:
-        """Validate the whole batch, then write it (nothing is written when any check fails)."""
+        """Validate the whole batch, then write it (nothing is written when any check fails). A departure:
+        upstream validates and applies zone by zone, so an error in the second zone leaves the first
+        applied."""
         with self._lock:
             per_zone = self._route(changes)
             for zone in sorted(per_zone):
