@@ -52,7 +52,8 @@ def test_upstream_values_render_valid_objects(name: str) -> None:
         if (obj["apiVersion"], obj["kind"]) in NOT_BUILT_IN:
             continue
         try:
-            kubernetes_validate.validate(obj, kubernetes_validate.latest_version(), strict=True)
+            for version in ("1.25.0", kubernetes_validate.latest_version()):  # the chart's oldest and newest
+                kubernetes_validate.validate(obj, version, strict=True)
         except kubernetes_validate.ValidationError as exc:
             pytest.fail(f"{name}: {obj['kind']} {obj['metadata']['name']}: {exc.message} at "
                         f"{'.'.join(str(p) for p in exc.path)}")
