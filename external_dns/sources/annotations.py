@@ -1,26 +1,8 @@
 """external-dns annotations on Kubernetes objects, under a configurable prefix (default
-`external-dns.kubernetes.io/`, `--annotation-prefix`).
-
-`parse_annotations(annotations, prefix, ref)` reads every annotation a source uses into `ParsedAnnotations`
-plus a list of `Problem`s (each naming the object, the annotation and the value). Bad values never drop the
-object: a bad TTL leaves the TTL unset (0), a bad hostname or target is skipped, the rest is kept.
-
-| suffix                    | meaning                                                                    |
-|---------------------------|----------------------------------------------------------------------------|
-| hostname                  | comma list (spaces removed, one trailing dot trimmed)                      |
-| internal-hostname         | as hostname; targets the ClusterIP (services) / pod IP                     |
-| target                    | comma list overriding targets (IPv4 -> A, IPv6 -> AAAA, else CNAME)        |
-| ttl                       | Go duration (`10m`, `1h30m`, fractions truncated) or integer seconds, 1..2^31-1 |
-| controller                | present and not `dns-controller` -> the object is not ours                 |
-| access                    | NodePort services: `public` / `private`                                    |
-| endpoints-type            | headless services: `NodeExternalIP` / `HostIP`                             |
-| ingress-hostname-source   | `defined-hosts-only` / `annotation-only` (lower-cased)                     |
-| set-identifier            | Endpoint.set_identifier                                                    |
-| alias                     | only `true` is read -> provider-specific `alias=true` (as external-dns)    |
-| record-type               | provider-specific `record-type`                                            |
-| aws-X, scw-X, webhook-X, coredns-X, azure-X | provider-specific `aws/X`, `scw/X`, ...                  |
-| cloudflare-*              | provider-specific named by the full annotation key (as external-dns)       |
-"""
+`external-dns.kubernetes.io/`, `--annotation-prefix`): `parse_annotations(annotations, prefix, ref)` reads
+every annotation a source uses into `ParsedAnnotations` plus `Problem`s naming the object, annotation and
+value. A bad value never drops the object: a bad TTL leaves it unset, a bad hostname or target is
+skipped, the rest is kept."""
 
 from __future__ import annotations
 
@@ -144,15 +126,26 @@ def target_problem(target: str) -> str | None:
 class ParsedAnnotations:
     """Everything the sources read from an object's annotations."""
 
+    # `hostname`: a comma list (spaces removed, one trailing dot trimmed)
     hostnames: list[str] = field(default_factory=list)
+    # `internal-hostname`: as hostname; targets the ClusterIP (services) / pod IP
     internal_hostnames: list[str] = field(default_factory=list)
+    # `target`: a comma list overriding targets (IPv4 -> A, IPv6 -> AAAA, else CNAME)
     targets: list[str] = field(default_factory=list)
+    # `ttl`: a Go duration (`10m`, `1h30m`, fractions truncated) or integer seconds, 1..2^31-1; 0 = unset
     ttl: int = 0
+    # `set-identifier`
     set_identifier: str = ""
+    # `alias` (only `true` is read, as external-dns), `record-type`, `aws-X`/`scw-X`/`webhook-X`/
+    # `coredns-X`/`azure-X` -> `aws/X`..., `cloudflare-*` named by the full annotation key (as external-dns)
     provider_specific: list[ProviderSpecificProperty] = field(default_factory=list)
+    # `controller`: present and not `dns-controller` -> the object is not ours
     controller: str | None = None
+    # `access` (NodePort services): `public` / `private`
     access: str = ""
+    # `endpoints-type` (headless services): `NodeExternalIP` / `HostIP`
     endpoints_type: str = ""
+    # `ingress-hostname-source`: `defined-hosts-only` / `annotation-only` (lower-cased)
     ingress_hostname_source: str | None = None
     problems: list[Problem] = field(default_factory=list)
 
