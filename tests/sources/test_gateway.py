@@ -350,3 +350,17 @@ def test_hostless_listener_not_reported_when_another_listener_names_the_route() 
                                                                                 port=8080)])
     records, problems = run(route(), [gw])
     assert records == {"gw.example.org A": ["192.0.2.1"]} and problems == []
+
+
+def test_route_annotations_on_the_gateway_are_reported_not_used() -> None:
+    """external-dns reads only `target` on a Gateway: `hostname`, `ttl` and `gateway-hostname-source` placed there
+    are reported on the Gateway (once per pass, whatever the number of routes) and change nothing."""
+    gw = gateway(addresses=["192.0.2.1"], annotations={P + "hostname": "gw.example.org", P + "ttl": "60",
+                                                       P + "gateway-hostname-source": "annotation-only"})
+    routes = [route(name=n, hostnames=[f"{n}.example.org"]) for n in ("a", "b")]
+    out = collect_route_endpoints(routes, "HTTPRoute", SourceOptions(), GatewayOptions(), lookup_from([gw]))
+    assert sorted((e.dns_name, e.record_ttl) for e in out.endpoints) == [("a.example.org", 0), ("b.example.org", 0)]
+    assert sorted({(p.ref, p.field) for p in out.problems}) == [
+        ("gateway/default/gw", P + "gateway-hostname-source"), ("gateway/default/gw", P + "hostname"),
+        ("gateway/default/gw", P + "ttl")]
+    assert all(p.obj is gw and "read on the routes, not on their Gateway" in p.message for p in out.problems)

@@ -21,7 +21,8 @@ Gateway API defines them, `*.example.com` matches any name below `example.com` b
 Targets: the Gateway's `target` annotation, else its `status.addresses[].value`; the targets of every
 Gateway giving a host name are combined per host name (a `target` annotation on the route is not read, as in
 external-dns, and is reported). TTL, set identifier and provider-specific properties come from the route's
-annotations; the `resource` label is `<kind lower>/<namespace>/<name>`.
+annotations (`hostname`, `ttl` and `gateway-hostname-source` on a Gateway are not read, as in external-dns,
+and are reported on the Gateway); the `resource` label is `<kind lower>/<namespace>/<name>`.
 
 Bad input is reported as a `Problem` and never blocks other routes: a parentRef naming a Gateway that does
 not exist, a route and listener that both lack a host name, an accepting Gateway with no address and no
@@ -39,9 +40,11 @@ import structlog
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.utils import endpoints_for_hostname, merge_endpoints
 from external_dns.sources.annotations import (
+    HOSTNAME_KEY,
     HOSTNAME_SOURCE_ANNOTATION_ONLY,
     HOSTNAME_SOURCE_DEFINED_HOSTS_ONLY,
     TARGET_KEY,
+    TTL_KEY,
     ParsedAnnotations,
     annotation_targets,
     hostname_problem,
@@ -302,7 +305,14 @@ class _Route:
     def _gateway_targets(self, gw: Mapping[str, Any]) -> list[str]:
         gw_ref = object_ref(gw, GATEWAY_KIND)
         annotations = string_map(gw, "metadata.annotations")
-        targets, problems = annotation_targets(annotations, self.options.annotation_prefix, gw_ref, gw)
+        prefix = self.options.annotation_prefix
+        for key in (HOSTNAME_KEY, TTL_KEY, GATEWAY_HOSTNAME_SOURCE_KEY):
+            # external-dns reads only `target` on a Gateway; say so instead of ignoring these silently
+            if prefix + key in annotations:
+                self.problems.append(Problem(gw_ref, prefix + key, annotations[prefix + key],
+                                             f"the {key} annotation is read on the routes, not on their Gateway; "
+                                             "ignored", obj=gw))
+        targets, problems = annotation_targets(annotations, prefix, gw_ref, gw)
         self.problems.extend(problems)
         if targets:
             return targets
