@@ -246,3 +246,28 @@ def test_node_heartbeat_does_not_trigger_a_sync(kubeapi: KubeAPIServer, factory:
     kubeapi.update_status(created)
     assert waiter.until(lambda: names(src.endpoints()) == {("n1", "A"): ["203.0.113.9"]})
     assert waiter.count == 2
+
+
+def test_route_namespace_and_label_filters_gateways_elsewhere(kubeapi: KubeAPIServer,
+                                                              factory: SharedInformerFactory, waiter: Waiter) -> None:
+    """`--namespace` and `--label-filter` select routes (the route informer watches one namespace) while their
+    Gateways live in another namespace, which the Gateway informer still sees; a route relabelled into the filter
+    is published through its watch event."""
+    for ns in ("infra", "apps", "other"):
+        kubeapi.ensure_namespace(ns)
+    create_with_status(kubeapi, gateway(namespace="infra", addresses=["192.0.2.1"], listeners=[
+        listener(hostname="*.example.org", allowedRoutes={"namespaces": {"from": "All"}})]))
+    parent = [{"name": "gw", "namespace": "infra"}]
+    create_with_status(kubeapi, route(name="web", namespace="apps", hostnames=["web.example.org"], parents=parent,
+                                      labels={"team": "web"}))
+    create_with_status(kubeapi, route(name="db", namespace="apps", hostnames=["db.example.org"], parents=parent,
+                                      labels={"team": "db"}))
+    create_with_status(kubeapi, route(name="web", namespace="other", hostnames=["other.example.org"],
+                                      parents=parent, labels={"team": "web"}))
+    src = http_source(factory, waiter, namespace="apps", label_filter="team=web")
+    assert names(src.endpoints()) == {("web.example.org", "A"): ["192.0.2.1"]}
+    routes = next(i for i in factory.informers() if i.resource.plural == "httproutes")
+    assert {o["metadata"]["namespace"] for o in routes.get_store().list()} == {"apps"}
+    kubeapi.patch(*HTTP, "apps", "db", {"metadata": {"labels": {"team": "web"}}})
+    assert waiter.until(lambda: names(src.endpoints()) == {("web.example.org", "A"): ["192.0.2.1"],
+                                                          ("db.example.org", "A"): ["192.0.2.1"]})
