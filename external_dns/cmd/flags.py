@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from external_dns.durations import format_go_duration, parse_duration
 from external_dns.errors import ConfigError
+from external_dns.redact import redact_urls
 
 __all__ = ["ConfigError", "FlagParser", "duration", "env_name", "parse_bool", "parse_duration", "show_default",
            "show_value"]
@@ -128,7 +129,11 @@ class _OneLineErrorParser(argparse.ArgumentParser):
     instead of the whole usage text, as external-dns (kingpin) does."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}, try --help\n")
+        if message.startswith("unrecognized arguments:"):
+            # a mistyped secret flag (`--rfc2136-tsig-secrett=...`) must not echo the secret: names only
+            names = [a.split("=", 1)[0] for a in message.split(":", 1)[1].split() if a.startswith("-")]
+            message = "unrecognized arguments: " + (" ".join(names) or "(values not shown)")
+        self.exit(2, f"{self.prog}: error: {redact_urls(message)}, try --help\n")
 
 
 class FlagParser:
@@ -208,7 +213,7 @@ class FlagParser:
             value = getattr(config, action.dest)
             if value == self._builtin_defaults.get(action.dest) or (prefixes and not name.startswith(tuple(prefixes))):
                 continue
-            out[name] = "******" if action.dest in self.secrets and value else show_value(action, value)
+            out[name] = "******" if action.dest in self.secrets and value else redact_urls(show_value(action, value))
         return dict(sorted(out.items()))
 
     def masked(self, config: argparse.Namespace) -> dict[str, Any]:

@@ -69,6 +69,12 @@ def validate(cfg: argparse.Namespace) -> None:
         raise ConfigError("no provider specified")
     if cfg.txt_prefix and cfg.txt_suffix:
         raise ConfigError("txt-prefix and txt-suffix are mutual exclusive")
+    if cfg.txt_prefix or cfg.txt_suffix or cfg.txt_wildcard_replacement:
+        from external_dns.registry.admission import affix_problem  # lazy: keeps flag parsing light
+
+        problem = affix_problem(cfg.txt_prefix or "", cfg.txt_suffix or "", cfg.txt_wildcard_replacement or "")
+        if problem is not None:
+            raise ConfigError(problem)
     if cfg.registry in ("txt", "dynamodb") and not cfg.txt_owner_id:
         raise ConfigError("owner id cannot be empty")
     if cfg.create_ptr and "PTR" not in [t.upper() for t in cfg.managed_record_types]:

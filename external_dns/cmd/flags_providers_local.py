@@ -23,3 +23,10 @@ def validate(cfg: argparse.Namespace) -> None:
         raise ConfigError(f"--provider-cache-time must not be negative, got {cfg.provider_cache_time}")
     if cfg.provider == "zonefile" and not cfg.zonefile_dir:
         raise ConfigError("--zonefile-dir must be set for --provider=zonefile")
+    if cfg.zonefile_create_zone:
+        from external_dns.endpoint.limits import ascii_name_problem  # lazy: keeps flag parsing light
+
+        for zone in cfg.zonefile_create_zone:
+            problem = ascii_name_problem(zone, "zone name")
+            if problem is not None:  # `x/y` would also escape --zonefile-dir
+                raise ConfigError(f"--zonefile-create-zone: invalid {problem}")

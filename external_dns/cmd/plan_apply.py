@@ -21,7 +21,7 @@ from external_dns.controller.once import (
     EXIT_UNSAFE_PLAN,
     apply_plan,
 )
-from external_dns.errors import ConfigError
+from external_dns.errors import ConfigError, error_text
 from external_dns.logging_setup import configure_logging
 from external_dns.plan import planfile
 
@@ -85,7 +85,7 @@ def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) ->
     except ConfigError as exc:
         return _error(str(exc))
     except Exception as exc:
-        log.error(f"failed to start: {exc}", error_type=type(exc).__name__)
+        log.error(f"failed to start: {error_text(exc)}", error_type=type(exc).__name__)
         return EXIT_FAILED
     try:
         plan.check_identity(registry.owner_id(), cfg.provider)

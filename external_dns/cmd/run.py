@@ -30,7 +30,7 @@ from external_dns.cmd.wiring import (
     process_options,
 )
 from external_dns.controller.controller import Controller
-from external_dns.errors import ConfigError
+from external_dns.errors import ConfigError, error_text
 from external_dns.gcsettings import settle_after_startup
 from external_dns.logging_setup import configure_logging
 
@@ -138,7 +138,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     except ConfigError as exc:
         return config_error(str(exc))
     except Exception as exc:
-        log.error(f"failed to start: {exc}", error_type=type(exc).__name__)
+        log.error(f"failed to start: {error_text(exc)}", error_type=type(exc).__name__)
         return 1
     settle_after_startup()  # start-up objects leave the collector's scans (external_dns/gcsettings.py)
 

@@ -86,6 +86,9 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
     try:
         try:
             server.start()
+        except ValueError as exc:  # a malformed address or a port outside 0-65535: a configuration error
+            print(f"external-dns webhook-server: error: {exc}", file=sys.stderr)
+            return 2
         except OSError as exc:
             print(f"external-dns webhook-server: cannot listen on {cfg.webhook_server_address}: {exc}",
                   file=sys.stderr)

@@ -15,6 +15,7 @@ import structlog
 from external_dns.controller import metrics
 from external_dns.endpoint.domain_filter import DomainFilterInterface, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import DEFAULT_MANAGED_RECORD_TYPES, Endpoint
+from external_dns.errors import error_text
 from external_dns.events import Recorder, emit_applied_events, emit_error_events
 from external_dns.plan import Changes, Plan, Policy, get_policy
 from external_dns.providers.provider import SoftError, zone_for_name
@@ -29,7 +30,7 @@ class RunOnceError(Exception):
     `applying changes`); the original error is the `__cause__`."""
 
     def __init__(self, step: str, cause: BaseException, changes: Changes | None = None) -> None:
-        super().__init__(f"{step}: {cause}")
+        super().__init__(f"{step}: {error_text(cause)}")
         self.step = step
         self.changes = changes
 

@@ -73,6 +73,13 @@ def _configuration(kubeconfig: str, server: str) -> k8s_client.Configuration:
         raise ConfigError(f"cannot load Kubernetes API configuration ({flag}): {exc}") from None
     except OSError as exc:
         raise ConfigError(f"--kubeconfig {path}: {exc}") from None
+    except ConfigError:
+        raise
+    except Exception as exc:  # a broken file: YAML errors, wrong types (`clusters: 5`) -- no traceback
+        flag = f"--kubeconfig {path}" if path else "in-cluster configuration"
+        detail = " ".join(str(exc).split())[:300]
+        raise ConfigError(f"cannot load Kubernetes API configuration ({flag}): not a valid kubeconfig "
+                          f"({type(exc).__name__}: {detail})") from None
     if server:
         configuration.host = server.rstrip("/")
     return configuration

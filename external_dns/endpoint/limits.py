@@ -109,8 +109,11 @@ def _strict_ascii_label(label: str) -> str:
     return label.encode("idna").decode("ascii")  # pragma: no cover - only where idna is absent
 
 
-def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False) -> str | None:
-    """None when `name` (ASCII or IDNA-convertible, optional trailing dot) is a usable DNS name."""
+def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, star_in_labels: bool = False
+                       ) -> str | None:
+    """None when `name` (ASCII or IDNA-convertible, optional trailing dot) is a usable DNS name.
+    `star_in_labels`: `*` may also appear inside labels (ownership names of wildcard records: `a-*.example.org`,
+    a plain label in DNS)."""
     if not name or name != name.strip():
         return f"{what} {short(name)} is empty or has surrounding whitespace"
     body = name[:-1] if name.endswith(".") else name
@@ -129,7 +132,7 @@ def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False) 
             return f"{what} {short(name)}: label {short(label, 80)} is longer than {MAX_LABEL_LENGTH} octets"
         if label == "*" and i == 0:
             continue
-        if not _LABEL_CHARS.match(label):
+        if not _LABEL_CHARS.match(label.replace("*", "x") if star_in_labels else label):
             if "*" in label:
                 return f"{what} {short(name)}: '*' is only allowed as the whole first label"
             return (f"{what} {short(name)}: label {short(label, 80)} may hold only letters, digits, '-' "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -15,6 +16,8 @@ from typing import Any
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
+
+MAX_PLAN_FILE_CHARS = 256 * 1024 * 1024  # a plan file is read whole: bound it
 
 KIND = "external-dns-plan"
 VERSION = 1
@@ -138,6 +141,10 @@ def loads(text: str, where: str = "plan file") -> PlanFile:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PlanFileError(f"{where} is not valid JSON: {exc}") from None
+    except RecursionError:  # hostile nesting: the decoder recurses once per level
+        raise PlanFileError(f"{where} is not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise PlanFileError(f"{where} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise PlanFileError(f"{where} is not a JSON object")
     if data.get("kind") != KIND:
@@ -171,8 +178,12 @@ def loads(text: str, where: str = "plan file") -> PlanFile:
 def load(path: str) -> PlanFile:
     """Read and verify the plan file at `path`; PlanFileError naming the path."""
     try:
+        if not os.path.isfile(path) and os.path.exists(path):  # a FIFO or device would block or never end
+            raise OSError("not a regular file")
         with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+            text = fh.read(MAX_PLAN_FILE_CHARS + 1)
+        if len(text) > MAX_PLAN_FILE_CHARS:
+            raise OSError(f"larger than {MAX_PLAN_FILE_CHARS} characters")
     except (OSError, UnicodeDecodeError) as exc:
         raise PlanFileError(f"cannot read plan file {path}: {exc}") from None
     return loads(text, f"plan file {path}")

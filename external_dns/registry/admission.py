@@ -29,7 +29,7 @@ log = structlog.get_logger(__name__)
 def ownership_problem(ep: Endpoint, mapper: AffixNameMapper, zones: Sequence[str]) -> str | None:
     """Why the ownership record of `ep` cannot exist (None when it can)."""
     txt_name = mapper.to_txt_name(ep.dns_name, ep.record_type)
-    problem = ascii_name_problem(txt_name, "ownership TXT name")
+    problem = ascii_name_problem(txt_name, "ownership TXT name", star_in_labels=True)
     if problem is not None:
         return f"{problem}; the record would be created without an owner, so it is not created"
     zone = zone_for_name(ep.dns_name, zones)
@@ -39,6 +39,21 @@ def ownership_problem(ep: Endpoint, mapper: AffixNameMapper, zones: Sequence[str
         return (f"its ownership TXT record {short(txt_name)} would fall outside the zone {zone!r}; the record would "
                 "be created without an owner, so it is not created (a --txt-prefix such as '%{record_type}.' "
                 "keeps apex ownership records inside the zone)")
+    return None
+
+
+def affix_problem(prefix: str, suffix: str, wildcard_replacement: str = "") -> str | None:
+    """Why `--txt-prefix` / `--txt-suffix` / `--txt-wildcard-replacement` cannot make valid ownership names
+    (None when they can): tried on `www.example.org` and `*.example.org` records of every type."""
+    mapper = AffixNameMapper(prefix, suffix, wildcard_replacement)
+    for name in ("www.example.org", "*.example.org"):
+        for rtype in ("A", "CNAME"):
+            txt_name = mapper.to_txt_name(name, rtype)
+            problem = ascii_name_problem(txt_name, "ownership TXT name", star_in_labels=True)
+            if problem is not None:
+                flag = "--txt-wildcard-replacement" if name.startswith("*") and wildcard_replacement else (
+                    "--txt-suffix" if suffix else "--txt-prefix")
+                return f"{flag} makes invalid ownership record names: {problem}"
     return None
 
 

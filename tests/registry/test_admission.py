@@ -7,7 +7,7 @@ import pytest
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.providers.inmemory import InMemoryProvider
-from external_dns.registry.admission import ownership_problem
+from external_dns.registry.admission import affix_problem, ownership_problem
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.noop import NoopRegistry
 from external_dns.registry.txt import TXTRegistry
@@ -53,3 +53,18 @@ def test_txt_registry_skips_orphans_and_keeps_the_rest(caplog: pytest.LogCapture
 def test_noop_registry_admits_everything() -> None:
     eps = [_ep("example.org"), _ep("d" * 63 + ".example.org")]
     assert len(NoopRegistry(_provider()).adjust_endpoints(eps)) == 2
+
+
+def test_wildcard_records_keep_their_ownership() -> None:
+    # `a-*.example.org` is a plain label in DNS: wildcard records are admitted with or without a replacement
+    wild = _ep("*.example.org")
+    assert ownership_problem(wild, AffixNameMapper(), ZONES) is None
+    assert ownership_problem(wild, AffixNameMapper(wildcard_replacement="any"), ZONES) is None
+
+
+@pytest.mark.parametrize(("prefix", "suffix", "ok"), [
+    ("", "", True), ("txt.", "", True), ("%{record_type}.", "", True), ("", "-own", True),
+    ("bad prefix", "", False), ("a..b", "", False), ("p" * 70, "", False), ("x/y", "", False),
+])
+def test_affix_problem(prefix: str, suffix: str, ok: bool) -> None:
+    assert (affix_problem(prefix, suffix) is None) == ok

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import dns.name
 import dns.tsig
 
+from external_dns.endpoint.limits import ascii_name_problem
+from external_dns.errors import ConfigError
 from external_dns.providers.provider import ProviderError
 
 # external-dns accepts exactly these algorithm names.
@@ -29,8 +31,8 @@ LOAD_BALANCING_STRATEGIES = ("disabled", "round-robin", "random")
 DEFAULT_TIMEOUT = 10.0  # seconds for one DNS exchange (connect, send, receive)
 
 
-class RFC2136ConfigError(ProviderError):
-    """An invalid `--rfc2136-*` setting; the message names the flag."""
+class RFC2136ConfigError(ProviderError, ConfigError):
+    """An invalid `--rfc2136-*` setting; the message names the flag (a ConfigError: the CLI exits 2)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,9 @@ class RFC2136Config:
                 dns.name.from_text(zone)
             except Exception as exc:
                 raise RFC2136ConfigError(f"--rfc2136-zone: invalid zone name {zone!r}: {exc}") from None
+            problem = ascii_name_problem(zone.strip(), "zone name", allow_root=True)
+            if problem is not None:
+                raise RFC2136ConfigError(f"--rfc2136-zone: invalid {problem}")
         self._validate_tls_files()
         if self.insecure:
             return

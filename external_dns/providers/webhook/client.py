@@ -12,6 +12,7 @@ Reference objects survive `adjust_endpoints` (matched back by endpoint key), as 
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.client
 import socket
@@ -37,6 +38,7 @@ from external_dns.providers.webhook.protocol import (
     endpoints_to_body,
     to_body,
 )
+from external_dns.redact import redact_urls
 
 log = structlog.get_logger(__name__)
 
@@ -72,8 +74,13 @@ class WebhookProvider(Provider):
     def __init__(self, config: WebhookClientConfig, stop: threading.Event | None = None) -> None:
         self.config = config
         parsed = urllib.parse.urlsplit(config.url)
+        self._display_url = redact_urls(config.url)  # never log the password of `http://user:pass@host`
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ProviderError(f"--webhook-provider-url must be an http(s) URL, got {config.url!r}")
+            raise ProviderError(f"--webhook-provider-url must be an http(s) URL, got {self._display_url!r}")
+        self._auth: dict[str, str] = {}
+        if parsed.username is not None:  # credentials in the URL: HTTP Basic, as Go's http client does
+            creds = f"{urllib.parse.unquote(parsed.username)}:{urllib.parse.unquote(parsed.password or '')}"
+            self._auth = {"Authorization": "Basic " + base64.b64encode(creds.encode()).decode("ascii")}
         self._scheme = parsed.scheme
         self._host = parsed.hostname
         self._port = parsed.port or (443 if parsed.scheme == "https" else 80)
@@ -116,7 +123,7 @@ class WebhookProvider(Provider):
 
     def _exchange(self, conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None,
                   headers: dict[str, str] | None) -> _Response:
-        conn.request(method, (self._base_path + path) or "/", body=body, headers=headers or {})
+        conn.request(method, (self._base_path + path) or "/", body=body, headers={**(headers or {}), **self._auth})
         if conn.sock is not None:
             conn.sock.settimeout(self.config.read_timeout)
         resp = conn.getresponse()
@@ -154,7 +161,7 @@ class WebhookProvider(Provider):
         if resp.status >= 500:
             raise _Transient(f"webhook negotiation failed with code {resp.status}")
         if not 200 <= resp.status < 300:
-            raise ProviderError(f"webhook negotiation at {self.config.url} failed with code {resp.status}")
+            raise ProviderError(f"webhook negotiation at {self._display_url} failed with code {resp.status}")
         if resp.content_type.strip() != MEDIA_TYPE:
             raise ProviderError(f"wrong content type returned from server: {resp.content_type!r} "
                                 f"(want {MEDIA_TYPE})")
@@ -170,12 +177,12 @@ class WebhookProvider(Provider):
             try:
                 flt = self._negotiate_once()
                 CLIENT_REQUESTS.labels("negotiate", "ok").inc()
-                log.info("webhook provider negotiated", url=self.config.url, domain_filter=flt.to_json())
+                log.info("webhook provider negotiated", url=self._display_url, domain_filter=flt.to_json())
                 return flt
             except _Transient as exc:
                 CLIENT_REQUESTS.labels("negotiate", "retry").inc()
                 if attempt == self.config.negotiate_attempts:
-                    raise ProviderError(f"{exc} (gave up after {attempt} attempts at {self.config.url})") from None
+                    raise ProviderError(f"{exc} (gave up after {attempt} attempts at {self._display_url})") from None
                 log.warning("webhook negotiation failed, retrying", attempt=attempt, error=str(exc),
                             retry_in=delay)
                 if self._stop.wait(delay):

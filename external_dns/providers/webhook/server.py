@@ -84,6 +84,8 @@ def parse_address(address: str) -> tuple[str, int]:
     if not sep or not port.isdigit():
         raise ValueError(f"invalid listen address {address!r} (want host:port)")
     host = host.strip("[]")
+    if not 0 <= int(port) <= 65535:
+        raise ValueError(f"invalid listen address {address!r}: port must be 0-65535")
     return (host or "0.0.0.0", int(port))
 
 
