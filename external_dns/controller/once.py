@@ -28,6 +28,7 @@ from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import zone_for_name
 from external_dns.events import Recorder
 from external_dns.plan import Changes, planfile
+from external_dns.plan.admission import adopt_current_labels, ownership_problems
 from external_dns.plan.output import ZonePlan, emit_outputs, write_file
 from external_dns.plan.safety import SafetyConfig, Verdict, assess
 from external_dns.providers.provider import Provider
@@ -156,7 +157,7 @@ def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: 
     """`external-dns apply`: apply a verified plan file if every zone still matches the provider state it
     was made from, re-checking safety with the current thresholds. Returns the exit code."""
     try:
-        registry.records()  # the registry learns the ownership records it will update or delete
+        current = registry.records()  # the registry learns the ownership records it will update or delete
         zones = list(registry.provider.zones()) or [""]
         state = zone_records(registry.provider, sorted(set(zones) | set(plan.zones)))
     except Exception as exc:
@@ -169,6 +170,17 @@ def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: 
         return EXIT_STALE_PLAN
     log.info(f"Plan {path} matches the provider state", zones=sorted(plan.zones),
              plan_checksum=plan.plan_checksum())
+    # Never trust the owner labels inside the file: re-check every change against the provider's records.
+    refused = [f"zone {zone!r}: {reason}" for zone, z in sorted(plan.zones.items())
+               for reason in ownership_problems(z.changes, current, registry.owner_id())]
+    if refused:
+        for reason in refused[:50]:
+            log.error(f"Plan change refused: {reason}")
+        log.error(f"Refusing to apply {path}: {len(refused)} change(s) do not match the records this owner holds "
+                  "at the provider (edited plan file?); nothing was applied")
+        return EXIT_CONFIG
+    for z in plan.zones.values():
+        adopt_current_labels(z.changes, current)
 
     safety = options.safety
     items = [(zone, z.changes, assess(zone, z.changes, z.existing, safety.for_zone(zone)))
