@@ -138,7 +138,7 @@ class PDNSProvider(Provider):
             log.error(f"failed to list zones: {exc}")
             return DomainFilter()
         if not zones:
-            return DomainFilter(regex=r"(?!)")  # no zone: nothing may be planned
+            return DomainFilter(regex=r"[^\s\S]")  # no zone: nothing may be planned (an RE2 never-match)
         names: list[str] = []
         for zone in zones:
             names.extend((zone.name + ".", "." + zone.name + "."))

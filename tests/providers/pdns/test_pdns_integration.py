@@ -257,6 +257,9 @@ def test_zones_through_the_domain_filter(pdns: PdnsServer) -> None:
     provider = make_provider(pdns, DomainFilter(include=["example.org"]))
     flt = provider.get_domain_filter()
     assert flt.match("www.example.org") and not flt.match("www.other.net")
+    none = make_provider(pdns, DomainFilter(include=["nowhere.test"]))
+    assert none.zones() == ()
+    assert not none.get_domain_filter().match("www.example.org")  # no zone: nothing may be planned
 
 
 def test_zone_list_is_cached(pdns: PdnsServer) -> None:
