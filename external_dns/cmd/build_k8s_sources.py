@@ -16,9 +16,9 @@ from typing import Any
 from external_dns.cmd.build_sources import source_options
 from external_dns.errors import ConfigError
 from external_dns.informers import SharedInformerFactory
-from external_dns.sources.informer.base import AccessCheck, InformerSource, check_access
+from external_dns.sources.informer.base import AccessCheck, InformerSource, check_access, first_served
 from external_dns.sources.informer.crd import DNSEndpointInformerSource
-from external_dns.sources.informer.gateway import GatewayRouteInformerSource
+from external_dns.sources.informer.gateway import ROUTE_VERSIONS, GatewayRouteInformerSource
 from external_dns.sources.informer.ingress import IngressInformerSource
 from external_dns.sources.informer.node import NodeInformerSource
 from external_dns.sources.informer.pod import PodInformerSource
@@ -59,7 +59,13 @@ def gateway_options(cfg: argparse.Namespace) -> GatewayOptions:
 
 
 def _build_route(name: str, cfg: argparse.Namespace, context: Mapping[str, Any] | None) -> InformerSource:
-    source = GatewayRouteInformerSource(_factory(context, name), _options(cfg), name, gateway_options(cfg))
+    factory = _factory(context, name)
+    versions = ROUTE_VERSIONS[name]
+    # the version the API server serves (TLSRoute: v1 since Gateway API v1.5, else v1alpha2); a resource it
+    # serves in no version is a start-up error naming it, not an informer retrying 404s
+    resource = first_served(factory.api_client, versions, name) if getattr(cfg, "kube_access_check", True) \
+        else versions[-1]
+    source = GatewayRouteInformerSource(factory, _options(cfg), name, gateway_options(cfg), route_resource=resource)
     return _checked(source, source.access_checks(), cfg)
 
 

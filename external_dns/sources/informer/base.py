@@ -60,6 +60,44 @@ class CacheSyncError(RuntimeError):
     """An informer cache did not sync in time (external-dns: `failed to sync <kind> after 60s`)."""
 
 
+class ResourceNotServedError(RuntimeError):
+    """The API server serves none of the versions of a resource a source reads (its CRD is not installed)."""
+
+
+def served(api_client: Any, resource: Resource) -> bool | None:
+    """Does the API server serve `resource` at its version? Asked through discovery
+    (`/apis/<group>/<version>`, readable by every authenticated user); None when the answer is not known
+    (connection or server error), so the caller keeps its default."""
+    try:
+        group_version = f"/apis/{resource.group}/{resource.version}" if resource.group else f"/api/{resource.version}"
+        doc = list_page(api_client, group_version, [], _PROBE_TIMEOUT)
+    except ApiStatusError as exc:
+        return False if exc.status == 404 else None
+    except TransportError:
+        return None
+    listed = doc.get("resources")
+    return isinstance(listed, list) and any(isinstance(r, Mapping) and r.get("name") == resource.plural
+                                            for r in listed)
+
+
+def first_served(api_client: Any, candidates: Sequence[Resource], source: str) -> Resource:
+    """The first of `candidates` (one resource in versions of preference) the API server serves; the last
+    one when discovery cannot tell; ResourceNotServedError when it serves none of them."""
+    answers = []
+    for resource in candidates:
+        answer = served(api_client, resource)
+        if answer:
+            return resource
+        answers.append(answer)
+    if any(a is None for a in answers):
+        return candidates[-1]
+    versions = " or ".join(r.version for r in candidates)
+    first = candidates[0]
+    raise ResourceNotServedError(
+        f"--source={source}: the Kubernetes API server does not serve {first.plural} (API group "
+        f'"{first.group}", version {versions}); install the CRD that defines it')
+
+
 class MissingPermissionError(RuntimeError):
     """The API server refused a verb a source needs (RBAC)."""
 

@@ -1,7 +1,8 @@
 """`--source=gateway-httproute` (and -grpcroute, -tlsroute, -tcproute, -udproute) on the shared informers:
 `GatewayRouteInformerSource(factory, options, kind, gateway_options)`.
 
-Informers: the route kind (namespace `--namespace` or all; admitted by the `withSelectors` index:
+Informers: the route kind (at the version the builder found served, see ROUTE_VERSIONS; namespace
+`--namespace` or all; admitted by the `withSelectors` index:
 namespace, label/annotation filters, controller annotation), Gateways (namespace `--gateway-namespace` or
 all, label selector `--gateway-label-filter` applied by the API server, as external-dns), and Namespaces
 (their labels, for listeners whose `allowedRoutes.namespaces.from` is `Selector`). Every object is slimmed
@@ -42,8 +43,8 @@ from external_dns.sources.objects.gateway import (
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import Problem
 
-__all__ = ["GATEWAYS", "GRPCROUTES", "HTTPROUTES", "ROUTE_SOURCES", "TCPROUTES", "TLSROUTES", "UDPROUTES",
-           "GatewayRouteInformerSource"]
+__all__ = ["GATEWAYS", "GRPCROUTES", "HTTPROUTES", "ROUTE_SOURCES", "ROUTE_VERSIONS", "TCPROUTES", "TLSROUTES",
+           "TLSROUTES_V1", "UDPROUTES", "GatewayRouteInformerSource"]
 
 # source name -> route resource
 ROUTE_SOURCES: dict[str, Resource] = {
@@ -53,16 +54,28 @@ ROUTE_SOURCES: dict[str, Resource] = {
     "gateway-tcproute": TCPROUTES,
     "gateway-udproute": UDPROUTES,
 }
+# Gateway API v1.5 moved TLSRoute to v1 in the standard channel, which no longer serves v1alpha2: the
+# builder reads v1 where the API server serves it (as current external-dns), else v1alpha2 (its releases).
+TLSROUTES_V1 = Resource(TLSROUTES.group, "v1", TLSROUTES.plural, TLSROUTES.kind)
+# source name -> the route resource in the versions the source can read, preferred first
+ROUTE_VERSIONS: dict[str, tuple[Resource, ...]] = {
+    **{name: (resource,) for name, resource in ROUTE_SOURCES.items()},
+    "gateway-tlsroute": (TLSROUTES_V1, TLSROUTES),
+}
 
 class GatewayRouteInformerSource(InformerSource):
     def __init__(self, factory: SharedInformerFactory, options: SourceOptions, source_name: str,
-                 gateway_options: GatewayOptions | None = None, *,
+                 gateway_options: GatewayOptions | None = None, *, route_resource: Resource | None = None,
                  sync_timeout: float = DEFAULT_SYNC_TIMEOUT) -> None:
+        """`route_resource`: one of ROUTE_VERSIONS[source_name] (default: the v1alpha2/v1 one of
+        ROUTE_SOURCES; the builder picks the version the API server serves)."""
         super().__init__(factory, options, sync_timeout=sync_timeout)
         if source_name not in ROUTE_SOURCES:
             raise ValueError(f"unknown gateway route source {source_name!r}")
+        if route_resource is not None and route_resource not in ROUTE_VERSIONS[source_name]:
+            raise ValueError(f"{source_name} does not read {route_resource.plural}.{route_resource.version}")
         self.name = source_name
-        self.route_resource = ROUTE_SOURCES[source_name]
+        self.route_resource = route_resource or ROUTE_SOURCES[source_name]
         self.kind = self.route_resource.kind
         self.gateway_options = gateway_options or GatewayOptions()
         self.admit = common_admission(options)

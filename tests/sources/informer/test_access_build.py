@@ -1,4 +1,5 @@
-"""RBAC access checks against the test API server and the source pipeline built from flags."""
+"""RBAC access checks and discovery (which version of a resource is served) against the test API server, and the
+source pipeline built from flags."""
 
 from __future__ import annotations
 
@@ -11,8 +12,22 @@ from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.cmd.main import _KubeClient
 from external_dns.controller.process import LazyInformerFactory
-from external_dns.informers import DNSENDPOINTS, PODS, SERVICES
-from external_dns.sources.informer.base import AccessCheck, MissingPermissionError, check_access
+from external_dns.informers import DNSENDPOINTS, PODS, SERVICES, Resource
+from external_dns.sources.informer import base
+from external_dns.sources.informer.base import (
+    AccessCheck,
+    MissingPermissionError,
+    ResourceNotServedError,
+    check_access,
+    first_served,
+    served,
+)
+from external_dns.sources.informer.gateway import (
+    ROUTE_VERSIONS,
+    TLSROUTES,
+    TLSROUTES_V1,
+    GatewayRouteInformerSource,
+)
 from external_dns.sources.informer.hooks import informer_sources
 from external_dns.sources.rbac import rules_for_sources
 from tests.kubeapi.server import KubeAPIServer
@@ -95,6 +110,57 @@ def test_pipeline_default_targets_and_target_nets(kubeapi: KubeAPIServer, tmp_pa
         pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
         got = {e.dns_name: list(e.targets) for e in pipeline.endpoints()}
         assert got == {"web.example.org": ["192.0.2.1"], "empty.example.org": ["203.0.113.7"]}
+    finally:
+        if factory.created:
+            assert factory().shutdown(10.0)
+        kube().close()
+
+
+def test_served_asks_discovery(kubeapi: KubeAPIServer) -> None:
+    """The test API server serves TLSRoute at v1alpha2 only (the experimental channel before Gateway API v1.5)."""
+    api = client(kubeapi, None)
+    try:
+        assert served(api, TLSROUTES) is True
+        assert served(api, TLSROUTES_V1) is False  # group/version served, resource not in it
+        assert served(api, Resource("example.org", "v1", "widgets", "Widget")) is False  # group not served (404)
+        assert first_served(api, ROUTE_VERSIONS["gateway-tlsroute"], "gateway-tlsroute") == TLSROUTES
+        with pytest.raises(ResourceNotServedError) as err:
+            first_served(api, (TLSROUTES_V1,), "gateway-tlsroute")
+        assert str(err.value) == ('--source=gateway-tlsroute: the Kubernetes API server does not serve tlsroutes '
+                                  '(API group "gateway.networking.k8s.io", version v1); install the CRD that '
+                                  "defines it")
+    finally:
+        api.close()
+    down = kubernetes.client.ApiClient(kubernetes.client.Configuration(host="http://127.0.0.1:9"))
+    try:  # discovery cannot answer: the last (default) version, the informer reports the connection problem
+        assert served(down, TLSROUTES_V1) is None
+        assert first_served(down, ROUTE_VERSIONS["gateway-tlsroute"], "gateway-tlsroute") == TLSROUTES
+    finally:
+        down.close()
+
+
+def test_first_served_prefers_the_first_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = {TLSROUTES_V1: True, TLSROUTES: True}
+    monkeypatch.setattr(base, "served", lambda _api, resource: answers[resource])
+    assert first_served(None, (TLSROUTES_V1, TLSROUTES), "gateway-tlsroute") == TLSROUTES_V1
+    answers[TLSROUTES_V1] = False
+    assert first_served(None, (TLSROUTES_V1, TLSROUTES), "gateway-tlsroute") == TLSROUTES
+    answers[TLSROUTES] = False
+    with pytest.raises(ResourceNotServedError, match="version v1 or v1alpha2"):
+        first_served(None, (TLSROUTES_V1, TLSROUTES), "gateway-tlsroute")
+
+
+def test_tlsroute_builder_reads_the_served_version(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
+    _parser, cfg = load_config(["--source=gateway-tlsroute", "--provider=inmemory", "--policy=sync",
+                                f"--kubeconfig={kubeconfig}"])
+    kube = _KubeClient(cfg)
+    factory = LazyInformerFactory(kube)
+    try:
+        pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
+        (source,) = informer_sources(pipeline)
+        assert isinstance(source, GatewayRouteInformerSource) and source.route_resource == TLSROUTES
+        assert pipeline.endpoints() == []
     finally:
         if factory.created:
             assert factory().shutdown(10.0)
