@@ -263,3 +263,32 @@ def test_webhook_provider_running_elsewhere_needs_no_sidecar() -> None:
     assert list(containers(objects)) == ["external-dns"]
     assert [p["name"] for p in find(objects, "Service")["spec"]["ports"]] == ["http"]
     assert parse_main(objects).webhook_provider_url == "http://dns-webhook.dns:8888"
+
+
+def test_gateway_namespace_sets_the_flag_and_a_role_there_when_namespaced() -> None:
+    values = {"namespaced": True, "sourceNamespace": "apps", "gatewayNamespace": "infra",
+              "sources": ["service", "gateway-httproute"]}
+    objects = render_chart(values)
+    cfg = parse_main(objects)
+    assert (cfg.gateway_namespace, cfg.namespace) == ("infra", "apps")
+    roles = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in find_all(objects, "Role")}
+    gateways = [o for (ns, _), o in roles.items() if ns == "infra"]
+    assert len(gateways) == 1
+    assert gateways[0]["rules"] == [{"apiGroups": ["gateway.networking.k8s.io"], "resources": ["gateways"],
+                                     "verbs": ["get", "list", "watch"]}]
+    bindings = [o for o in find_all(objects, "RoleBinding") if o["metadata"]["namespace"] == "infra"]
+    assert bindings and bindings[0]["roleRef"]["name"] == gateways[0]["metadata"]["name"]
+    # Cluster-wide (not namespaced) the ClusterRole already covers every namespace: the flag only.
+    plain = render_chart({"gatewayNamespace": "infra", "sources": ["gateway-httproute"]})
+    assert parse_main(plain).gateway_namespace == "infra" and not find_all(plain, "Role")
+
+
+def test_enabled_is_accepted_and_has_no_effect() -> None:
+    assert render_chart({"enabled": True}) == render_chart({})
+
+
+def test_gateway_listener_sets_are_refused_with_a_message() -> None:
+    assert render_chart({"enableGatewayListenerSets": False}) == render_chart({})
+    with pytest.raises(Exception) as err:
+        render_chart({"enableGatewayListenerSets": True})
+    assert "does not follow Gateway API ListenerSet parents" in str(err.value)

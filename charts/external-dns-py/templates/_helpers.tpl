@@ -178,6 +178,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and .Values.txtEncrypt.enabled (not .Values.txtEncrypt.aesKeySecretRef.name) }}
 {{- fail "txtEncrypt.enabled needs txtEncrypt.aesKeySecretRef.name and .key (a Secret holding the AES key)" }}
 {{- end }}
+{{- if .Values.enableGatewayListenerSets }}
+{{- fail "enableGatewayListenerSets: external-dns-py does not follow Gateway API ListenerSet parents (routes attached to a ListenerSet would get no records); set it to false" }}
+{{- end }}
 {{- $provider := include "external-dns-py.providerName" . }}
 {{- $webhook := include "external-dns-py.webhook" . | fromYaml }}
 {{- if and (eq $provider "webhook") (not (include "external-dns-py.webhookSidecar" .)) (not (include "external-dns-py.externalWebhookUrl" .)) }}
@@ -240,6 +243,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- with .Values.annotationPrefix }}
 {{- $a = append $a (printf "--annotation-prefix=%s" .) }}
+{{- end }}
+{{- with .Values.gatewayNamespace }}
+{{- $a = append $a (printf "--gateway-namespace=%s" .) }}
 {{- end }}
 {{- if and .Values.sourceNamespace (not .Values.namespaced) }}
 {{- $a = append $a (printf "--namespace=%s" .Values.sourceNamespace) }}
