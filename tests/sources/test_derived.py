@@ -207,3 +207,70 @@ def test_create_ptr_through_rfc2136_into_a_bind_reverse_zone(tmp_path: Path) -> 
         assert second.returncode == 0, second.stderr
         # Nothing planned, nothing sent: no zone's serial moved.
         assert [srv.rrset(zone, "SOA") for zone in srv.zones] == serials
+
+
+# --- deletes: the PTR record (and its ownership TXT) goes when its forward record goes ---------------------
+
+def _once(manifests: Path, zones: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")} | {"PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "external_dns", "--once", "--source=manifest", f"--manifest-dir={manifests}",
+         "--provider=zonefile", f"--zonefile-dir={zones}", "--zonefile-create-zone=example.org",
+         "--zonefile-create-zone=2.0.192.in-addr.arpa", "--policy=sync", "--create-ptr",
+         "--managed-record-types=A,AAAA,CNAME,PTR", "--domain-filter=example.org",
+         "--domain-filter=2.0.192.in-addr.arpa", "--txt-owner-id=ptr-test"],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
+
+
+@pytest.mark.integration
+def test_ptr_and_its_ownership_txt_are_deleted_with_the_forward_record(tmp_path: Path) -> None:
+    manifests, zones = tmp_path / "manifests", tmp_path / "zones"
+    manifests.mkdir()
+    zones.mkdir()
+    (manifests / "svc.yaml").write_text(SERVICES)
+    first = _once(manifests, zones)
+    assert first.returncode == 0, first.stderr
+    reverse_file = next(p for p in zones.iterdir() if "in-addr" in p.name and p.name.endswith(".zone"))
+    before = _zone(reverse_file)
+    assert before[("10.2.0.192.in-addr.arpa", "PTR")] == ["web.example.org."]
+    owned = [(n, t) for n, t in before if t == "TXT" and "10.2.0.192" in n]
+    assert owned and all("ptr-test" in " ".join(before[k]) for k in owned)
+    # The Service "web" goes: its A record, its PTR record and both ownership TXT records go with it.
+    (manifests / "svc.yaml").write_text(SERVICES.split("---\n")[1])
+    second = _once(manifests, zones)
+    assert second.returncode == 0, second.stderr
+    after = _zone(reverse_file)
+    assert not [k for k in after if "10.2.0.192" in k[0]], after
+    forward = _zone(next(p for p in zones.iterdir() if p.name.startswith("example.org")))
+    assert ("web.example.org", "A") not in forward and ("api.example.org", "A") in forward
+
+
+def test_create_ptr_through_the_pipeline_into_inmemory_reverse_zone(tmp_path: Path) -> None:
+    """--create-ptr with the inmemory provider: the PTR record is created in the managed reverse zone, a second
+    pass plans nothing, and it is deleted when the forward record goes."""
+    from external_dns.cmd.config import load_config
+    from external_dns.cmd.wiring import build_controller
+
+    manifests = tmp_path / "manifests"
+    manifests.mkdir()
+    (manifests / "svc.yaml").write_text(SERVICES)
+    _, cfg = load_config(["--source=manifest", f"--manifest-dir={manifests}", "--provider=inmemory",
+                          "--inmemory-zone=example.org", "--inmemory-zone=2.0.192.in-addr.arpa", "--policy=sync",
+                          "--create-ptr", "--managed-record-types=A,AAAA,CNAME,PTR"], {})
+    controller = build_controller(cfg, {})
+    provider = controller.registry.provider
+
+    def records() -> dict[tuple[str, str], list[str]]:
+        return {(e.dns_name, e.record_type): sorted(e.targets) for e in provider.records()}
+
+    controller.run_once()
+    assert records()[("10.2.0.192.in-addr.arpa", "PTR")] == ["web.example.org"]
+    assert ("11.2.0.192.in-addr.arpa", "PTR") not in records()
+    ptr_txt = [k for k in records() if k[1] == "TXT" and "10.2.0.192" in k[0]]
+    assert len(ptr_txt) == 1
+    first = records()
+    controller.run_once()
+    assert records() == first  # nothing planned the second time
+    (manifests / "svc.yaml").write_text(SERVICES.split("---\n")[1])
+    controller.run_once()
+    assert not [k for k in records() if "10.2.0.192" in k[0] or k[0].startswith("web.")], records()
