@@ -154,3 +154,27 @@ def test_cli_unreachable_server_exits_1(pdns: PdnsServer, manifests: Path) -> No
     finally:
         pdns.start()
     assert "PowerDNS at http://127.0.0.1" in out.stdout + out.stderr
+
+
+def test_cli_plan_then_apply(pdns: PdnsServer, manifests: Path, tmp_path: Path) -> None:
+    """Two-phase: `plan --plan-file` writes nothing, `apply` writes the plan; a zone changed in between is
+    refused (exit 4)."""
+    write(manifests)
+    cli(pdns, manifests)
+    write(manifests, ip="192.0.2.99")
+    base = ["--source=manifest", f"--manifest-dir={manifests}", "--provider=pdns", *pdns.pdns_flags(),
+            "--policy=sync", "--registry=txt", "--txt-owner-id=cli-test",
+            "--managed-record-types=A,AAAA,CNAME,TXT,MX,SRV"]
+    env = {"EXTERNAL_DNS_PDNS_API_KEY": pdns.api_key}
+    plan = tmp_path / "plan.json"
+    run_cli(["plan", *base, f"--plan-file={plan}"], env=env)
+    assert pdns.records("example.org")[("web.example.org", "A")] == (300, ["192.0.2.10"])
+    run_cli(["apply", str(plan), *base], env=env)
+    assert pdns.records("example.org")[("web.example.org", "A")] == (300, ["192.0.2.99"])
+
+    write(manifests, ip="192.0.2.100")
+    run_cli(["plan", *base, f"--plan-file={plan}"], env=env)
+    pdns.patch("example.org", [{"name": "web.example.org.", "type": "A", "ttl": 300, "changetype": "REPLACE",
+                                "records": [{"content": "203.0.113.1", "disabled": False}]}])
+    run_cli(["apply", str(plan), *base], env=env, expect=4)
+    assert pdns.records("example.org")[("web.example.org", "A")] == (300, ["203.0.113.1"])
