@@ -1,7 +1,8 @@
 """Conversions between endpoints and PowerDNS RRsets.
 
-PowerDNS wants canonical names (absolute, with the trailing dot) for rrset names and for host names inside
-record contents, and TXT contents as quoted character-strings. The read-back form (what `records()` gives)
+PowerDNS wants canonical names (absolute, with the trailing dot, lower case, ASCII: Unicode labels go out as
+IDNA punycode) for rrset names and for host names inside record contents, and TXT contents as quoted
+character-strings. The read-back form (what `records()` gives)
 follows external-dns's `NewEndpointWithTTL`: names without the trailing dot; one trailing dot trimmed from
 targets except SRV, TXT and NAPTR, which keep it; TXT contents exactly as stored (quoted). `canonical_target`
 turns a desired target into that form so that a re-sync compares equal and sends nothing.
