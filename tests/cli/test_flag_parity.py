@@ -83,7 +83,8 @@ UPSTREAM: dict[str, Any] = {
     "--webhook-provider-write-timeout": "10s", "--webhook-provider-max-body-size": "33554432",
     "--webhook-server": "false",
     # Server-side header and idle timeouts of the webhook server: upstream's defaults were not found in the
-    # sources available here; ours are 5s and 60s.
+    # sources available here (neither docs/flags.md nor pkg/apis/externaldns/types.go of the stored versions
+    # defines them); ours are 5s and 60s. `--expose-internal-ipv6` false: upstream flipped it in v0.18.
     "--webhook-provider-read-header-timeout": UNCHECKED, "--webhook-provider-idle-timeout": UNCHECKED,
 }
 
@@ -96,7 +97,9 @@ DEFAULT_DIFFERS: dict[str, str] = {
 LEFT_OUT: dict[str, str] = {
     **{f: "Gloo source" for f in ("--gloo-namespace",)},
     **{f: "Skipper source" for f in ("--skipper-routegroup-groupversion",)},
-    **{f: "Traefik source" for f in ("--traefik-enable-legacy", "--traefik-disable-new")},
+    **{f: "Traefik source" for f in ("--traefik-enable-legacy", "--traefik-disable-legacy", "--traefik-disable-new")},
+    **{f: "Cloud Foundry source" for f in ("--cf-api-endpoint", "--cf-username", "--cf-password")},
+    "--txt-new-format-only": "removed upstream in v0.18 (an unknown flag there too); only new-format TXT is written here",
     **{f: "OpenShift route source" for f in ("--openshift-router-name",)},
     **{f: "connector source" for f in ("--connector-source-server",)},
     "--compatibility": "legacy annotation semantics (mate, molecule, kops-dns-controller)",
