@@ -181,3 +181,16 @@ def test_bad_annotation_reported_by_name() -> None:
 def test_hostname_of_non_host_network_pod_uses_pod_ip() -> None:
     p = pod(host_network=False, annotations={P + "hostname": "web.example.org"})
     assert records(pods(p)) == {"web.example.org A": ["10.1.0.5"]}
+
+
+def test_host_network_pod_on_a_node_without_public_address_is_reported() -> None:
+    """A bare-metal node with only an IPv4 InternalIP: as external-dns, `hostname` publishes nothing for a
+    hostNetwork pod there (its InternalIP is not used), and the pod is told why; `internal-hostname` still works."""
+    nodes = {"n1": node(addresses=[("InternalIP", "10.0.0.1")])}
+    p = pod(annotations={P + "hostname": "web.example.org", P + "internal-hostname": "web.internal.example.org"})
+    out = pod_endpoints(p, SourceOptions(), PodOptions(), nodes.get)
+    assert records(out) == {"web.internal.example.org A": ["10.1.0.5"]}
+    assert [(x.ref, x.field, x.value) for x in out.problems] == [("pod/default/web", "spec.nodeName", "n1")]
+    assert "no ExternalIP or IPv6 InternalIP" in out.problems[0].message
+    # a node not in the cache yet is a transient state: nothing reported
+    assert pod_endpoints(p, SourceOptions(), PodOptions(), lambda _name: None).problems == []

@@ -7,8 +7,8 @@ current external-dns) only `spec.hostNetwork: true` pods publish anything.
 Per pod (targets = the `target` annotation when set):
 - `internal-hostname` annotation: each name -> the targets, else `status.podIP`;
 - `hostname` annotation: each name -> the targets, else for hostNetwork pods the addresses of the pod's
-  node (`spec.nodeName`): every `ExternalIP` and every IPv6 `InternalIP`; for other pods
-  `status.podIP`, as external-dns's annotation guide says;
+  node (`spec.nodeName`): every `ExternalIP` and every IPv6 `InternalIP` (a node with neither is reported
+  on the pod); for other pods `status.podIP`, as external-dns's annotation guide says;
 - `pod_source_domain` (`--pod-source-domain`): `<pod name>.<domain>` -> the targets, else `status.podIP`;
 - `--fqdn-template`, when nothing above gave endpoints (or always with `--combine-fqdn-annotation`): each
   name -> every `status.podIPs[].ip` (or `--target-template`'s targets); `--fqdn-target-template` pairs
@@ -115,7 +115,16 @@ class _Pod:
         if node is None:
             log.debug(f"node {node_name!r} of pod {self.namespace}/{self.name} not found; ignoring")
             return []
-        return _pod_node_addresses(node)
+        addresses = _pod_node_addresses(node)
+        if not addresses:
+            # as external-dns, IPv4 InternalIPs are not published under `hostname` (a bare-metal node often
+            # has nothing else): say so rather than publish nothing silently
+            self.problems.append(Problem(
+                self.ref, "spec.nodeName", node_name,
+                "the node has no ExternalIP or IPv6 InternalIP address, so the hostname annotation of this "
+                "hostNetwork pod publishes nothing (the internal-hostname or target annotation gives an address)",
+                obj=self.pod))
+        return addresses
 
     def run(self) -> list[Endpoint]:
         opts, popts = self.options, self.pod_options
