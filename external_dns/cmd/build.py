@@ -35,7 +35,7 @@ SOURCE_BUILDERS: dict[str, str] = {
     "service": "external_dns.cmd.build_k8s_sources:build_service",
     "ingress": "external_dns.cmd.build_k8s_sources:build_ingress",
     "crd": "external_dns.cmd.build_k8s_sources:build_crd",
-    "dnsrecord": "external_dns.controller.dnsrecord.controller:build_source",
+    "dnsrecord": "external_dns.cmd.build_sources:build_dnsrecord",
     "gateway-httproute": "external_dns.cmd.build_k8s_sources:build_httproute",
     "gateway-grpcroute": "external_dns.cmd.build_k8s_sources:build_grpcroute",
     "gateway-tlsroute": "external_dns.cmd.build_k8s_sources:build_tlsroute",

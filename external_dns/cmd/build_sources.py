@@ -81,6 +81,14 @@ def build_manifest(cfg: argparse.Namespace, context: Any = None) -> Source:
     return ManifestSource(directory, source_options(cfg), gateway_options(cfg))
 
 
+def build_dnsrecord(cfg: argparse.Namespace, context: Any = None) -> Source:
+    """`--source=dnsrecord`: no endpoints in the zone-wide pipeline (the DNSRecord controller publishes
+    them, started as a process feature by cmd/wiring.process_features)."""
+    from external_dns.controller.dnsrecord.controller import NoEndpoints
+
+    return NoEndpoints()
+
+
 def build_source_pipeline(cfg: argparse.Namespace, context: Any = None) -> Source:
     """Every `--source`, combined and wrapped (see the module docstring)."""
     names = [n for n in (getattr(cfg, "source", None) or []) if n]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import functools
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -146,16 +146,15 @@ def process_features(cfg: argparse.Namespace) -> list[ProcessFeature]:
             log.warning("--dry-run: the DNSRecord controller is not started (it would write to the provider, "
                         "the records' status and their finalizers)")
         else:
-            from external_dns.controller.dnsrecord.controller import install
-
-            features.append(functools.partial(_install_dnsrecord, install, dnsrecord_options(cfg),
+            features.append(functools.partial(_install_dnsrecord, dnsrecord_options(cfg),
                                               str(getattr(cfg, "namespace", "") or ""),
                                               int(getattr(cfg, "dnsrecord_workers", 2) or 2)))
     return features
 
 
-def _install_dnsrecord(install: Callable[..., Any], options: DNSRecordOptions, namespace: str, workers: int,
-                       process: ControllerProcess) -> None:
+def _install_dnsrecord(options: DNSRecordOptions, namespace: str, workers: int, process: ControllerProcess) -> None:
+    from external_dns.controller.dnsrecord.controller import install  # the Kubernetes client: only when run
+
     install(process, options, namespace=namespace, workers=workers)
 
 

@@ -4,7 +4,7 @@ Modules: `types` (resource names, condition reasons/messages, validation), `cloc
 durations, the randomised validation requeue), `registry` (dns-operator's TXT names on the TXT registry),
 `status` (status subresource writes with optimistic concurrency, finalizer patches), `metrics`
 (`dns_provider_write_counter`, `dns_provider_record_ready`), `reconcile` (one pass of one record) and
-`controller` (informer -> workqueue keyed `namespace/name` -> workers; process hook and source builder).
+`controller` (informer -> workqueue keyed `namespace/name` -> workers; `install`, the process feature).
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
-"""The per-record DNSRecord controller: a shared informer on kuadrant.io/v1alpha1 DNSRecords, its own
-rate-limited workqueue keyed by `namespace/name` (sample-controller pattern) and worker threads running
-`Reconciler.reconcile(key)`.
-
-* Informer events (add, update, delete) queue the key; `start()` also queues every cached key (workers may
-  start long after the informer synced, e.g. on winning leader election). A resync with an unchanged
-  resourceVersion is ignored.
-* After a reconcile: `Result.error` -> `add_rate_limited` (per-key exponential back-off, 5 ms .. 1000 s);
-  otherwise `forget` and, with `requeue_after`, `add_after` (the queue keeps the earliest of several).
-* `start()` / `stop(timeout)` may repeat (leader election): each start runs a fresh queue and threads; stop
-  lets in-flight reconciles finish within the timeout and joins every thread.
-
-Process wiring: `install(process, options)` (a ControllerProcess feature, added by cmd/ with
-`--source=dnsrecord` outside `--dry-run`) builds the controller on the process's informer factory,
-Kubernetes client and provider and runs it as a leader task beside the zone controller.
-`build_source` is the `--source=dnsrecord` source builder: DNSRecords publish through this controller,
-so they contribute no endpoints to the zone-wide controller.
+"""The per-record DNSRecord controller: a shared informer on kuadrant.io/v1alpha1 DNSRecords feeds its own
+rate-limited workqueue keyed `namespace/name` (sample-controller pattern); worker threads run
+`Reconciler.reconcile(key)`. `install` runs it as a leader task of the long-running process; the rules
+(requeues, restarts under leader election) sit beside the methods that implement them.
 """
-
 from __future__ import annotations
 
 import random
@@ -24,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
@@ -38,11 +24,15 @@ from external_dns.informers import (
     DeletedFinalStateUnknown,
     ResourceEventHandlerFuncs,
     SharedIndexInformer,
+    SharedInformerFactory,
     deletion_handling_key,
 )
 from external_dns.providers.provider import CachedProvider, Provider
 from external_dns.sources.source import Source
 from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
+
+if TYPE_CHECKING:
+    from external_dns.controller.controller import Controller
 
 log = structlog.get_logger(__name__)
 
@@ -212,9 +202,25 @@ def build_dnsrecord_controller(options: Options, factory: Any, provider: Provide
     return DNSRecordController(reconciler, informer, workers=workers, rate_limiter_factory=rate_limiter_factory)
 
 
-def install(process: Any, options: Options, *, namespace: str = "", workers: int = 2) -> DNSRecordController:
+class ProcessHost(Protocol):
+    """What `install` uses of the long-running process (controller/process.ControllerProcess)."""
+
+    @property
+    def controller(self) -> Controller: ...
+
+    @property
+    def kube_client(self) -> Callable[[], Any] | None: ...
+
+    @property
+    def informer_factory(self) -> Callable[[], SharedInformerFactory] | None: ...
+
+    def add_leader_task(self, start: Callable[[], None], stop: Callable[[float], bool], name: str = "") -> None: ...
+
+
+def install(process: ProcessHost, options: Options, *, namespace: str = "", workers: int = 2) -> DNSRecordController:
     """Run the DNSRecord controller as a leader task of the long-running `process` (a ControllerProcess
-    feature), on its informer factory, Kubernetes client and provider."""
+    feature, added by cmd/ for `--source=dnsrecord` outside `--dry-run`), on its informer factory,
+    Kubernetes client and provider, beside the zone controller."""
     if process.kube_client is None or process.informer_factory is None:
         from external_dns.errors import ConfigError
 
@@ -222,19 +228,13 @@ def install(process: Any, options: Options, *, namespace: str = "", workers: int
     provider = process.controller.registry.provider
     ctl = build_dnsrecord_controller(options, process.informer_factory(), provider, process.kube_client(),
                                      namespace=namespace, workers=workers)
-    process.dnsrecord_controller = ctl
     process.add_leader_task(ctl.start, ctl.stop, name="dnsrecord-controller")
     return ctl
 
 
-class _NoEndpoints(Source):
-    """`--source=dnsrecord` in the zone-wide pipeline: DNSRecords are published by their own controller."""
+class NoEndpoints(Source):
+    """`--source=dnsrecord` in the zone-wide pipeline: DNSRecords publish through their own controller, so
+    they contribute no endpoints there (cmd/build_sources.build_dnsrecord)."""
 
     def endpoints(self) -> list[Endpoint]:
         return []
-
-
-def build_source(cfg: Any = None, context: Any = None) -> Source:
-    """SOURCE_BUILDERS["dnsrecord"]: DNSRecords contribute no endpoints to the zone-wide pipeline."""
-    del cfg, context
-    return _NoEndpoints()

@@ -12,12 +12,9 @@ from typing import Any
 import pytest
 from prometheus_client import REGISTRY
 
+from external_dns.cmd.build_sources import build_dnsrecord
 from external_dns.cmd.wiring import process_features
-from external_dns.controller.dnsrecord.controller import (
-    DNSRecordController,
-    build_dnsrecord_controller,
-    build_source,
-)
+from external_dns.controller.dnsrecord.controller import DNSRecordController, build_dnsrecord_controller
 from external_dns.controller.dnsrecord.reconcile import Options
 from external_dns.controller.dnsrecord.types import API_VERSION, KIND
 from external_dns.informers import SharedInformerFactory
@@ -158,10 +155,11 @@ def test_process_feature_runs_the_controller_only_with_source_dnsrecord(
     process = _Process(factory, CachedProvider(provider, 60.0), kube_api_client)
     feature(process)  # type: ignore[arg-type]
     assert len(process.tasks) == 1 and process.tasks[0][2] == "dnsrecord-controller"
-    ctl = process.dnsrecord_controller  # type: ignore[attr-defined]
+    ctl = process.tasks[0][0].__self__  # the task is the controller's bound start()
+    assert isinstance(ctl, DNSRecordController)
     assert ctl.reconciler.provider is provider  # the cache is bypassed: validation must see the provider
     ctl.close(1.0)
-    assert build_source(cfg()).endpoints() == []
+    assert build_dnsrecord(cfg()).endpoints() == []
 
 
 class _Down(ZoneFileProvider):
