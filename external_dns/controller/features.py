@@ -11,6 +11,7 @@ from external_dns.controller.controller import Controller
 from external_dns.controller.safety_gate import find_safety_gate
 from external_dns.events import Recorder
 from external_dns.events.emit_filter import EmitFilter
+from external_dns.sources.derived import attach_recorder
 from external_dns.sources.informer.hooks import ConflictReporter, informer_sources, status_after_sync
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ def attach_events(controller: Controller, recorder: Recorder | None) -> None:
         status_after_sync(controller)
     for source in sources:
         source.recorder = recorder
+    attach_recorder(controller.source, recorder)  # record-type: ptr problems of the PTR wrapper
     controller.recorder = recorder
     gate = find_safety_gate(controller.pre_apply_checks)
     if gate is not None:

@@ -10,13 +10,15 @@
   The PTR records reach a DNS server only in reverse zones the provider manages (`--domain-filter` must
   include them, as for any name). A `record-type` annotation that cannot be honoured (PTR not in
   `--managed-record-types`, a non-address record, an unknown value) is logged as a warning once per
-  object and name, instead of being ignored silently.
+  object and name, instead of being ignored silently, and with a `recorder` attached (`attach_recorder`)
+  it is also a Warning Event on the object, as the sources' other problems.
 
 Both forward `add_event_handler` to the wrapped source and expose its `problems`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 from collections.abc import Callable, Iterable, Sequence
 
@@ -33,6 +35,7 @@ from external_dns.endpoint.endpoint import (
     new_ptr_endpoint,
 )
 from external_dns.endpoint.targets import Targets
+from external_dns.events import Recorder, emit_problem_events
 from external_dns.sources.problems import Problem
 from external_dns.sources.source import Source
 
@@ -95,6 +98,7 @@ class PtrSource(Source):
         self.create_ptr = create_ptr
         self.ptr_managed = RECORD_TYPE_PTR in {t.upper() for t in managed_types}
         self._warned: set[tuple[str, str, str]] = set()
+        self.recorder: Recorder | None = None  # set by attach_recorder: problems also become Events
 
     @property
     def problems(self) -> list[Problem]:
@@ -108,6 +112,11 @@ class PtrSource(Source):
             self._warned.clear()
         self._warned.add(key)
         log.warning(message, dns_name=ep.dns_name, resource=key[0] or "unknown", record_type=value)
+        if self.recorder is not None and ep.ref_objects:  # a Warning Event on the object, as other problems
+            problem = Problem(key[0] or "unknown", "record-type", value, f"{ep.dns_name}: {message}",
+                              obj=ep.ref_objects[0])
+            with contextlib.suppress(Exception):  # an Event is best effort; the warning is logged already
+                emit_problem_events(self.recorder, [problem])
 
     def _wanted(self, ep: Endpoint) -> bool:
         """Whether `ep` gets PTR records; the record-type directive is consumed (it is not a record property,
@@ -159,3 +168,18 @@ class PtrSource(Source):
 
     def add_event_handler(self, handler: Callable[[], None]) -> None:
         self.source.add_event_handler(handler)
+
+
+def attach_recorder(source: Source, recorder: Recorder | None) -> None:
+    """Give every PtrSource in a pipeline of wrappers (`source` / `sources` attributes) the `recorder`."""
+    stack: list[object] = [source]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, PtrSource):
+            node.recorder = recorder
+        stack.append(getattr(node, "source", None))
+        stack.extend(getattr(node, "sources", None) or [])

@@ -274,3 +274,31 @@ def test_create_ptr_through_the_pipeline_into_inmemory_reverse_zone(tmp_path: Pa
     (manifests / "svc.yaml").write_text(SERVICES.split("---\n")[1])
     controller.run_once()
     assert not [k for k in records() if "10.2.0.192" in k[0] or k[0].startswith("web.")], records()
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[object, str, str, str]] = []
+
+    def event(self, obj: object, type_: str, reason: str, note: str) -> bool:
+        self.events.append((obj, type_, reason, note))
+        return True
+
+
+def test_a_directive_that_cannot_be_honoured_is_an_event_on_its_object_once() -> None:
+    from external_dns.sources.derived import attach_recorder
+    from external_dns.sources.wrappers import MultiSource
+
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a", "namespace": "default"}}
+    endpoint = ep("a.example.org", "A", "192.0.2.1", record_type_annotation="ptr")
+    endpoint.ref_objects.append(svc)
+    bare = ep("b.example.org", "A", "192.0.2.2", record_type_annotation="ptr")  # no object: log line only
+    ptr = PtrSource(Static([endpoint, bare]), False, ("A", "AAAA", "CNAME"))
+    recorder = _Recorder()
+    attach_recorder(MultiSource([ptr]), recorder)  # found through the wrappers around it
+    ptr.endpoints()
+    ptr.endpoints()
+    assert len(recorder.events) == 1
+    obj, type_, reason, note = recorder.events[0]
+    assert obj is svc and (type_, reason) == ("Warning", "RecordError")
+    assert "a.example.org" in note and "PTR is not in --managed-record-types" in note
