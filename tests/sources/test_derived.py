@@ -302,3 +302,36 @@ def test_a_directive_that_cannot_be_honoured_is_an_event_on_its_object_once() ->
     obj, type_, reason, note = recorder.events[0]
     assert obj is svc and (type_, reason) == ("Warning", "RecordError")
     assert "a.example.org" in note and "PTR is not in --managed-record-types" in note
+
+
+@pytest.mark.integration
+def test_nat64_networks_through_the_cli_write_the_a_record_beside_the_aaaa(tmp_path: Path) -> None:
+    manifests, zones = tmp_path / "manifests", tmp_path / "zones"
+    manifests.mkdir()
+    zones.mkdir()
+    (manifests / "svc.yaml").write_text(textwrap.dedent("""\
+        apiVersion: v1
+        kind: Service
+        metadata:
+          name: v6
+          namespace: default
+          annotations:
+            external-dns.kubernetes.io/hostname: v6.example.org
+        spec:
+          type: LoadBalancer
+        status:
+          loadBalancer:
+            ingress:
+              - ip: 64:ff9b::c000:20a
+        """))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")} | {"PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "external_dns", "--once", "--source=manifest", f"--manifest-dir={manifests}",
+            "--provider=zonefile", f"--zonefile-dir={zones}", "--zonefile-create-zone=example.org",
+            "--policy=sync", "--nat64-networks=64:ff9b::/96"]
+    run = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    zone = _zone(next(zones.glob("example.org*")))
+    assert zone[("v6.example.org", "AAAA")] == ["64:ff9b::c000:20a"]
+    assert zone[("v6.example.org", "A")] == ["192.0.2.10"]
+    again = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
+    assert again.returncode == 0 and _zone(next(zones.glob("example.org*"))) == zone
