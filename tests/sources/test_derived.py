@@ -207,6 +207,17 @@ def test_create_ptr_through_rfc2136_into_a_bind_reverse_zone(tmp_path: Path) -> 
         assert second.returncode == 0, second.stderr
         # Nothing planned, nothing sent: no zone's serial moved.
         assert [srv.rrset(zone, "SOA") for zone in srv.zones] == serials
+        # The forward record goes: its PTR record and the PTR's ownership TXT leave BIND's reverse zone too.
+        def reverse_txt() -> list[str]:
+            return [n for n, t, _, _ in srv.axfr("2.0.192.in-addr.arpa") if t == "TXT" and "10.2.0.192" in n]
+
+        assert reverse_txt()
+        (manifests / "svc.yaml").write_text(SERVICES.split("---\n")[1])
+        third = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
+        assert third.returncode == 0, third.stderr
+        assert srv.rrset("10.2.0.192.in-addr.arpa", "PTR") is None
+        assert srv.rrset("web.example.org", "A") is None and srv.rrset("api.example.org", "A") is not None
+        assert not reverse_txt()
 
 
 # --- deletes: the PTR record (and its ownership TXT) goes when its forward record goes ---------------------
