@@ -74,6 +74,10 @@ class IncrementalPlanner:
         self._observed: dict[str, Fingerprints] = {}  # zone -> fingerprints of a full read not yet synced
         self._owed: dict[str, set[str]] = {}  # zone -> names of failed or refused runs
         self._written: dict[str, set[str]] = {}  # zone -> names the full pass in progress plans to write
+        # zone -> names the source reported changed by events (Source.take_dirty_names), not planned yet
+        self._events: dict[str, set[str]] = {}
+        # zones whose next run must compare fingerprints: the source could not name its changes at some point
+        self._compare_due: set[str] = set()
         self._local = threading.local()
         self.runs = 0
         self.planned_names = 0  # rows planned by incremental runs (for benches and tests)
@@ -135,6 +139,58 @@ class IncrementalPlanner:
             self._observed.pop(zone, None)
             self._owed.pop(zone, None)
 
+    def zones_with_events(self, zones: list[str]) -> list[str] | None:
+        """The zones holding names the source reported changed since their last run (None: the source cannot
+        tell; the caller compares the zones' desired endpoints instead)."""
+        if not self._collect_events():
+            return None
+        with self._lock:
+            if any(z in self._compare_due for z in zones):
+                return None
+            return [z for z in zones if self._events.get(z)]
+
+    def _collect_events(self) -> bool:
+        """Move the source's changed names into the per-zone sets; False when it cannot name them."""
+        take = getattr(self.controller.source, "take_dirty_names", None)
+        names = take() if take is not None else None
+        zones = self.controller.zone_keys()
+        if names is None:
+            with self._lock:
+                self._compare_due.update(zones)  # their next runs compare fingerprints: that covers these
+            return False
+        with self._lock:
+            for name in names:
+                zone = zone_for_name(name, zones)
+                if zone is not None:
+                    self._events.setdefault(zone, set()).add(name)
+        return True
+
+    def _run_by_events(self, zone: str, moved: set[str], started: float) -> RunResult | None:
+        """The run when the source names its changed names: only those names' endpoints are computed."""
+        ctl = self.controller
+        with self._lock:
+            dirty = self._events.pop(zone, set()) | moved | self._owed.pop(zone, set())
+        found = ctl.source.endpoints_for_names(dirty)
+        if found is None:
+            self._owe(zone, dirty)
+            return None
+        groups = self._zone_groups(zone, found)
+        try:
+            result = self._plan_and_apply(zone, dirty, groups, started)
+        except Exception:
+            self._owe(zone, dirty)
+            raise
+        now = fingerprints(groups)
+        with self._lock:
+            baseline = self._baseline.get(zone)
+            if baseline is not None:
+                for name in dirty:
+                    if name in now:
+                        baseline[name] = now[name]
+                    else:
+                        baseline.pop(name, None)
+        return result
+
     def _zone_groups(self, zone: str, endpoints: Iterable[Endpoint]) -> dict[str, list[Endpoint]]:
         zones = self.controller.zone_keys()
         if len(zones) == 1 and zones[0] == zone:
@@ -153,6 +209,21 @@ class IncrementalPlanner:
             return None
         started = time.monotonic()
         metrics.LAST_RECONCILE_TIMESTAMP.set(time.time())
+        named = self._collect_events()
+        with self._lock:
+            named = named and zone not in self._compare_due
+        if named:
+            try:
+                moved = take(zone)
+            except Exception as exc:
+                metrics.REGISTRY_ERRORS.inc()
+                raise RunOnceError("registry records", exc) from exc
+            if moved is None:
+                self.forget(zone)
+                return None
+            result = self._run_by_events(zone, moved, started)
+            if result is not None:
+                return result
         try:
             raw = ctl.source.endpoints()
         except Exception as exc:
@@ -175,6 +246,7 @@ class IncrementalPlanner:
             self.forget(zone)
             return None
         with self._lock:
+            self._events.pop(zone, None)  # taken before the read above: the comparison covers them
             dirty = {n for n, fp in now.items() if baseline.get(n) != fp}
             dirty.update(n for n in baseline if n not in now)
             dirty |= moved | self._owed.get(zone, set())
@@ -188,6 +260,7 @@ class IncrementalPlanner:
         with self._lock:
             if zone in self._baseline:
                 self._baseline[zone] = now
+            self._compare_due.discard(zone)
         return result
 
     def _plan_and_apply(self, zone: str, dirty: set[str], groups: dict[str, list[Endpoint]],

@@ -170,6 +170,11 @@ class ZoneController:
         every event pass reconciles it, as upstream."""
         if not self.skip_unchanged_zones or len(keys) < 2:
             return keys
+        named = self.planner.zones_with_events(keys) if self.planner is not None else None
+        if named is not None:  # the source named the changed names: their zones, without reading it all
+            with self._state:
+                return [k for k in keys if k in named or k in self._in_flight or k in self._failures
+                        or k in self._full_due]
         try:
             now = zone_fingerprints(self.controller.source.endpoints(), keys)
         except Exception as exc:  # the reconciles will report it

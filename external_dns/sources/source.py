@@ -8,7 +8,7 @@ sources never do).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from external_dns.endpoint.endpoint import Endpoint
 
@@ -21,3 +21,16 @@ class Source(ABC):
     def add_event_handler(self, handler: Callable[[], None]) -> None:
         """Register a callback run on every change of the source's objects (default: no events)."""
         del handler
+
+    def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
+        """Exactly the endpoints of `endpoints()` whose DNS name (lower case, without the trailing dot) is in
+        `names`, found without computing the others; None when this source cannot (the caller then reads
+        `endpoints()`). Default: None."""
+        del names
+        return None
+
+    def take_dirty_names(self) -> set[str] | None:
+        """The DNS names (lower case, no trailing dot) whose endpoints may have changed since the previous
+        call: every name an added, changed or deleted object claimed before or claims now. None when this
+        source cannot tell (the caller compares `endpoints()` instead). Default: None."""
+        return None

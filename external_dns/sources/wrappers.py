@@ -16,7 +16,7 @@ Each forwards `add_event_handler` to its children and exposes the children's `pr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import structlog
 
@@ -139,6 +139,25 @@ class MultiSource(Source):
         for source in self.sources:
             source.add_event_handler(handler)
 
+    def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
+        # Default targets and de-duplication work endpoint by endpoint and name by name: on the endpoints of
+        # `names` they give exactly `endpoints()`'s endpoints of `names`.
+        collected: list[Endpoint] = []
+        for source in self.sources:
+            part = source.endpoints_for_names(names)
+            if part is None:
+                return None
+            collected.extend(part)
+        collected = apply_default_targets(collected, self.default_targets, self.force_default_targets)
+        return dedup_endpoints(collected, [])
+
+    def take_dirty_names(self) -> set[str] | None:
+        out: set[str] | None = set()
+        for source in self.sources:
+            part = source.take_dirty_names()  # every child is asked, so each forgets what it handed out
+            out = None if out is None or part is None else out | part
+        return out
+
 
 class TargetFilterSource(Source):
     """Keeps only targets the TargetNetFilter admits; endpoints left without targets are dropped."""
@@ -152,7 +171,9 @@ class TargetFilterSource(Source):
         return _problems_of([self.source])
 
     def endpoints(self) -> list[Endpoint]:
-        eps = self.source.endpoints()
+        return self._filter(self.source.endpoints())
+
+    def _filter(self, eps: list[Endpoint]) -> list[Endpoint]:
         if not self.target_filter.is_enabled():
             return eps
         out: list[Endpoint] = []
@@ -171,6 +192,13 @@ class TargetFilterSource(Source):
     def add_event_handler(self, handler: Callable[[], None]) -> None:
         self.source.add_event_handler(handler)
 
+    def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
+        eps = self.source.endpoints_for_names(names)
+        return None if eps is None else self._filter(eps)
+
+    def take_dirty_names(self) -> set[str] | None:
+        return self.source.take_dirty_names()
+
 
 class PostProcessorSource(Source):
     """`--min-ttl`, provider-specific properties of the configured provider only, `--prefer-alias`."""
@@ -186,7 +214,16 @@ class PostProcessorSource(Source):
         return _problems_of([self.source])
 
     def endpoints(self) -> list[Endpoint]:
-        eps = self.source.endpoints()
+        return self._process(self.source.endpoints())
+
+    def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
+        eps = self.source.endpoints_for_names(names)
+        return None if eps is None else self._process(eps)
+
+    def take_dirty_names(self) -> set[str] | None:
+        return self.source.take_dirty_names()
+
+    def _process(self, eps: list[Endpoint]) -> list[Endpoint]:
         for ep in eps:
             if self.min_ttl > 0:
                 ep.with_min_ttl(self.min_ttl)

@@ -216,6 +216,7 @@ class InformerSource(Source):
         self.recorder: Recorder | None = None
         self.problems: list[Problem] = []
         self._event_sources: list[tuple[SharedIndexInformer, Callable[[Any], bool] | None]] = []
+        self._own_events: list[SharedIndexInformer] = []  # informers whose events the subclass dispatches
         self._report_lock = threading.Lock()
         self._reported: set[tuple[str, str, str]] = set()
 
@@ -274,6 +275,8 @@ class InformerSource(Source):
 
         funcs = ResourceEventHandlerFuncs(on_add=fire, on_update=fire_on_change, on_delete=fire)
         for informer, admit in self._event_sources:
+            if any(informer is own for own in self._own_events):
+                continue  # the subclass calls the handlers itself (after its own bookkeeping)
             informer.add_event_handler(funcs if admit is None else FilteringResourceEventHandler(admit, funcs),
                                        resync_period=0)
 

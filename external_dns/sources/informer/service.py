@@ -12,8 +12,11 @@ unchanged; the merge across Services is `merge_service_endpoints`. Events: Servi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
+
+import structlog
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import (
@@ -22,9 +25,11 @@ from external_dns.informers import (
     NODES,
     PODS,
     SERVICES,
+    FilteringResourceEventHandler,
+    ResourceEventHandlerFuncs,
     SharedInformerFactory,
 )
-from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource
+from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource, _differs
 from external_dns.sources.informer.filters import (
     BY_SERVICE_NAME,
     WITH_SELECTORS,
@@ -47,6 +52,8 @@ from external_dns.sources.objects.service import merge_service_endpoints, servic
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import Problem
 from external_dns.sources.rbac import service_informer_resources
+
+log = structlog.get_logger(__name__)
 
 
 def annotation_keys_read(options: SourceOptions, extra: tuple[str, ...] = ()) -> Any:
@@ -80,20 +87,176 @@ class ServiceInformerSource(InformerSource):
                                          {BY_SERVICE_NAME: service_name_index}, events=listen_endpoint_events)
         if "nodes" in watched:
             self.nodes = self._shared_informer(NODES, lambda needs: node_transformer_for(needs, pod_keep), ())
+        self._by_name_init()
 
     def access_checks(self) -> list[AccessCheck]:
         ns = self.options.namespace or None
         return [AccessCheck(informer.resource, verb, ns) for informer in self.informers.values()
                 for verb in ("list", "watch")]
 
+    # -- by name: event-sized reads (Source.endpoints_for_names / take_dirty_names) ---------------------------
+    # Services whose endpoints come from the Service alone (LoadBalancer, ExternalName, ClusterIP with an IP)
+    # are kept with their endpoints and indexed by DNS name, built on first use and then kept in step by the
+    # Service informer's events; the others (NodePort, headless: they read Pods, Nodes, EndpointSlices) are
+    # recomputed on every read. The merge across Services works name by name, so merging the endpoints of
+    # every Service claiming a name gives exactly `endpoints()`'s endpoints of that name. Problems are
+    # reported by `endpoints()` (the full passes), not here.
+    def _by_name_init(self) -> None:
+        self._bn_lock = threading.Lock()
+        self._bn_built = False
+        self._bn_entries: dict[str, tuple[list[Endpoint], frozenset[str]]] = {}  # key -> (endpoints, names)
+        self._bn_index: dict[str, set[str]] = {}  # name -> keys of self-contained Services claiming it
+        self._bn_others: dict[str, Mapping[str, Any]] = {}  # key -> NodePort / headless Service
+        self._bn_dirty: set[str] = set()
+        self._bn_touched: set[str] | None = None  # keys changed by events while the first `collect` lists (None: not listing)
+        self._bn_handlers: list[Callable[[], None]] = []
+        # One listener keeps the index and then calls the event handlers, so a sync triggered by an event
+        # always finds that event's names in the index.
+        self._own_events.append(self.services)
+        funcs = ResourceEventHandlerFuncs(on_add=lambda obj: self._bn_event(None, obj),
+                                          on_update=self._bn_event, on_delete=lambda obj: self._bn_event(obj, None))
+        self.services.add_event_handler(FilteringResourceEventHandler(self.admit, funcs), resync_period=0)
+
+    def add_event_handler(self, handler: Callable[[], None]) -> None:
+        self._bn_handlers.append(handler)
+        super().add_event_handler(handler)  # the other informers' events (EndpointSlices)
+
+    @staticmethod
+    def _key(svc: Mapping[str, Any]) -> str:
+        meta = svc.get("metadata") if isinstance(svc.get("metadata"), Mapping) else {}
+        assert isinstance(meta, Mapping)
+        return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+
+    @staticmethod
+    def _self_contained(svc: Mapping[str, Any]) -> bool:
+        spec = svc.get("spec") if isinstance(svc.get("spec"), Mapping) else {}
+        assert isinstance(spec, Mapping)
+        svc_type = spec.get("type") or "ClusterIP"
+        return not (svc_type == "NodePort" or (svc_type == "ClusterIP" and spec.get("clusterIP") == "None"))
+
+    def _endpoints_of(self, svc: Mapping[str, Any]) -> list[Endpoint]:
+        if self._self_contained(svc):
+            return service_endpoints(svc, self.options)[0]
+        return self._collect_services([svc])[0]
+
+    def _bn_forget(self, key: str) -> None:
+        """Drop a Service from the index (call with the lock held); its names become dirty."""
+        self._bn_others.pop(key, None)
+        entry = self._bn_entries.pop(key, None)
+        if entry is None:
+            return
+        for name in entry[1]:
+            self._bn_dirty.add(name)
+            keys = self._bn_index.get(name)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self._bn_index[name]
+
+    def _bn_add(self, svc: Mapping[str, Any]) -> None:
+        key = self._key(svc)
+        eps = self._endpoints_of(svc)
+        names = frozenset(_name(ep.dns_name) for ep in eps)
+        with self._bn_lock:
+            if self._bn_touched is not None:
+                self._bn_touched.add(key)
+            self._bn_forget(key)
+            self._bn_dirty.update(names)
+            if not self._self_contained(svc):
+                self._bn_others[key] = svc
+                self._bn_entries[key] = ([], names)  # names only: for the next change's dirty names
+                return
+            self._bn_entries[key] = (eps, names)
+            for name in names:
+                self._bn_index.setdefault(name, set()).add(key)
+
+    def _bn_event(self, old: Any, new: Any) -> None:
+        changed = new is None or old is None or _differs(old, new)
+        if changed and self._bn_built:  # before, the first `collect` builds the index from the cache
+            self._bn_update(old, new)
+        if changed:
+            for handler in list(self._bn_handlers):
+                try:
+                    handler()
+                except Exception:  # one handler never stops the others or the informer
+                    log.exception("source event handler failed", source=self.name)
+
+    def _bn_update(self, old: Any, new: Any) -> None:
+        if new is None:
+            with self._bn_lock:
+                if self._bn_touched is not None:
+                    self._bn_touched.add(self._key(old))
+                self._bn_forget(self._key(old))
+        else:
+            self._bn_add(new)
+
+    def _bn_build(self) -> None:
+        self.collect()  # builds the index on its first run
+
+    def _bn_start_build(self) -> bool:
+        """True when the caller (the first `collect`) builds the index: events from now on update it, and the
+        listing adds only Services no event touched meanwhile."""
+        with self._bn_lock:
+            if self._bn_built:
+                return False
+            self._bn_built = True
+            self._bn_touched = set()
+            return True
+
+    def _bn_listed(self, svc: Mapping[str, Any], eps: list[Endpoint]) -> None:
+        key = self._key(svc)
+        names = frozenset(_name(ep.dns_name) for ep in eps)
+        with self._bn_lock:
+            if self._bn_touched is not None and key in self._bn_touched:
+                return  # an event brought a newer version (or its deletion) already
+            if not self._self_contained(svc):
+                self._bn_others[key] = svc
+                self._bn_entries[key] = ([], names)
+                return
+            self._bn_entries[key] = ([ep.copy() for ep in eps], names)
+            for name in names:
+                self._bn_index.setdefault(name, set()).add(key)
+
+    def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
+        if not self._bn_built:
+            self._bn_build()
+        wanted = {_name(n) for n in names}
+        with self._bn_lock:
+            keys = {k for n in wanted for k in self._bn_index.get(n, ())}
+            found = [ep.copy() for k in sorted(keys) for ep in self._bn_entries[k][0]]
+            others = list(self._bn_others.values())
+        if others:
+            found.extend(self._collect_services(others)[0])
+        return [ep for ep in merge_service_endpoints(found) if _name(ep.dns_name) in wanted]
+
+    def take_dirty_names(self) -> set[str] | None:
+        if not self._bn_built:
+            self._bn_build()
+            return None  # no baseline yet: the caller compares everything once
+        with self._bn_lock:
+            dirty, self._bn_dirty = self._bn_dirty, set()
+        return dirty
+
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
+        building = self._bn_start_build()
+        eps, problems = self._collect_services(admitted_objects(self.services),
+                                               self._bn_listed if building else None)
+        if building:
+            with self._bn_lock:
+                self._bn_touched = None
+                self._bn_dirty.clear()
+        return merge_service_endpoints(eps), problems
+
+    def _collect_services(self, services: Iterable[Mapping[str, Any]],
+                          each: Callable[[Mapping[str, Any], list[Endpoint]], None] | None = None,
+                          ) -> tuple[list[Endpoint], list[Problem]]:
         nodes = self.nodes.get_store().list() if self.nodes is not None else []
         pod_store = self.pods.get_store() if self.pods is not None else None
         slice_store = self.slices.get_store() if self.slices is not None else None
         pods_by_ns: dict[str, list[dict[str, Any]]] = {}
         endpoints: list[Endpoint] = []
         problems: list[Problem] = []
-        for svc in admitted_objects(self.services):
+        for svc in services:
             raw_meta, raw_spec = svc.get("metadata"), svc.get("spec")
             meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
             ns, name = str(meta.get("namespace") or ""), str(meta.get("name") or "")
@@ -108,6 +271,13 @@ class ServiceInformerSource(InformerSource):
             slices = slice_store.by_index(BY_SERVICE_NAME, f"{ns}/{name}") \
                 if slice_store is not None and wants_pods else []
             eps, probs = service_endpoints(svc, self.options, nodes=nodes, pods=pods, endpoint_slices=slices)
+            if each is not None:
+                each(svc, eps)
             endpoints.extend(eps)
             problems.extend(probs)
-        return merge_service_endpoints(endpoints), problems
+        return endpoints, problems
+
+
+def _name(name: str) -> str:
+    name = name.lower()
+    return name[:-1] if name.endswith(".") else name
