@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import structlog
 
@@ -70,7 +70,16 @@ class Nat64Source(Source):
         return str(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
 
     def endpoints(self) -> list[Endpoint]:
-        eps = self.source.endpoints()
+        return self._derive(self.source.endpoints())
+
+    def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
+        eps = self.source.endpoints_for_names(names)  # the A records keep their AAAA's name
+        return None if eps is None else self._derive(eps)
+
+    def take_dirty_names(self) -> set[str] | None:
+        return self.source.take_dirty_names()
+
+    def _derive(self, eps: list[Endpoint]) -> list[Endpoint]:
         if not self.networks:
             return eps
         out = list(eps)
@@ -165,6 +174,18 @@ class PtrSource(Source):
                     known.targets = Targets(sorted({*known.targets, ep.dns_name}))
                     known.ref_objects.extend(r for r in ep.ref_objects if all(r is not k for k in known.ref_objects))
         return eps + [by_reverse[name] for name in sorted(by_reverse)]
+
+    def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
+        if self.ptr_managed:
+            return None  # PTR records live at reverse names that no forward name leads to
+        eps = self.source.endpoints_for_names(names)
+        if eps is not None:
+            for ep in eps:
+                self._wanted(ep)  # consumes the record-type directive, as `endpoints()` does
+        return eps
+
+    def take_dirty_names(self) -> set[str] | None:
+        return None if self.ptr_managed else self.source.take_dirty_names()
 
     def add_event_handler(self, handler: Callable[[], None]) -> None:
         self.source.add_event_handler(handler)
