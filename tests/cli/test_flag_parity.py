@@ -67,7 +67,7 @@ UPSTREAM: dict[str, Any] = {
     "--aws-evaluate-target-health": "true", "--aws-api-retries": "3", "--aws-prefer-cname": "false",
     "--aws-zones-cache-duration": "0s", "--aws-zone-match-parent": "false",
     # RFC2136
-    "--rfc2136-host": (), "--rfc2136-port": "0", "--rfc2136-zone": (), "--rfc2136-create-ptr": "false",
+    "--rfc2136-host": (), "--rfc2136-port": "0", "--rfc2136-zone": (), "--rfc2136-create-ptr": "false", "--rfc2136-axfr": "false",
     "--rfc2136-insecure": "false", "--rfc2136-tsig-keyname": "", "--rfc2136-tsig-secret": "",
     "--rfc2136-tsig-secret-alg": "", "--rfc2136-tsig-axfr": "false", "--rfc2136-min-ttl": "0s",
     "--rfc2136-gss-tsig": "false", "--rfc2136-kerberos-username": "", "--rfc2136-kerberos-password": "",
@@ -104,6 +104,8 @@ LEFT_OUT: dict[str, str] = {
     **{f: "connector source" for f in ("--connector-source-server",)},
     "--compatibility": "legacy annotation semantics (mate, molecule, kops-dns-controller)",
     "--zone-name-filter": "Azure only",
+    "--gateway-listener-sets": "Gateway API ListenerSet parents are not followed (docs/sources.md)",
+    "--crd-registry-namespace": "CRD registry (--registry=crd)",
     **{f: "generic batching of other providers (ours have --aws-/--rfc2136-batch-change-size)"
        for f in ("--batch-change-size", "--batch-change-interval")},
     **{f: "Google Cloud DNS provider" for f in ("--google-project", "--google-batch-change-size",
@@ -130,7 +132,7 @@ LEFT_OUT: dict[str, str] = {
     **{f: "GoDaddy provider" for f in ("--godaddy-api-key", "--godaddy-api-secret", "--godaddy-api-ttl",
                                        "--godaddy-api-ote")},
     **{f: "Exoscale provider" for f in ("--exoscale-apienv", "--exoscale-apizone", "--exoscale-apikey",
-                                        "--exoscale-apisecret")},
+                                        "--exoscale-apisecret", "--exoscale-zones-cache-duration")},
     **{f: "TransIP provider" for f in ("--transip-account", "--transip-keyfile")},
     **{f: "Pi-hole provider" for f in ("--pihole-server", "--pihole-password", "--pihole-tls-skip-verify",
                                        "--pihole-api-version")},
