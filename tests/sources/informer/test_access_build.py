@@ -3,6 +3,7 @@ source pipeline built from flags."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import kubernetes.client
@@ -131,7 +132,10 @@ def test_served_asks_discovery(kubeapi: KubeAPIServer) -> None:
                                   "defines it")
     finally:
         api.close()
-    down = kubernetes.client.ApiClient(kubernetes.client.Configuration(host="http://127.0.0.1:9"))
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    down = kubernetes.client.ApiClient(kubernetes.client.Configuration(host=f"http://127.0.0.1:{port}"))
     try:  # discovery cannot answer: the last (default) version, the informer reports the connection problem
         assert served(down, TLSROUTES_V1) is None
         assert first_served(down, ROUTE_VERSIONS["gateway-tlsroute"], "gateway-tlsroute") == TLSROUTES
