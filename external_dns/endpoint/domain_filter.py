@@ -1,15 +1,5 @@
-"""DomainFilter: which DNS names are in scope (include / exclude lists or regexes), as external-dns.
-
-Reference 2.5 (`endpoint/domain_filter.go`):
-- list entries are trimmed, lose one trailing dot, are IDNA ToUnicode'd (lower-cased); empty entries are
-  dropped, so the CLI default `[""]` means "no filter".
-- a non-empty `regex` or `regex_exclusion` makes a pure regex filter: the include/exclude lists are then
-  discarded (`NewDomainFilterWithOptions`). Regexes are searched unanchored, like Go's `MatchString`
-  (Python `re` is used; RE2-only syntax is not supported, a bad pattern is a ValueError naming the flag).
-- list matching: a filter starting with `.` matches names ending with it (not the bare domain); otherwise
-  the name equals the filter or ends with `"." + filter`.
-- `to_json` / `from_json` are the webhook negotiation form.
-
+"""DomainFilter: which DNS names are in scope (include / exclude lists or RE2 regexes), as external-dns's
+`endpoint/domain_filter.go`; `to_json` / `from_json` are the webhook negotiation form.
 `MatchAllDomainFilters` ANDs several filters (the CLI filter and the provider's own one in the plan).
 """
 
@@ -43,7 +33,7 @@ def _prepare(filters: Iterable[str]) -> list[str]:
         if not isinstance(f, str):
             raise ValueError(f"domain filter entries must be strings, got {f!r}")
         d = _normalize_domain(f.strip())
-        if d:
+        if d:  # empty entries dropped: the CLI default [""] means "no filter"
             out.append(d)
     return out
 
@@ -102,7 +92,7 @@ class DomainFilter:
         self.regex_exclusion = regex_exclusion or ""
         self._regex = _compile(self.regex, "--regex-domain-filter")
         self._regex_exclusion = _compile(self.regex_exclusion, "--regex-domain-exclusion")
-        if self.regex or self.regex_exclusion:
+        if self.regex or self.regex_exclusion:  # a regex filter discards the lists (NewDomainFilterWithOptions)
             self.include: list[str] = []
             self.exclude: list[str] = []
         else:
@@ -128,6 +118,7 @@ class DomainFilter:
         """True when `domain` is in scope."""
         if self.regex or self.regex_exclusion:
             d = _normalize_domain(domain)
+            # searched unanchored, as Go's MatchString
             if self._regex_exclusion is not None and self._regex_exclusion.search(d):
                 return False
             if self._regex is not None:

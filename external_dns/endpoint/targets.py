@@ -1,18 +1,6 @@
-"""Targets: the values of a record set, with external-dns's IP-aware, case-insensitive comparisons.
-
-Reference 2.3 (`endpoint/endpoint.go` of external-dns):
-
-- `new_targets(*t)`: de-duplicated and sorted by plain string order.
-- element order used by `same` / `is_less` ("Less"): when both are IP addresses their canonical strings are
-  compared, otherwise the raw strings.
-- `same`: equal length, both sorted, element-wise case-insensitive; on the first differing pair the result is
-  `canonical(a) == canonical(b)` when both are IPs (QUIRK reproduced: the remaining elements are not checked),
-  else False. Trailing dots are not normalised.
-- `is_less`: the shorter list is less; same length: first differing element after sorting, IP < hostname,
-  IPs numerically (IPv4 before IPv6), otherwise byte-wise.
-
-Deliberate difference: Go sorts both slices *in place* as a side effect of `Same` / `IsLess`; this port
-compares sorted copies and never mutates its arguments.
+"""Targets: the values of a record set, with external-dns's IP-aware, case-insensitive comparisons
+(`endpoint/endpoint.go`). Departure from Go: `Same` / `IsLess` sort their arguments in place there; here
+they compare sorted copies and never mutate their arguments.
 """
 
 from __future__ import annotations
@@ -131,7 +119,8 @@ def new_targets(*targets: str) -> Targets:
 
 
 def targets_same(a: Iterable[str], b: Iterable[str]) -> bool:
-    """Go `Targets.Same` (see the module docstring, including its first-mismatch QUIRK)."""
+    """Go `Targets.Same`: equal length, then element-wise after sorting, case-insensitive. Trailing dots are
+    not normalised."""
     la = a if isinstance(a, list) else list(a)
     lb = b if isinstance(b, list) else list(b)
     if len(la) != len(lb):
@@ -146,14 +135,15 @@ def targets_same(a: Iterable[str], b: Iterable[str]) -> bool:
             continue
         ix = parse_ip(x)
         iy = parse_ip(y)
-        if ix is not None and iy is not None:
-            return _canonical(ix) == _canonical(iy)
+        if ix is not None and iy is not None:  # Go's quirk, kept: the first differing IP pair decides,
+            return _canonical(ix) == _canonical(iy)  # the elements after it are not compared
         return False
     return True
 
 
 def targets_is_less(a: Iterable[str], b: Iterable[str]) -> bool:
-    """Go `Targets.IsLess` (see the module docstring)."""
+    """Go `Targets.IsLess`: the shorter list is less; at equal length the first differing element after
+    sorting decides."""
     la = list(a)
     lb = list(b)
     if len(la) != len(lb):
@@ -165,11 +155,11 @@ def targets_is_less(a: Iterable[str], b: Iterable[str]) -> bool:
             continue
         ix = parse_ip(x)
         iy = parse_ip(y)
-        if ix is not None and iy is not None:
+        if ix is not None and iy is not None:  # IPs numerically, IPv4 before IPv6
             return _ip_order(ix) < _ip_order(iy)
-        if ix is not None:
+        if ix is not None:  # an IP sorts before a hostname
             return True
         if iy is not None:
             return False
-        return x < y
+        return x < y  # otherwise byte-wise
     return False

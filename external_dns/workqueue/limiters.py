@@ -155,7 +155,7 @@ class WithMaxWaitRateLimiter:
         self.limiter.forget(item)
 
 
-# Short names used in the issue and the task description.
+# Short aliases of the limiters above.
 ItemExponentialFailure = ItemExponentialFailureRateLimiter
 ItemFastSlow = ItemFastSlowRateLimiter
 Bucket = BucketRateLimiter

@@ -67,7 +67,7 @@ def format_duration(seconds: float) -> str:
 
 
 def parse_valid_for(text: object) -> float:
-    """`status.validFor` in seconds; 0 when it is missing, negative or does not parse (the seed's rule)."""
+    """`status.validFor` in seconds; 0 when it is missing, negative or does not parse."""
     if not isinstance(text, str) or not text:
         return 0.0
     try:

@@ -206,7 +206,7 @@ class Reconciler:
             return self._provider_error(key, obj, spec, counter, start, exc)
 
     def _remaining_validity(self, key: str, status: Mapping[str, Any], start: float) -> float:
-        """Seconds until queuedAt + validFor; a `validFor` that does not parse counts as 0 (the seed), a
+        """Seconds until queuedAt + validFor; a `validFor` that does not parse counts as 0, a
         `queuedAt` that does not parse or lies in the future is ignored (a full reconcile rewrites both)."""
         queued = parse_time(status.get("queuedAt"))
         if queued is None:
