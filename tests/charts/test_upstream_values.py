@@ -292,3 +292,18 @@ def test_gateway_listener_sets_are_refused_with_a_message() -> None:
     with pytest.raises(Exception) as err:
         render_chart({"enableGatewayListenerSets": True})
     assert "does not follow Gateway API ListenerSet parents" in str(err.value)
+
+
+@pytest.mark.parametrize("flag", sorted(build_parser().secrets))
+def test_every_secret_flag_given_inline_through_env_warns(flag: str) -> None:
+    name = "EXTERNAL_DNS_" + flag.upper()
+    notes = render_manifests({"env": [{"name": name, "value": "inline"}]})[NOTES]
+    assert f"WARNING: env {name} holds a secret inline" in notes
+    by_ref = {"env": [{"name": name, "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]}
+    assert "holds a secret" not in render_manifests(by_ref)[NOTES]
+
+
+def test_secret_configuration_renders_and_warns() -> None:
+    values = upstream("every-upstream-key.yaml")
+    assert "WARNING: secretConfiguration puts credentials in the release's values" in render_manifests(values)[NOTES]
+    assert "secretConfiguration" not in render_manifests({})[NOTES]
