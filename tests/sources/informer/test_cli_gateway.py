@@ -112,3 +112,21 @@ def test_long_running_route_change_reaches_the_zone(kubeapi: KubeAPIServer, tmp_
     finally:
         code, out = ctl.stop()
     assert code == 0, out
+
+
+def test_route_kind_not_served_fails_start_up_naming_it(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
+    """A cluster without the TLSRoute CRD (neither v1 nor v1alpha2 served): exit 1 at start-up naming the
+    resource, not an informer retrying 404s until the sync timeout."""
+    populate(kubeapi)
+    # the test server serves TLSRoute at v1alpha2 only; hide that group/version from the discovery request
+    kubeapi.fail_next(1, 404, path_contains="/apis/gateway.networking.k8s.io/v1alpha2")
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
+    cmd = [sys.executable, "-m", "external_dns", "--source=gateway-tlsroute", "--provider=zonefile",
+           f"--zonefile-dir={tmp_path / 'zones'}", "--zonefile-create-zone=example.org", "--policy=sync",
+           "--txt-owner-id=gw-test", f"--kubeconfig={kubeconfig}"]
+    proc = run_once(cmd, expect=1)
+    assert ('--source=gateway-tlsroute: the Kubernetes API server does not serve tlsroutes (API group '
+            '"gateway.networking.k8s.io", version v1 or v1alpha2); install the CRD that defines it'
+            ) in proc.stderr.replace('\\"', '"')
+    assert not (tmp_path / "zones" / "example.org.zone").exists()
+    assert kubeapi.request_count(path_contains="/tlsroutes") == 0  # no list, no watch, no access probe
