@@ -364,3 +364,9 @@ def test_route_annotations_on_the_gateway_are_reported_not_used() -> None:
         ("gateway/default/gw", P + "gateway-hostname-source"), ("gateway/default/gw", P + "hostname"),
         ("gateway/default/gw", P + "ttl")]
     assert all(p.obj is gw and "read on the routes, not on their Gateway" in p.message for p in out.problems)
+
+
+def test_annotation_filter_on_routes() -> None:
+    rt = route(hostnames=["a.example.org"], annotations={"team": "web"})
+    assert run(rt, [GW], options=SourceOptions(annotation_filter="team=web"))[0] == {"a.example.org A": ["192.0.2.1"]}
+    assert run(rt, [GW], options=SourceOptions(annotation_filter="team=db"))[0] == {}
