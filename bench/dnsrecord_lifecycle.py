@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import tempfile
@@ -31,7 +32,8 @@ from external_dns.workqueue import FakeClock
 from tests.controller.dnsrecord.helpers import CountingProvider
 from tests.kubeapi.server import KubeAPIServer
 
-SIZES = (50, 200, 500)
+# `BENCH_DNSRECORD_SIZES=500,1000,5000` picks other sizes.
+SIZES = tuple(int(s) for s in os.environ.get("BENCH_DNSRECORD_SIZES", "500,1000,5000").split(",") if s.strip())
 TIMEOUT = 600.0
 
 
@@ -130,7 +132,7 @@ def main() -> None:
     print()
     print("| records in zone | premature pass (ms) | full validation pass, no changes (ms) |")
     print("|---|---|---|")
-    for n in SIZES:
+    for n in [n for n in SIZES if n <= 1000]:  # filling the zone one write at a time is quadratic
         premature, full = pass_cost(n)
         print(f"| {n} | {premature * 1000:.2f} | {full * 1000:.2f} |", flush=True)
 
