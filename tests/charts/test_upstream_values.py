@@ -307,3 +307,17 @@ def test_secret_configuration_renders_and_warns() -> None:
     values = upstream("every-upstream-key.yaml")
     assert "WARNING: secretConfiguration puts credentials in the release's values" in render_manifests(values)[NOTES]
     assert "secretConfiguration" not in render_manifests({})[NOTES]
+
+
+def test_extra_args_go_through_tpl_as_upstream() -> None:
+    """Upstream renders extraArgs with `tpl`: values may use the release, and a --fqdn-template is escaped as
+    upstream's FQDN templating guide shows (list and map forms)."""
+    listed = parse_main(render_chart({"extraArgs": ["--txt-owner-id={{ .Release.Name }}-owner",
+                                                    "--fqdn-template={{ `{{.Name}}.uat.example.com` }}"]}))
+    assert listed.txt_owner_id.endswith("-owner") and "{{" not in listed.txt_owner_id
+    assert listed.fqdn_template == ["{{.Name}}.uat.example.com"]
+    mapped = parse_main(render_chart({"extraArgs": {"txt-owner-id": "{{ .Release.Name }}-owner",
+                                                    "fqdn-template": ["{{ `{{.Name}}.a.example.com` }}",
+                                                                      "{{ `{{.Name}}.b.example.com` }}"]}}))
+    assert mapped.txt_owner_id == listed.txt_owner_id
+    assert mapped.fqdn_template == ["{{.Name}}.a.example.com", "{{.Name}}.b.example.com"]

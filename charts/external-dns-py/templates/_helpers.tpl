@@ -63,7 +63,9 @@
 {{- end }}
 
 {{/* extraArgs as a YAML list of "--flag=value" strings, from a list or an upstream-style map
-(flag -> value; a list value repeats the flag; null, "" or true give a bare "--flag"). */}}
+(flag -> value; a list value repeats the flag; null, "" or true give a bare "--flag"). Each value goes
+through `tpl` as upstream's chart does, so `{{ .Release.Name }}` renders and a --fqdn-template is written
+escaped, as upstream documents: --fqdn-template={{ `{{.Name}}.example.org` }}. */}}
 {{- define "external-dns-py.extraArgs" -}}
 {{- $out := list }}
 {{- $extra := .Values.extraArgs }}
@@ -72,17 +74,17 @@
 {{- $flag := printf "--%s" (trimPrefix "--" $k) }}
 {{- if kindIs "slice" $v }}
 {{- range $v }}
-{{- $out = append $out (printf "%s=%v" $flag .) }}
+{{- $out = append $out (printf "%s=%s" $flag (tpl (toString .) $)) }}
 {{- end }}
 {{- else if or (kindIs "invalid" $v) (eq (toString $v) "") (eq (toString $v) "true") }}
 {{- $out = append $out $flag }}
 {{- else }}
-{{- $out = append $out (printf "%s=%v" $flag $v) }}
+{{- $out = append $out (printf "%s=%s" $flag (tpl (toString $v) $)) }}
 {{- end }}
 {{- end }}
 {{- else }}
 {{- range $extra }}
-{{- $out = append $out (toString .) }}
+{{- $out = append $out (tpl (toString .) $) }}
 {{- end }}
 {{- end }}
 {{- toYaml $out }}
