@@ -20,6 +20,7 @@ from external_dns.providers.inmemory import (
     ZoneNotFoundError,
 )
 from external_dns.providers.provider import CachedProvider, zone_for_name
+from external_dns.workqueue import FakeClock
 
 
 def ep(name: str, rtype: str, *targets: str, set_id: str = "", ttl: int = 0) -> Endpoint:
@@ -193,13 +194,13 @@ class CountingProvider(InMemoryProvider):
 
 
 def test_cached_provider_serves_records_until_expiry_and_invalidates_on_apply() -> None:
-    now = [100.0]
+    clock = FakeClock(100.0)
     inner = CountingProvider(["example.org"])
-    cached = CachedProvider(inner, refresh_interval=60, clock=lambda: now[0])
+    cached = CachedProvider(inner, refresh_interval=60, clock=clock.now)
     assert cached.records() == []
     cached.records()
     assert inner.record_calls == 1
-    now[0] += 61
+    clock.step(61)
     cached.records()
     assert inner.record_calls == 2
     cached.apply_changes(Changes())  # nothing to do: not forwarded, cache kept
@@ -226,8 +227,7 @@ def test_cached_provider_metrics_use_external_dns_names_without_total() -> None:
     records = "external_dns_provider_cache_records_calls"
     apply = "external_dns_provider_cache_apply_changes_calls"
     before = (value(records, from_cache="true"), value(records, from_cache="false"), value(apply))
-    now = [0.0]
-    cached = CachedProvider(InMemoryProvider(["example.org"]), refresh_interval=60, clock=lambda: now[0])
+    cached = CachedProvider(InMemoryProvider(["example.org"]), refresh_interval=60, clock=FakeClock(0.0).now)
     cached.records()
     cached.records()
     cached.records()
