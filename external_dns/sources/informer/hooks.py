@@ -6,8 +6,8 @@ them in."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 import structlog
 
@@ -130,18 +130,23 @@ class ConflictReporter:
                 log.debug("cannot record event", reason=RECORD_CONFLICT, error=str(exc))
 
 
-def status_after_sync(controller: Any) -> int:
+class SyncedPipeline(Protocol):
+    """What `status_after_sync` uses of a controller (controller/controller.Controller): its source and the
+    observers it calls after each successful sync."""
+
+    source: Source
+    sync_observers: list[Callable[[str | None, Callable[[str], bool]], None]]
+
+
+def status_after_sync(controller: SyncedPipeline) -> int:
     """Wire the crd sources of `controller`'s pipeline to its `sync_observers` (once per source); returns
-    how many were wired. A controller without sync observers keeps the write-on-read behaviour."""
+    how many were wired."""
     from external_dns.sources.informer.crd import DNSEndpointInformerSource
 
-    observers = getattr(controller, "sync_observers", None)
-    if not isinstance(observers, list):
-        return 0
     wired = 0
     for source in informer_sources(controller.source):
         if isinstance(source, DNSEndpointInformerSource) and not source.status_after_sync:
             source.defer_status_until_synced()
-            observers.append(source.synced)
+            controller.sync_observers.append(source.synced)
             wired += 1
     return wired
