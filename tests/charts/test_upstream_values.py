@@ -321,3 +321,10 @@ def test_extra_args_go_through_tpl_as_upstream() -> None:
                                                                       "{{ `{{.Name}}.b.example.com` }}"]}}))
     assert mapped.txt_owner_id == listed.txt_owner_id
     assert mapped.fqdn_template == ["{{.Name}}.a.example.com", "{{.Name}}.b.example.com"]
+
+
+@pytest.mark.parametrize("key", ["namespaceOverride", "sourceNamespace", "gatewayNamespace"])
+def test_a_namespace_value_that_is_no_namespace_name_is_refused_by_name(key: str) -> None:
+    with pytest.raises(helm.HelmValuesError) as err:
+        render_chart({key: "{{ .Release.Namespace }}-apps"})
+    assert f"/{key}" in str(err.value) and "does not match pattern" in str(err.value)
