@@ -1,22 +1,7 @@
 """When the long-running controller syncs: external-dns's `ShouldRunOnce` / `ScheduleRunOnce` maths
-and a blocking `wait_due()` for the thread that fires the syncs.
-
-* `should_run_once(now)`: False before `next_run_at`; else the run starts now (`last_run_at = now`,
-  `next_run_at = now + interval`) and it returns True.
-* `schedule_run_once(now)` (every informer event with `--events`): `next_run_at = max(last_run_at +
-  min_event_sync_interval, min(now + event_delay, next_run_at))`. Bursts of events collapse into one run,
-  never sooner than `min_event_sync_interval` after the previous run *started*, never later than the
-  periodic run already scheduled.
-* `event_delay` is external-dns's hard-coded 5 s batching delay, capped by `min_event_sync_interval`
-  (`min(5 s, min_event_sync_interval)`): with the default 5 s, and any larger value, the maths are exactly
-  upstream's; a smaller `--min-event-sync-interval` also shortens the batching delay, so `=0` syncs as soon
-  as an event arrives (upstream would still wait 5 s).
-* The first run is due at once (upstream: `ScheduleRunOnce(now)` at start-up with a zero `nextRunAt`).
-
-`wait_due(timeout)` sleeps on a Condition until the next run is due (woken early by `schedule_run_once`
-and `stop()`); no polling. `wait_next(timeout)` does the same and tells why the run is due: `PERIODIC`
-(the first run and every `interval`) or `EVENT` (brought forward by `schedule_run_once`). Times are
-monotonic seconds (the clock is injectable for tests).
+(periodic runs every `interval`, events bringing the next run forward) and a blocking `wait_next()` for
+the thread that fires the syncs: it sleeps on a Condition, never polls. Times are monotonic seconds from
+an injectable clock.
 """
 
 from __future__ import annotations
@@ -44,11 +29,14 @@ class Scheduler:
                              f"{min_event_sync_interval}")
         self.interval = float(interval)
         self.min_event_sync_interval = float(min_event_sync_interval)
+        # Capped by --min-event-sync-interval: with the default 5 s (or more) the maths are upstream's; a
+        # smaller value also shortens the batching delay, so =0 syncs as soon as an event arrives (upstream
+        # would still wait 5 s).
         self.event_delay = (min(EVENT_BATCH_DELAY, self.min_event_sync_interval) if event_delay is None
                             else float(event_delay))
         self._clock = clock
         self._cond = threading.Condition()
-        self._next_run_at = clock()  # due at once
+        self._next_run_at = clock()  # due at once (upstream: ScheduleRunOnce(now) at start with nextRunAt 0)
         self._periodic_at = self._next_run_at  # when the next run is due without any event
         self._last_run_at = -math.inf
         self.last_reason = ""
@@ -69,7 +57,8 @@ class Scheduler:
 
     # -- upstream maths -----------------------------------------------------------------------------------
     def should_run_once(self, now: float) -> bool:
-        """True when a run is due at `now`; the run is then taken as started at `now`."""
+        """True when a run is due at `now` (not before `next_run_at`); the run is then taken as started at
+        `now` and the next one is due `interval` later."""
         with self._cond:
             return self._take(now)
 
@@ -84,7 +73,9 @@ class Scheduler:
         return True
 
     def schedule_run_once(self, now: float | None = None) -> None:
-        """An event happened at `now` (default: the clock): bring the next run forward (see module doc)."""
+        """An event happened at `now` (default: the clock), with `--events`: bring the next run forward.
+        Bursts of events collapse into one run, never sooner than `min_event_sync_interval` after the
+        previous run *started*, never later than the periodic run already scheduled."""
         with self._cond:
             at = self._clock() if now is None else now
             self._next_run_at = max(self._last_run_at + self.min_event_sync_interval,
