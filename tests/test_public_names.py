@@ -8,6 +8,8 @@ import importlib
 import importlib.util
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,11 @@ def test_every_command_the_docs_show_exists() -> None:
         assert spec is not None, module
         if spec.submodule_search_locations is not None:
             assert importlib.util.find_spec(f"{module}.__main__") is not None, module
+
+
+@pytest.mark.parametrize(("old", "new"), [("external_dns.informers", "external-dns informer-probe"),
+                                          ("external_dns.sources.rbac", "external-dns rbac")])
+def test_moved_commands_name_their_new_invocation(old: str, new: str) -> None:
+    result = subprocess.run([sys.executable, "-m", old, "--help"], capture_output=True, text=True, timeout=60,
+                            cwd=ROOT)
+    assert result.returncode == 2 and new in result.stderr

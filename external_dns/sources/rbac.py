@@ -147,3 +147,11 @@ def cluster_role(name: str, rules: list[Rule]) -> dict[str, Any]:
     """A ClusterRole manifest holding `rules`."""
     return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
             "rules": rules}
+
+
+if __name__ == "__main__":  # the printer was `python -m external_dns.sources.rbac`; commands live in cmd/
+    import sys
+
+    print("external_dns.sources.rbac: the printer moved: run `external-dns rbac SOURCE...` (same arguments)",
+          file=sys.stderr)
+    raise SystemExit(2)
