@@ -328,3 +328,28 @@ def test_a_namespace_value_that_is_no_namespace_name_is_refused_by_name(key: str
     with pytest.raises(helm.HelmValuesError) as err:
         render_chart({key: "{{ .Release.Namespace }}-apps"})
     assert f"/{key}" in str(err.value) and "does not match pattern" in str(err.value)
+
+
+def test_affinity_and_spread_constraints_get_the_pod_selector_when_they_have_none() -> None:
+    values = {"topologySpreadConstraints": [
+                  {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"},
+                  {"maxSkew": 2, "topologyKey": "host", "whenUnsatisfiable": "ScheduleAnyway",
+                   "labelSelector": {"matchLabels": {"team": "dns"}}}],
+              "affinity": {"podAntiAffinity": {
+                  "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "kubernetes.io/hostname"}],
+                  "preferredDuringSchedulingIgnoredDuringExecution": [
+                      {"weight": 5, "podAffinityTerm": {"topologyKey": "zone"}}]},
+                  "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                      "nodeSelectorTerms": [{"matchExpressions": [{"key": "pool", "operator": "Exists"}]}]}}}}
+    objects = render_chart(values)
+    deployment = find(objects, "Deployment")
+    selector = {"matchLabels": deployment["spec"]["selector"]["matchLabels"]}
+    pod = deployment["spec"]["template"]["spec"]
+    spread = pod["topologySpreadConstraints"]
+    assert spread[0]["labelSelector"] == selector
+    assert spread[1]["labelSelector"] == {"matchLabels": {"team": "dns"}}  # an explicit one is kept
+    anti = pod["affinity"]["podAntiAffinity"]
+    assert anti["requiredDuringSchedulingIgnoredDuringExecution"][0]["labelSelector"] == selector
+    assert anti["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]["labelSelector"] == selector
+    assert pod["affinity"]["nodeAffinity"] == values["affinity"]["nodeAffinity"]  # type: ignore[index]
+    assert "labelSelector" not in values["topologySpreadConstraints"][0]  # type: ignore[index]

@@ -404,3 +404,39 @@ NodePort (external_dns.sources.rbac.service_informer_resources). */}}
 {{- end }}
 {{- toYaml (dict "namespaced" $namespaced "cluster" $cluster) }}
 {{- end }}
+
+{{/* affinity and topologySpreadConstraints as upstream renders them: a pod (anti-)affinity term or a spread
+constraint without a labelSelector gets one matching this release's pods (argument: the root context). */}}
+{{- define "external-dns-py.affinity" -}}
+{{- $selector := dict "matchLabels" (include "external-dns-py.selectorLabels" . | fromYaml) }}
+{{- $affinity := deepCopy (.Values.affinity | default dict) }}
+{{- range $kind := list "podAffinity" "podAntiAffinity" }}
+{{- with (get $affinity $kind) }}
+{{- range (get . "requiredDuringSchedulingIgnoredDuringExecution" | default list) }}
+{{- if not (hasKey . "labelSelector") }}
+{{- $_ := set . "labelSelector" $selector }}
+{{- end }}
+{{- end }}
+{{- range (get . "preferredDuringSchedulingIgnoredDuringExecution" | default list) }}
+{{- with .podAffinityTerm }}
+{{- if not (hasKey . "labelSelector") }}
+{{- $_ := set . "labelSelector" $selector }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- toYaml $affinity }}
+{{- end }}
+
+{{- define "external-dns-py.topologySpreadConstraints" -}}
+{{- $selector := dict "matchLabels" (include "external-dns-py.selectorLabels" . | fromYaml) }}
+{{- $out := list }}
+{{- range (deepCopy (.Values.topologySpreadConstraints | default list)) }}
+{{- if not (hasKey . "labelSelector") }}
+{{- $_ := set . "labelSelector" $selector }}
+{{- end }}
+{{- $out = append $out . }}
+{{- end }}
+{{- toYaml $out }}
+{{- end }}
