@@ -187,6 +187,20 @@ def test_bind_accepts_every_update_whatever_the_input(bind: BindServer, batch: l
     assert {_key(ep) for ep in _rfc2136(bind).records()} == before
 
 
+def test_rfc2136_bad_endpoints_never_reach_bind(bind: BindServer) -> None:
+    """Regression: a TTL over 2^31-1 failed every apply to the zone; empty targets left an orphan record."""
+    provider = _rfc2136(bind)
+    good = Endpoint(dns_name="good.example.org", record_type="A", targets=Targets(["192.0.2.1"]))
+    bad = [Endpoint(dns_name="ttl.example.org", record_type="A", targets=Targets(["192.0.2.2"]),
+                    record_ttl=99999999999999),
+           Endpoint(dns_name="empty.example.org", record_type="A", targets=Targets([])),
+           Endpoint(dns_name="l" * 63 + ".example.org", record_type="A", targets=Targets(["192.0.2.3"]))]
+    _sync(provider, [good, *bad])
+    names = {_key(ep)[0] for ep in _rfc2136(bind).records()}
+    assert "good.example.org" in names and "a-good.example.org" in names
+    assert not names & {"ttl.example.org", "empty.example.org", "l" * 63 + ".example.org"}
+
+
 def test_strategies_reach_both_outcomes() -> None:
     """The strategies produce accepted and refused endpoints (the properties above are not vacuous)."""
     ok = Endpoint(dns_name="www.example.org", record_type="A", targets=Targets(["192.0.2.1"]))
