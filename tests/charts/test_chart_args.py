@@ -111,7 +111,7 @@ def test_a_mistyped_extra_arg_is_rejected_by_the_parser() -> None:
 
 
 def test_a_combination_the_program_refuses_is_caught() -> None:
-    objects = render_chart({"txtPrefix": "a-", "txtSuffix": "-b"})
+    objects = render_chart({"extraArgs": ["--txt-prefix=a-", "--txt-suffix=-b"]})  # the values keys give only one
     with pytest.raises(ConfigError, match="mutual exclusive"):
         parse_main(objects)
 

@@ -353,3 +353,24 @@ def test_affinity_and_spread_constraints_get_the_pod_selector_when_they_have_non
     assert anti["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]["labelSelector"] == selector
     assert pod["affinity"]["nodeAffinity"] == values["affinity"]["nodeAffinity"]  # type: ignore[index]
     assert "labelSelector" not in values["topologySpreadConstraints"][0]  # type: ignore[index]
+
+
+def test_txt_suffix_is_given_only_without_a_prefix_as_upstream() -> None:
+    both = {"txtPrefix": "pre-", "txtSuffix": "-suf"}
+    cfg = parse_main(render_chart(both))  # upstream's chart renders only the prefix: the program starts
+    assert (cfg.txt_prefix, cfg.txt_suffix) == ("pre-", "")
+    assert "WARNING: txtSuffix is ignored while txtPrefix is set" in render_manifests(both)[NOTES]
+    assert parse_main(render_chart({"txtSuffix": "-suf"})).txt_suffix == "-suf"
+
+
+def test_templated_service_account_annotations_and_secret_configuration() -> None:
+    values = {"serviceAccount": {"annotations": {"example.com/{{ .Release.Name }}": "{{ .Release.Namespace }}"}},
+              "secretConfiguration": {"enabled": True, "mountPath": "/etc/{{ .Release.Name }}/",
+                                      "subPath": "{{ .Release.Name }}.json", "data": {"creds": "{{ .Release.Name }}"}}}
+    objects = render_chart(values)
+    sa = find(objects, "ServiceAccount")
+    release = sa["metadata"]["labels"]["app.kubernetes.io/instance"]
+    assert sa["metadata"]["annotations"] == {f"example.com/{release}": sa["metadata"]["namespace"]}
+    mount = next(m for m in containers(objects)["external-dns"]["volumeMounts"] if m["name"] == "secrets")
+    assert (mount["mountPath"], mount["subPath"]) == (f"/etc/{release}/", f"{release}.json")
+    assert base64.b64decode(find(objects, "Secret")["data"]["creds"]).decode() == release

@@ -219,8 +219,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with .Values.txtPrefix }}
 {{- $a = append $a (printf "--txt-prefix=%s" .) }}
 {{- end }}
-{{- with .Values.txtSuffix }}
-{{- $a = append $a (printf "--txt-suffix=%s" .) }}
+{{- /* As upstream: txtSuffix only without txtPrefix (the two are mutually exclusive). */}}
+{{- if and .Values.txtSuffix (not .Values.txtPrefix) }}
+{{- $a = append $a (printf "--txt-suffix=%s" .Values.txtSuffix) }}
 {{- end }}
 {{- if .Values.txtEncrypt.enabled }}
 {{- $a = append $a "--txt-encrypt-enabled" }}
