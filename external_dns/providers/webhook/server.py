@@ -26,6 +26,7 @@ import contextlib
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -62,6 +63,7 @@ REQUEST_TIMEOUT = 30.0  # seconds a client may take to send a request body after
 LISTEN_BACKLOG = 1024  # socketserver's default of 5 reset a third of 100 concurrent connections
 DEFAULT_MAX_THREADS = 256  # connection threads per listener
 STOP_GRACE = 10.0  # seconds requests being served may take to finish on stop()
+SHED_AFTER = 1.0  # with every thread taken, connections idle (or still sending) this long are closed
 # Connection states, each with its own deadline (WebhookServer._deadline): waiting for the first request's
 # headers, waiting for the next request on a kept-alive connection, reading a body, serving.
 _NEW, _KEEPALIVE, _BODY, _SERVING = "new", "keepalive", "body", "serving"
@@ -288,9 +290,10 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, address: tuple[str, int], handler: type[_Handler], max_threads: int,
-                 stopping: threading.Event) -> None:
+                 stopping: threading.Event, shed: Callable[[], int] | None = None) -> None:
         self._slots = threading.BoundedSemaphore(max_threads)
         self._stopping = stopping
+        self._shed = shed
         super().__init__(address, handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -300,6 +303,10 @@ class _Server(ThreadingHTTPServer):
             if self._stopping.is_set():
                 self.shutdown_request(request)
                 return
+            if self._shed is not None:
+                # Every slot taken: free some from connections idling or trickling a request (thousands of
+                # idle keep-alive clients must not starve /healthz or a real request).
+                self._shed()
         try:
             super().process_request(request, client_address)
         except BaseException:
@@ -343,7 +350,8 @@ class WebhookServer:
                                                         "timeout": max(self.request_timeout,
                                                                        self.read_header_timeout,
                                                                        self.idle_timeout)})
-                srv = _Server(parse_address(address), handler, self.max_threads, self.stopping)
+                srv = _Server(parse_address(address), handler, self.max_threads, self.stopping,
+                              shed=lambda: self._close(_WAITING, older_than=SHED_AFTER))
                 t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.1},
                                      name=f"webhook-server-{srv.server_address[1]}", daemon=True)
                 try:

@@ -195,3 +195,20 @@ def test_client_total_deadline_against_a_trickling_server() -> None:
         httpd.shutdown()
         httpd.server_close()
         t.join(timeout=5)
+
+
+def test_idle_connections_do_not_starve_healthz(no_leak: None) -> None:
+    srv = WebhookServer(DictProvider(), "127.0.0.1:0", max_threads=8, request_timeout=30.0).start()
+    try:
+        idle = [socket.create_connection(("127.0.0.1", srv.port), timeout=5) for _ in range(40)]
+        time.sleep(1.5)  # every thread is now held by an idle connection
+        started = time.monotonic()
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().status == 200
+        conn.close()
+        assert time.monotonic() - started < 5  # shed idle connections instead of waiting out their timeout
+        for s in idle:
+            s.close()
+    finally:
+        srv.stop()
