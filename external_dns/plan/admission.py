@@ -27,6 +27,7 @@ from external_dns.endpoint.limits import (
     endpoint_problem,
     ttl_problem,
 )
+from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 
 
@@ -69,7 +70,7 @@ def admit_changes(changes: Changes) -> tuple[Changes, list[str]]:
 
 
 def _key(ep: Endpoint) -> tuple[str, str, str]:
-    return (ep.dns_name.rstrip(".").lower(), ep.record_type, ep.set_identifier)
+    return (name_key(ep.dns_name), ep.record_type, ep.set_identifier)
 
 
 def ownership_problems(changes: Changes, current: Iterable[Endpoint], owner_id: str) -> list[str]:

@@ -10,6 +10,7 @@ import structlog
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, ProviderError, zone_for_name
 from external_dns.providers.snapshot import ZoneSnapshot
@@ -111,7 +112,7 @@ class InMemoryProvider(Provider):
     def zone_records(self, zone: str) -> list[Endpoint]:
         """Copies of one zone's records; `specified zone not found` for an unknown zone."""
         with self._lock:
-            records = self._zones.get(zone.rstrip(".").lower())
+            records = self._zones.get(name_key(zone))
             if records is None:
                 raise ZoneNotFoundError(zone)
             return [ep.copy() for ep in records.values()]
@@ -202,7 +203,7 @@ class InMemoryProvider(Provider):
 
     def zone_snapshot(self, zone: str) -> ZoneSnapshot:
         """The zone's snapshot, made on first use and then kept in step with every write."""
-        name = zone.rstrip(".").lower()
+        name = name_key(zone)
         with self._lock:
             snap = self._snapshots.get(name)
             if snap is None:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, zone_for_name
 
@@ -31,9 +32,9 @@ class Registry(ABC):
         """`records()` of one zone of the provider (of `names` only, when given: lower case, no trailing dot).
         By default a filtered `records()`; the TXT registry answers from per-zone ownership maps."""
         zones = list(self.provider.zones()) or [""]
-        wanted = None if names is None else {n.lower().rstrip(".") for n in names}
+        wanted = None if names is None else {name_key(n) for n in names}
         return [ep for ep in self.records() if zone_for_name(ep.dns_name, zones) == zone
-                and (wanted is None or ep.dns_name.lower().rstrip(".") in wanted)]
+                and (wanted is None or name_key(ep.dns_name) in wanted)]
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         return self.provider.adjust_endpoints(endpoints)

@@ -67,6 +67,7 @@ from external_dns.controller.dnsrecord.types import (
 )
 from external_dns.endpoint.domain_filter import DomainFilter, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, Endpoint, endpoints_to_json
+from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import Plan
 from external_dns.providers.provider import Provider, zone_for_name
@@ -367,10 +368,10 @@ class OwnershipConflictError(Exception):
 
 def _check_conflicts(current: list[Endpoint], desired: list[Endpoint], owner_id: str) -> None:
     """Refuse (nothing is written) when a desired name/type/set identifier is held by somebody else."""
-    held = {(ep.dns_name.rstrip(".").lower(), ep.record_type, ep.set_identifier): ep for ep in current}
+    held = {(name_key(ep.dns_name), ep.record_type, ep.set_identifier): ep for ep in current}
     taken: list[str] = []
     for ep in desired:
-        cur = held.get((ep.dns_name.rstrip(".").lower(), ep.record_type, ep.set_identifier))
+        cur = held.get((name_key(ep.dns_name), ep.record_type, ep.set_identifier))
         if cur is not None and cur.labels.get(OWNER_LABEL_KEY, "") != owner_id:
             who = cur.labels.get(OWNER_LABEL_KEY, "")
             taken.append(f"{ep.dns_name} {ep.record_type} is " + (f"owned by {who!r}" if who else "not owned by us"))

@@ -17,6 +17,7 @@ from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.limits import endpoint_problem
+from external_dns.endpoint.zones import name_key
 from external_dns.informers.resource import DNSRECORDS
 from external_dns.sources.objects.common import FieldError
 from external_dns.sources.objects.dnsendpoint import endpoint_from_item
@@ -125,7 +126,7 @@ def root_host_of(obj: Mapping[str, Any]) -> str:
 
 def in_root_host(dns_name: str, root_host: str) -> bool:
     """True when `dns_name` equals `root_host` or is below it (label boundary, case-insensitive)."""
-    name = dns_name.rstrip(".").lower()
+    name = name_key(dns_name)
     return name == root_host or name.endswith("." + root_host)
 
 
@@ -167,7 +168,7 @@ def validate(obj: Mapping[str, Any]) -> DNSRecordSpec:
         problem = endpoint_problem(ep)  # every field against DNS's limits (endpoint/limits.py)
         if problem is not None:
             raise ValidationError(f"{where}.{problem.field}: {problem.reason}")
-        dup = (ep.dns_name.rstrip(".").lower(), ep.record_type, ep.set_identifier)
+        dup = (name_key(ep.dns_name), ep.record_type, ep.set_identifier)
         if dup in seen:
             raise ValidationError(f"{where}: duplicate record {ep.dns_name} {ep.record_type}"
                                   + (f" (setIdentifier {ep.set_identifier})" if ep.set_identifier else "")

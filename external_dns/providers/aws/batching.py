@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.zones import name_key
 from external_dns.providers.aws.records import rrset_size
 
 # Order inside a batch: string-descending action (UPSERT, DELETE, CREATE), then name, then type.
@@ -51,7 +52,7 @@ class Route53Change:
 
 def group_key(ep: Endpoint) -> str:
     """Ownership group: the owned record's name for an ownership TXT, the record's own name otherwise."""
-    return (ep.labels.get(OWNED_RECORD_LABEL_KEY) or ep.dns_name).lower().rstrip(".")
+    return name_key(ep.labels.get(OWNED_RECORD_LABEL_KEY) or ep.dns_name)
 
 
 @dataclass(frozen=True)

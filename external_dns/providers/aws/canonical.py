@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import structlog
 
+from external_dns.endpoint.zones import name_key
+
 log = structlog.get_logger(__name__)
 
 # Classic and application load balancers: `<name>-<id>.<region>.elb.amazonaws.com`.
@@ -93,7 +95,7 @@ _CANDIDATE_ENDINGS = ("amazonaws.com", "amazonaws.com.cn", "cloudfront.net", "aw
 
 def canonical_hosted_zone(host: str) -> str:
     """The hosted zone id an alias to `host` must carry, or "" when `host` is not a known AWS alias target."""
-    name = host.lower().rstrip(".")
+    name = name_key(host)
     if not name.endswith(_CANDIDATE_ENDINGS):
         return ""
     for suffix in _SUFFIXES:

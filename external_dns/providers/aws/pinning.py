@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import structlog
 
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.zones import name_key
 from external_dns.providers.aws.zones import HostedZone, bare_zone_id
 
 log = structlog.get_logger(__name__)
@@ -27,7 +28,7 @@ HOSTED_ZONE_ID = "aws/hosted-zone-id"
 
 
 def _key(name: str, set_identifier: str) -> tuple[str, str]:
-    return name.lower().rstrip("."), set_identifier
+    return name_key(name), set_identifier
 
 
 class ZonePins:

@@ -33,6 +33,7 @@ from external_dns.endpoint.endpoint import (
     Endpoint,
 )
 from external_dns.endpoint.targets import Targets
+from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.aws import errors
 from external_dns.providers.aws.batching import Limits, Route53Change, batch_changes, group_changes
@@ -183,7 +184,7 @@ class AWSProvider(Provider):
         endpoints = self.pins.take(endpoints)
         for original in endpoints:
             ep = original.copy()
-            ep.dns_name = ep.dns_name.lower().rstrip(".")
+            ep.dns_name = name_key(ep.dns_name)
             if ep.record_type == RECORD_TYPE_CNAME:
                 out.extend(self._adjust_cname(ep))
                 continue
@@ -207,7 +208,7 @@ class AWSProvider(Provider):
         value, ok = ep.get_bool_provider_specific_property(EVALUATE_TARGET_HEALTH)
         eth = value if ok else self.config.evaluate_target_health
         ep.set_provider_specific_property(EVALUATE_TARGET_HEALTH, "true" if eth else "false")
-        ep.targets = Targets([t.lower().rstrip(".") for t in ep.targets])
+        ep.targets = Targets([name_key(t) for t in ep.targets])
 
     def _adjust_cname(self, ep: Endpoint) -> list[Endpoint]:
         alias = ep.get_alias_property()

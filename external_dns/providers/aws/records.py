@@ -19,6 +19,7 @@ from external_dns.endpoint.endpoint import (
     Endpoint,
 )
 from external_dns.endpoint.targets import Targets
+from external_dns.endpoint.zones import name_key
 from external_dns.providers.aws.canonical import canonical_hosted_zone
 
 # Provider-specific property names (external-dns provider/aws).
@@ -235,7 +236,7 @@ def _label(ep: Endpoint) -> str:
 def rrset_for(ep: Endpoint, zone_id: str) -> dict[str, Any]:
     """The ResourceRecordSet of `ep` for the hosted zone `zone_id` (bare id). Raises InvalidRecordError
     naming the record and field for anything Route53 would refuse."""
-    name = ep.dns_name.lower().rstrip(".")
+    name = name_key(ep.dns_name)
     if not name:
         raise InvalidRecordError(f"{_label(ep)}: empty name")
     if len(name) > 253 or any(len(label) > 63 or not label for label in name.split(".")):

@@ -16,6 +16,7 @@ import botocore.exceptions
 import structlog
 from cachetools import TTLCache
 
+from external_dns.endpoint.zones import name_key
 from external_dns.providers.aws import errors
 from external_dns.providers.aws.config import AWSConfig
 from external_dns.providers.aws.records import strip_dot
@@ -151,7 +152,7 @@ def _in_zone(name: str, zone: str) -> bool:
 def suitable_zones(name: str, zones: Sequence[HostedZone]) -> list[HostedZone]:
     """Where a record `name` goes: every private zone containing it and the longest public zone containing
     it (a name may so go to several zones)."""
-    bare = name.lower().rstrip(".")
+    bare = name_key(name)
     out: list[HostedZone] = []
     public: HostedZone | None = None
     for zone in zones:
