@@ -1,32 +1,8 @@
 """Gateway API routes (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute) -> endpoints, on raw dicts
-(external-dns's gateway-*route sources).
-
-Host names of a route: `spec.hostnames` (HTTPRoute, GRPCRoute, TLSRoute only), the `hostname` annotation
-(unless `ignore_hostname_annotation`), selected by the route's `gateway-hostname-source` annotation
-(`defined-hosts-only` / `annotation-only`); the FQDN template when nothing else gave one, or always with
-`combine_fqdn_annotation`. With no host name at all, each matching listener's own host name is used.
-
-Parents: every `status.parents[]` entry whose `parentRef` (group `gateway.networking.k8s.io`, kind `Gateway`
-by default; namespace defaults to the route's) is also one of the route's `spec.parentRefs` (a stale status
-entry for a removed parentRef publishes nothing), passes `--gateway-name` / `--gateway-namespace` /
-`--gateway-label-filter`, names a Gateway that exists, and carries the condition `Accepted` = `True`.
-
-Listeners of such a Gateway: all of them, or only the one named by `parentRef.sectionName`; the protocol
-must suit the route kind (HTTP/HTTPS for HTTPRoute and GRPCRoute, TLS, TCP, UDP); `parentRef.port`, when
-set, must equal the listener's port; `allowedRoutes` must admit the route (namespaces `Same` (default),
-`All` or `Selector` on the route namespace's labels; `kinds`, when listed, must include the route's kind).
-Each route host name is intersected with the listener host name (`match_hostname`: wildcards as the
-Gateway API defines them, `*.example.com` matches any name below `example.com` but not `example.com`).
-
-Targets: the Gateway's `target` annotation, else its `status.addresses[].value`; the targets of every
-Gateway giving a host name are combined per host name (a `target` annotation on the route is not read, as in
-external-dns, and is reported). TTL, set identifier and provider-specific properties come from the route's
-annotations (`hostname`, `ttl` and `gateway-hostname-source` on a Gateway are not read, as in external-dns,
-and are reported on the Gateway); the `resource` label is `<kind lower>/<namespace>/<name>`.
-
-Bad input is reported as a `Problem` and never blocks other routes: a parentRef naming a Gateway that does
-not exist, a route and listener that both lack a host name, an accepting Gateway with no address and no
-target annotation (reported on the Gateway), malformed fields (the route is skipped, naming the field).
+(external-dns's gateway-*route sources): a route's host names, intersected with the host names of the
+listeners of the Gateways that accepted it, get those Gateways' addresses. Each rule sits beside the method
+implementing it (`route_hosts`, `run` for parents, `parent_hosts` for listeners, `_gateway_targets`). Bad
+input is reported as a `Problem` naming the object and field, and never blocks other routes.
 """
 
 from __future__ import annotations
@@ -39,6 +15,7 @@ import structlog
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.utils import endpoints_for_hostname, merge_endpoints
+from external_dns.endpoint.zones import name_key
 from external_dns.sources.annotations import (
     HOSTNAME_KEY,
     HOSTNAME_SOURCE_ANNOTATION_ONLY,
@@ -137,7 +114,7 @@ def lookup_from(gateways: Iterable[Mapping[str, Any]],
 
 
 def _normal(host: str) -> str:
-    return host.lower().rstrip(".")
+    return name_key(host)
 
 
 def match_hostname(listener: str, route: str) -> str | None:
@@ -197,7 +174,7 @@ class _Route:
         self.lookup = lookup
         self.ref = object_ref(route, kind)
         self.name, self.namespace = name_and_namespace(route)
-        self.resource = f"{kind.lower()}/{self.namespace}/{self.name}"
+        self.resource = f"{kind.lower()}/{self.namespace}/{self.name}"  # the `resource` label
         self.problems: list[Problem] = []
         self.ann = ParsedAnnotations()
 
@@ -221,7 +198,10 @@ class _Route:
         return out
 
     def route_hosts(self) -> list[str]:
-        """The route's own host names; [""] when it has none (each listener's host name is used)."""
+        """The route's own host names; [""] when it has none (each listener's host name is used then).
+        `spec.hostnames` (HTTPRoute, GRPCRoute, TLSRoute) and the `hostname` annotation (unless
+        --ignore-hostname-annotation), narrowed by the route's `gateway-hostname-source` annotation; the FQDN
+        template when nothing else gave a name, or always with --combine-fqdn-annotation."""
         opts = self.options
         spec = self.spec_hosts()
         annotated = [] if opts.ignore_hostname_annotation else list(self.ann.hostnames)
@@ -303,6 +283,8 @@ class _Route:
         return list(memo[1])
 
     def _gateway_targets(self, gw: Mapping[str, Any]) -> list[str]:
+        """The Gateway's `target` annotation, else its `status.addresses[].value` (`run` combines the targets
+        of every Gateway giving a host name, per host name)."""
         gw_ref = object_ref(gw, GATEWAY_KIND)
         annotations = string_map(gw, "metadata.annotations")
         prefix = self.options.annotation_prefix
@@ -335,7 +317,10 @@ class _Route:
         return out
 
     def parent_hosts(self, ref: _ParentRef, gw: Mapping[str, Any], hosts: list[str]) -> list[str]:
-        """The host names this route gets through one accepting Gateway's matching listeners."""
+        """The host names this route gets through one accepting Gateway's matching listeners: all listeners,
+        or the one `parentRef.sectionName` names; the protocol must suit the route kind; `parentRef.port`,
+        when set, must equal the listener's; `allowedRoutes` must admit the route. Each route host name is
+        intersected with the listener's (`match_hostname`)."""
         out: list[str] = []
         hostless: list[tuple[str, str]] = []  # (listener name, field) of matching listeners without hostname
         gw_ns = name_and_namespace(gw)[1]
@@ -371,6 +356,10 @@ class _Route:
         return out
 
     def run(self) -> list[Endpoint]:
+        """The route's endpoints. A parent counts when its `status.parents[]` entry names one of the route's
+        `spec.parentRefs` (a Gateway; namespace defaults to the route's), passes --gateway-name /
+        --gateway-namespace / --gateway-label-filter, names a Gateway that exists and is `Accepted`. TTL, set
+        identifier and provider-specific properties come from the route's annotations."""
         opts = self.options
         if not admitted(self.route, opts):
             return []
