@@ -1,19 +1,6 @@
-"""Node (core/v1) -> endpoints, on raw dicts (external-dns's node source).
-
-Nodes are admitted by `--label-filter`, `--annotation-filter` and the `controller` annotation (`--namespace`
-does not apply: nodes are cluster-scoped). With `exclude_unschedulable` (`--exclude-unschedulable`, default
-on) a node with `spec.unschedulable: true` (cordoned) publishes nothing.
-
-Names: the `--fqdn-template` output for the node (every name it gives), else the node's name; the
-`--fqdn-target-template` pairs and `--target-template` apply as in the other sources
-(`common.template_endpoints`).
-Targets: the `target` annotation, else the node's addresses: every `ExternalIP` (IPv4 and IPv6) when it has
-any, plus its IPv6 `InternalIP`s with `expose_internal_ipv6`; a node without ExternalIP publishes its
-`InternalIP`s (IPv4 and IPv6). The `ttl` annotation sets the TTL. Label `resource=node/<name>`. Endpoints of
-several nodes under one name are merged (one record set with every node's address).
-
-A node with no usable address is reported (a warning naming `status.addresses`) and skipped; Go fails the
-whole sync there, which would stop every other record from being updated.
+"""Node (core/v1) -> endpoints, on raw dicts (external-dns's node source): the node's name (or the
+`--fqdn-template` names) -> the `target` annotation, else the node's addresses. Endpoints of several nodes
+under one name merge into one record set with every node's address.
 """
 
 from __future__ import annotations
@@ -56,7 +43,8 @@ def node_admitted(node: Mapping[str, Any], options: SourceOptions) -> bool:
 
 
 def node_addresses(node: Mapping[str, Any], expose_internal_ipv6: bool) -> tuple[list[str], list[Problem]]:
-    """The node's published addresses (see the module docstring) and the malformed ones skipped."""
+    """The node's published addresses and the malformed ones skipped: every ExternalIP (IPv4 and IPv6), plus
+    the IPv6 InternalIPs with `expose_internal_ipv6`; a node without ExternalIP publishes its InternalIPs."""
     ref = object_ref(node, "node")
     external: list[str] = []
     internal: list[str] = []
@@ -97,6 +85,7 @@ def node_endpoints(node: Mapping[str, Any], options: SourceOptions) -> ObjectEnd
             log.debug(f"Skipping node {name} because controller value does not match, found: {ann.controller}, "
                       "required: dns-controller")
             return ObjectEndpoints([], [])
+        # --exclude-unschedulable (default on): a cordoned node publishes nothing
         if options.exclude_unschedulable and get_map(node, "spec").get("unschedulable") is True:
             log.debug(f"Skipping node {name} because it is unschedulable")
             return ObjectEndpoints([], [])
@@ -112,6 +101,7 @@ def node_endpoints(node: Mapping[str, Any], options: SourceOptions) -> ObjectEnd
             targets, addr_problems = node_addresses(node, options.expose_internal_ipv6)
             problems.extend(addr_problems)
             if not targets:
+                # reported and skipped; Go fails the whole sync here, which would stop every other record
                 problems.append(Problem(ref, "status.addresses", "",
                                         "the node has no ExternalIP or InternalIP address; it publishes nothing",
                                         obj=node))

@@ -1,21 +1,7 @@
-"""Pod (core/v1) -> endpoints, on raw dicts (external-dns's pod source).
-
-Pods are admitted by `--namespace`, `--label-filter`, `--annotation-filter` and the `controller`
-annotation; with `ignore_non_host_network_pods` (`--ignore-non-host-network-pods`, default off as in
-current external-dns) only `spec.hostNetwork: true` pods publish anything.
-
-Per pod (targets = the `target` annotation when set):
-- `internal-hostname` annotation: each name -> the targets, else `status.podIP`;
-- `hostname` annotation: each name -> the targets, else for hostNetwork pods the addresses of the pod's
-  node (`spec.nodeName`): every `ExternalIP` and every IPv6 `InternalIP` (a node with neither is reported
-  on the pod); for other pods `status.podIP`, as external-dns's annotation guide says;
-- `pod_source_domain` (`--pod-source-domain`): `<pod name>.<domain>` -> the targets, else `status.podIP`;
-- `--fqdn-template`, when nothing above gave endpoints (or always with `--combine-fqdn-annotation`): each
-  name -> every `status.podIPs[].ip` (or `--target-template`'s targets); `--fqdn-target-template` pairs
-  (`common.template_endpoints`).
-The `ttl` annotation sets the TTL. As external-dns's pod source, no `resource` label is set (the ownership
-TXT records then match what Go writes). A pod without an IP yet (pending) or on a node not in the cache
-publishes nothing for those names until it has one (no problem: it is a normal transient state).
+"""Pod (core/v1) -> endpoints, on raw dicts (external-dns's pod source): the `internal-hostname` and
+`hostname` annotations, `--pod-source-domain` and `--fqdn-template` give names; the `target` annotation,
+the pod IP or the node's addresses give targets (the rules are in `_Pod.run`). As external-dns, no
+`resource` label is set, so the ownership TXT records match what Go writes.
 """
 
 from __future__ import annotations
@@ -127,6 +113,9 @@ class _Pod:
         return addresses
 
     def run(self) -> list[Endpoint]:
+        """The pod's endpoints; targets are the `target` annotation when set. A pod without an IP yet
+        (pending) or on a node not in the cache publishes nothing for those names until it has one (a normal
+        transient state: no problem is reported)."""
         opts, popts = self.options, self.pod_options
         if not admitted(self.pod, opts):
             return []
@@ -139,7 +128,7 @@ class _Pod:
             return []
         self.problems.extend(self.ann.problems)
         targets = list(self.ann.targets)
-        for host in self.ann.internal_hostnames:
+        for host in self.ann.internal_hostnames:  # -> the pod IP
             self.add(host, targets or self.pod_ip())
         if self.ann.hostnames:
             # external-dns's annotation guide: the node's addresses for hostNetwork pods, the pod IP for
@@ -148,13 +137,14 @@ class _Pod:
             node_targets = targets or (self.node_addresses() if host_network else self.pod_ip())
             for host in self.ann.hostnames:
                 self.add(host, node_targets)
-        if popts.pod_source_domain:
+        if popts.pod_source_domain:  # <pod name>.<domain> -> the pod IP
             self.add(f"{self.name}.{popts.pod_source_domain.strip('.')}", targets or self.pod_ip())
         def with_targets(host: str, targets: list[str]) -> list[Endpoint]:
             return endpoints_for_hostname(host, targets, self.ann.ttl)
 
         existing = [ep for host, host_targets in self.names.items() for ep in with_targets(host, host_targets)]
-        # --fqdn-template names point to every pod IP (or --target-template's); --fqdn-target-template pairs
+        # --fqdn-template names (when nothing above gave one, or always with --combine-fqdn-annotation) point
+        # to every pod IP (or --target-template's); --fqdn-target-template pairs
         endpoints, problems = template_endpoints(self.pod, opts, "Pod", self.ref, existing,
                                                  own=lambda host: with_targets(host, self.pod_ips()),
                                                  with_targets=with_targets)
