@@ -1,22 +1,6 @@
-"""The RBAC rules each source needs, as data (the chart's ClusterRole is rendered from them).
-
-`rules_for_sources(names, service_types=(), leader_election=False) -> list[dict]`: ClusterRole-style rules
-(`apiGroups`, `resources`, `verbs`) for the named sources plus what every run needs (Events: create and
-patch, in core/v1 and events.k8s.io/v1); with `leader_election`, the Lease rule too. Rules are merged: one
-rule per (apiGroup, verbs), resources sorted, in a stable order. `service_types` narrows the service
-source the way `--service-type-filter` narrows its informers (LoadBalancer/ExternalName only: no Pods,
-Nodes or EndpointSlices).
-
-What the code does with each permission:
-- get/list/watch on every resource an informer caches (LIST + WATCH; `get` for parity with external-dns);
-- update on `dnsendpoints/status` (the CRD source writes `status.observedGeneration`, a PUT);
-- create/patch on `events` (the event recorder creates an Event, then PATCHes its series count);
-- get/create/update on `leases` (leader election reads, creates and renews its Lease with PUT).
-
-`rbac_document()` is the whole table (`clusterScopedResources`, `always`, `leaderElection`, `sources`), the
-shape of the chart's `files/rbac-rules.yaml`. `external-dns rbac service ingress crd [--leader-election]`
-(cmd/rbac.py) prints the merged rules as YAML.
-Another source registers its rules by adding an entry to `SOURCE_RULES`.
+"""The RBAC rules each source needs, as data: the chart's ClusterRole is rendered from `rbac_document()`
+and `external-dns rbac` (cmd/rbac.py) prints `rules_for_sources(...)`. A new source registers its rules
+in `SOURCE_RULES`; the reason for each permission sits beside its rule.
 """
 
 from __future__ import annotations
@@ -26,15 +10,19 @@ from typing import Any
 
 Rule = dict[str, list[str]]
 
+# What an informer needs: LIST + WATCH (`get` for parity with external-dns).
 READ = ["get", "list", "watch"]
 
 CLUSTER_SCOPED_RESOURCES: tuple[str, ...] = ("nodes", "namespaces")
 
+# Every run: the event recorder creates an Event, then PATCHes its series count (core/v1 and
+# events.k8s.io/v1).
 ALWAYS_RULES: list[Rule] = [
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
     {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
 ]
 
+# --leader-elect reads, creates and renews (PUT) its Lease.
 LEADER_ELECTION_RULES: list[Rule] = [
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "create", "update"]},
 ]
@@ -61,6 +49,7 @@ SOURCE_RULES: dict[str, list[Rule]] = {
     "ingress": [{"apiGroups": ["networking.k8s.io"], "resources": ["ingresses"], "verbs": READ}],
     "crd": [
         {"apiGroups": ["externaldns.k8s.io"], "resources": ["dnsendpoints"], "verbs": READ},
+        # the crd source writes status.observedGeneration (a PUT)
         {"apiGroups": ["externaldns.k8s.io"], "resources": ["dnsendpoints/status"], "verbs": ["update"]},
     ],
     "manifest": [],
@@ -114,8 +103,9 @@ def merge_rules(rules: Iterable[Rule]) -> list[Rule]:
 
 def rules_for_sources(names: Iterable[str], *, service_types: Sequence[str] = (),
                       leader_election: bool = False) -> list[Rule]:
-    """The ClusterRole rules for running these sources (see the module docstring). ValueError names an
-    unknown source."""
+    """The ClusterRole rules for running these sources plus what every run needs (and the Lease rule with
+    `leader_election`), merged (`merge_rules`). `service_types` narrows the service source as
+    `--service-type-filter` narrows its informers. ValueError names an unknown source."""
     wanted = list(dict.fromkeys(n for n in names if n))
     unknown = [n for n in wanted if n not in SOURCE_RULES]
     if unknown:
