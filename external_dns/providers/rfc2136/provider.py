@@ -41,7 +41,7 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, SoftError
 from external_dns.providers.rfc2136 import wire
 from external_dns.providers.rfc2136.config import RFC2136Config
-from external_dns.providers.rfc2136.snapshot import Addition, Removal, ZoneSnapshot, gc_paused
+from external_dns.providers.rfc2136.snapshot import Addition, ByNameView, Removal, ZoneSnapshot, gc_paused
 from external_dns.providers.rfc2136.targets import (
     READ_TYPES,
     canonical_target,
@@ -160,8 +160,7 @@ class RFC2136Provider(Provider):
         self._warned_no_axfr = False
         self._lock = threading.Lock()  # reads and writes of the zone snapshots are serialised
         self._snapshots: dict[str, ZoneSnapshot] = {}
-        # zone -> (by-name snapshot, the rrset snapshot it was last brought up to date from)
-        self._by_name: dict[str, tuple[ByNameSnapshot, ZoneSnapshot | None]] = {}
+        self._by_name: dict[str, ByNameView] = {}  # zone -> by-name view over its rrset snapshot
 
     # -- zones ----------------------------------------------------------------------------------------------
     def zones(self) -> Sequence[str]:
@@ -199,23 +198,18 @@ class RFC2136Provider(Provider):
 
     def zone_snapshot(self, zone: str) -> ByNameSnapshot:
         """The zone by name (providers/snapshot.py), as exact as `records()`: an unchanged SOA serial costs one
-        query; an IXFR or our own write redoes only the names it touched; a new transfer is diffed by name."""
+        query; an IXFR or our own write journals only the names it touched; a new transfer is diffed by name.
+        The view reads the rrset snapshot itself (snapshot.ByNameView): the zone is held once."""
         name = zone or "."
         with self._lock, gc_paused():
-            kept = self._by_name.get(name)
-            by_name = kept[0] if kept is not None else ByNameSnapshot(zone)
+            view = self._by_name.get(name)
+            if view is None:
+                view = self._by_name[name] = ByNameView(zone)
             if not self.config.axfr or name not in self._origins:
-                by_name.replace_all([])
-                return by_name
-            rrsets = self._zone_snapshot(name)
-            if kept is None or kept[1] is not rrsets:
-                by_name.replace_all(rrsets.endpoints())
-                rrsets.take_touched()
-            else:
-                for key in rrsets.take_touched():
-                    by_name.set_name(key, rrsets.endpoints_at(key))
-            self._by_name[name] = (by_name, rrsets)
-            return by_name
+                view.empty()
+                return view
+            view.follow(self._zone_snapshot(name))
+            return view
 
     def _zone_snapshot(self, zone: str) -> ZoneSnapshot:
         """The zone's records: the snapshot when the SOA serial has not moved, else a fresh AXFR."""

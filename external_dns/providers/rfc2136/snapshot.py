@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
+from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
+from external_dns.providers.snapshot import name_key
 
 MAX_AGE = 3600.0  # seconds
 
@@ -138,15 +140,28 @@ class ZoneSnapshot:
         """Fresh endpoints (callers may change them)."""
         with gc_paused():
             return [Endpoint(dns_name=r.name, record_type=rtype, targets=Targets(r.targets), record_ttl=r.ttl)
-                    for (_n, rtype), r in self._rrsets.items()]
+                    for (_n, rtype), r in list(self._rrsets.items())]
 
     def endpoints_at(self, name: str) -> list[Endpoint]:
-        """Fresh endpoints of the rrsets at one lower-case name."""
+        """Fresh endpoints of the rrsets at one lower-case name (safe beside a writer thread: a set removed
+        meanwhile is skipped)."""
         out: list[Endpoint] = []
         for rtype in self._types.get(name, ()):
-            r = self._rrsets[(name, rtype)]
-            out.append(Endpoint(dns_name=r.name, record_type=rtype, targets=Targets(r.targets), record_ttl=r.ttl))
+            r = self._rrsets.get((name, rtype))
+            if r is not None:
+                out.append(Endpoint(dns_name=r.name, record_type=rtype, targets=Targets(r.targets),
+                                    record_ttl=r.ttl))
         return out
+
+    def names(self) -> list[str]:
+        return list(self._types)
+
+    def same_at(self, other: ZoneSnapshot, name: str) -> bool:
+        """Whether both snapshots hold the same record sets at `name`."""
+        types = self._types.get(name, ())
+        if sorted(types) != sorted(other._types.get(name, ())):
+            return False
+        return all(self._rrsets.get((name, t)) == other._rrsets.get((name, t)) for t in types)
 
     def take_touched(self) -> set[str]:
         """The names changed since the last call (and forget them)."""
@@ -155,3 +170,49 @@ class ZoneSnapshot:
 
     def __len__(self) -> int:
         return len(self._rrsets)
+
+
+class ByNameView(ByNameSnapshot):
+    """The provider's by-name zone snapshot (providers/snapshot.py) as a view over its rrset snapshot: records
+    are built when read, so the zone is held once. `follow(rrsets)` moves the view to the provider's current
+    rrset snapshot and journals the names that changed (the names an IXFR or our own write touched; for a new
+    transfer, the names whose record sets differ)."""
+
+    def __init__(self, zone: str) -> None:
+        super().__init__(zone)
+        self._rr: ZoneSnapshot | None = None
+
+    def follow(self, rrsets: ZoneSnapshot) -> None:
+        old, self._rr = self._rr, rrsets
+        touched = rrsets.take_touched()
+        if old is not rrsets:
+            names = set(rrsets.names()) | (set(old.names()) if old is not None else set())
+            touched = {n for n in names if old is None or not rrsets.same_at(old, n)}
+        self.touch(touched)
+
+    def touch(self, names: Iterable[str]) -> None:
+        with self._lock:
+            for name in names:
+                self.version += 1
+                self._journal.append((self.version, name))
+
+    def empty(self) -> None:
+        if self._rr is not None:
+            self.touch(self._rr.names())
+        self._rr = None
+
+    def get(self, name: str) -> tuple[Endpoint, ...]:
+        rr = self._rr
+        return tuple(rr.endpoints_at(name_key(name))) if rr is not None else ()
+
+    def names(self) -> list[str]:
+        rr = self._rr
+        return rr.names() if rr is not None else []
+
+    def endpoints(self) -> list[Endpoint]:
+        rr = self._rr
+        return rr.endpoints() if rr is not None else []
+
+    def __len__(self) -> int:
+        rr = self._rr
+        return len(rr) if rr is not None else 0
