@@ -180,8 +180,8 @@ class TXTRegistry(Registry):
             return self._zone_owners(zone).take_changed()
 
     def zone_view(self, zone: str) -> list[Endpoint]:
-        """The zone's labelled records as kept (shared objects, read-only), without a refresh: what the safety
-        gate counts right after `zone_records`."""
+        """The zone's labelled records without a refresh (fresh objects, built from the snapshot): what the
+        safety gate counts right after `zone_records`."""
         with self._lock:
             owners = self._owners.zones.get(zone)
             return owners.view() if owners is not None else self._zone_owners(zone).view()

@@ -16,6 +16,7 @@ Not thread-safe on its own: the registry calls it under its lock.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from hashlib import blake2b
 from typing import Protocol
 
 import structlog
@@ -86,7 +87,7 @@ class OwnershipIndex:
 
     def relabel_all(self) -> None:
         for owners in self.zones.values():
-            owners.relabel(set(owners.labelled) | set(owners.snapshot.names()))
+            owners.relabel(set(owners._digests) | set(owners.snapshot.names()))
 
     def clear(self) -> None:
         for owners in list(self.zones.values()):
@@ -104,7 +105,7 @@ class ZoneOwners:
         self.version = -1
         self._from_txt: dict[str, list[LabelKey]] = {}  # snapshot name -> label keys its TXTs give
         self._stored_at: dict[str, list[TxtKey]] = {}  # snapshot name -> TXT keys stored from it
-        self.labelled: dict[str, list[Endpoint]] = {}  # name -> its records with labels (ownership TXTs out)
+        self._digests: dict[str, bytes] = {}  # name holding records -> digest of its labelled records
         # names whose labelled records were redone since `take_changed` (None: the whole zone)
         self._changed: set[str] | None = None
 
@@ -127,7 +128,7 @@ class ZoneOwners:
         return len(changed)
 
     def drop(self) -> None:
-        """Forget the zone's TXTs (their labels and stored values) and its labelled records."""
+        """Forget the zone's TXTs (their labels and stored values) and its labelled records' digests."""
         affected: set[str] = set()
         for keys in self._from_txt.values():
             for key in keys:
@@ -140,7 +141,7 @@ class ZoneOwners:
                 self.index.stored_txts.pop(tkey, None)
         self._from_txt.clear()
         self._stored_at.clear()
-        self.labelled.clear()
+        self._digests.clear()
         self.version = -1
         self._changed = None
         if self.index.zones.get(self.zone) is self:
@@ -178,25 +179,32 @@ class ZoneOwners:
         return affected
 
     def relabel(self, names: Iterable[str]) -> None:
-        """Label the records at `names` (of this zone) again from the shared label map."""
-        index = self.index
+        """Label the records at `names` (of this zone) again from the shared label map; a name whose labelled
+        records changed is remembered for `take_changed`."""
         for name in names:
             key = name_key(name)
-            out: list[Endpoint] = []
-            for record in self.snapshot.get(key):
-                if record.record_type == RECORD_TYPE_TXT:
-                    if not record.targets:
-                        continue  # logged by the full read; never an ordinary record
-                    if index.registry._ownership_labels(record) is not None:
-                        continue
-                ep = record.copy()
-                index.registry._attach_labels(ep, index.labels, index.txt_names)
-                out.append(ep)
-            before = self.labelled.pop(key, None) or []
-            if out:
-                self.labelled[key] = out
-            if self._changed is not None and before != out:
+            out = self._build(key)
+            before = self._digests.pop(key, None)
+            after = _digest(out) if out else None
+            if after is not None:
+                self._digests[key] = after
+            if self._changed is not None and before != after:
                 self._changed.add(key)
+
+    def _build(self, key: str) -> list[Endpoint]:
+        """The records at `key` with their labels (ownership TXTs left out), built from the snapshot."""
+        index = self.index
+        out: list[Endpoint] = []
+        for record in self.snapshot.get(key):
+            if record.record_type == RECORD_TYPE_TXT:
+                if not record.targets:
+                    continue  # logged by the full read; never an ordinary record
+                if index.registry._ownership_labels(record) is not None:
+                    continue
+            ep = record.copy()
+            index.registry._attach_labels(ep, index.labels, index.txt_names)
+            out.append(ep)
+        return out
 
     def take_changed(self) -> set[str] | None:
         """The names whose records changed since the last call (None: the whole zone may have), then forget."""
@@ -204,23 +212,27 @@ class ZoneOwners:
         return changed
 
     def view(self) -> list[Endpoint]:
-        """Every labelled record, shared (read-only: for counting, never for changing)."""
-        return [ep for eps in self.labelled.values() for ep in eps]
+        """Every labelled record (for counting)."""
+        return self.records()
 
     # -- reading ---------------------------------------------------------------------------------------------
     def records(self, names: Iterable[str] | None = None) -> list[Endpoint]:
-        """Copies of the labelled records (of `names` only, when given)."""
-        if names is None:
-            return [ep.copy() for eps in self.labelled.values() for ep in eps]
-        out: list[Endpoint] = []
-        for name in {name_key(n) for n in names}:
-            out.extend(ep.copy() for ep in self.labelled.get(name, ()))
-        return out
+        """The labelled records (of `names` only, when given), fresh objects. Only a digest per name is kept
+        between reads, so the zone is held once (in the provider's snapshot)."""
+        keys = list(self._digests) if names is None else [k for k in {name_key(n) for n in names}
+                                                          if k in self._digests]
+        return [ep for key in keys for ep in self._build(key)]
 
     def owned_count(self, owner_id: str, managed: Callable[[str], bool]) -> int:
         """Records of this owner of managed types (the safety gate's denominator)."""
-        return sum(1 for eps in self.labelled.values() for ep in eps
-                   if ep.labels.get(OWNER_LABEL_KEY) == owner_id and managed(ep.record_type))
+        return sum(1 for ep in self.view() if ep.labels.get(OWNER_LABEL_KEY) == owner_id and managed(ep.record_type))
+
+
+def _digest(eps: list[Endpoint]) -> bytes:
+    items = sorted((e.dns_name, e.record_type, e.set_identifier, tuple(e.targets), e.record_ttl,
+                    tuple(sorted(e.labels.items())), tuple((p.name, p.value) for p in e.provider_specific))
+                   for e in eps)
+    return blake2b(repr(items).encode(), digest_size=16).digest()
 
 
 def _inside(zone: str, ancestor: str) -> bool:
