@@ -207,7 +207,7 @@ def test_idle_connections_do_not_starve_healthz(no_leak: None) -> None:
         conn.request("GET", "/healthz")
         assert conn.getresponse().status == 200
         conn.close()
-        assert time.monotonic() - started < 5  # shed idle connections instead of waiting out their timeout
+        assert time.monotonic() - started < 15  # shed idle connections instead of waiting out their 30 s timeout
         for s in idle:
             s.close()
     finally:
