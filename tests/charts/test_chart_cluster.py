@@ -165,3 +165,37 @@ def test_rendered_role_runs_the_dnsrecord_controller(kubeapi: KubeAPIServer, tmp
             out, _ = proc.communicate(timeout=10)
     assert proc.returncode == 0, out
     assert forbidden_requests(kubeapi) == [], out
+
+
+def test_namespaced_with_a_gateway_namespace_reads_its_gateways(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
+    """`namespaced` + `sourceNamespace: apps` + `gatewayNamespace: infra`: routes in apps, their Gateway in infra,
+    read with only the rendered Roles (apps: routes; infra: gateways) and ClusterRole, no 403."""
+    from tests.helpers.gateway import gateway, listener, route
+    from tests.kubeapi.authz import bind_rendered_roles
+
+    gw = gateway(namespace="infra", addresses=["192.0.2.50"],
+                 listeners=[listener(hostname="*.example.org", allowedRoutes={"namespaces": {"from": "All"}})])
+    echo = route(namespace="apps", hostnames=["echo.example.org"], parents=[{"name": "gw", "namespace": "infra"}])
+    for ns in ("infra", "apps"):
+        kubeapi.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    for obj in (gw, echo):
+        status = obj.pop("status")
+        created = kubeapi.create(obj)
+        created["status"] = status
+        kubeapi.update_status(created)
+    zones = tmp_path / "zones"
+    values = {"namespaced": True, "sourceNamespace": "apps", "gatewayNamespace": "infra",
+              "sources": ["gateway-httproute"], "provider": {"name": "inmemory"}, "txtOwnerId": "gw-ns",
+              "extraArgs": ["--provider=zonefile", f"--zonefile-dir={zones}", "--zonefile-create-zone=example.org"]}
+    objects = render_chart(values)
+    assert {o["metadata"]["namespace"] for o in objects if o["kind"] == "Role"} == {"apps", "infra"}
+    bind_rendered_roles(kubeapi, TOKEN, objects)
+    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig", token=TOKEN)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_") and k != "KUBECONFIG"}
+    env["PYTHONPATH"] = str(ROOT)
+    args = containers(objects)["external-dns"]["args"]
+    proc = subprocess.run([sys.executable, "-m", "external_dns", *args, "--once", f"--kubeconfig={kubeconfig}"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _records(zones / "example.org.zone")[("echo.example.org", "A")] == ["192.0.2.50"]
+    assert forbidden_requests(kubeapi) == []
