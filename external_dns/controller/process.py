@@ -19,8 +19,11 @@ from external_dns.controller.zone_controller import ZoneController
 from external_dns.errors import ConfigError
 from external_dns.events.emit_filter import filter_events
 
-if TYPE_CHECKING:  # leader election needs the Kubernetes client: imported only when enabled
-    from external_dns.controller.leader_election import LeaderElectionOptions
+if TYPE_CHECKING:  # leader election and the recorder need the Kubernetes client: imported only when enabled
+    from external_dns.controller.leader_election import LeaderElectionOptions, LeaderElector
+    from external_dns.events.emit_filter import EmitFilter
+    from external_dns.events.recorder import EventRecorder
+    from external_dns.informers import SharedInformerFactory
 
 log = structlog.get_logger(__name__)
 
@@ -41,14 +44,14 @@ class LazyInformerFactory:
         self._kube_client = kube_client
         self._default_resync = default_resync
         self._lock = threading.Lock()
-        self._factory: Any = None
+        self._factory: SharedInformerFactory | None = None
 
-    def __call__(self) -> Any:
+    def __call__(self) -> SharedInformerFactory:
         with self._lock:
             if self._factory is None:
-                from external_dns.informers import SharedInformerFactory
+                from external_dns.informers import SharedInformerFactory as Factory
 
-                self._factory = SharedInformerFactory(self._kube_client(), default_resync=self._default_resync)
+                self._factory = Factory(self._kube_client(), default_resync=self._default_resync)
             return self._factory
 
     @property
@@ -104,8 +107,8 @@ class ControllerProcess:
         self.watchdog = WorkerWatchdog(stuck_after)
         self.emit_events = emit_events
         self.server: HealthServer | None = None
-        self.recorder: Any = None
-        self.elector: Any = None
+        self.recorder: EventRecorder | EmitFilter | None = None
+        self.elector: LeaderElector | None = None
         self.synced = threading.Event()
         self.zone_controller = ZoneController(
             controller, workers=options.workers, interval=options.interval,

@@ -326,7 +326,8 @@ def test_two_leader_electing_processes_never_write_at_once(kubeapi: KubeAPIServe
                         , 10)  # a standby is ready
         # partition the leader from the API server: its renewals fail from now on
         elector_a = processes["a"].elector
-        elector_a._try_acquire_or_renew = lambda timeout: False
+        assert elector_a is not None
+        elector_a._try_acquire_or_renew = lambda timeout: False  # type: ignore[method-assign]
         partitioned = time.monotonic()
         assert wait_for(lambda: processes["b"].leading(), 15)
         failover = time.monotonic() - partitioned
