@@ -71,6 +71,7 @@ from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import Plan
 from external_dns.providers.provider import Provider, zone_for_name
+from external_dns.registry.registry import Registry
 
 log = structlog.get_logger(__name__)
 
@@ -106,7 +107,7 @@ class Reconciler:
     def __init__(self, provider: Provider, api: RecordAPI, get_cached: Callable[[str], Obj | None],
                  options: Options | None = None, *, clock: WallClock = SYSTEM_CLOCK,
                  rng: random.Random | None = None,
-                 registry_factory: Callable[[Provider, str], Any] = record_registry) -> None:
+                 registry_factory: Callable[[Provider, str], Registry] = record_registry) -> None:
         self.provider = provider
         self.api = api
         self.status_writer = StatusWriter(api)
@@ -312,7 +313,7 @@ class Reconciler:
                               f"{root_host} (zones: {', '.join(sorted(zones))})")
         return zone.rstrip(".")
 
-    def _registry(self, owner_id: str, root_host: str, desired_names: list[str]) -> Any:
+    def _registry(self, owner_id: str, root_host: str, desired_names: list[str]) -> Registry:
         """The record's registry; the default one reads only the names under `root_host` from the provider's
         zone snapshot (registry.SubtreeView) instead of the whole provider."""
         if self.registry_factory is not record_registry:
@@ -324,7 +325,7 @@ class Reconciler:
                               f"{root_host} (zones: {', '.join(sorted(zones))})")
         return view_registry(self.provider, owner_id, zone, root_host, desired_names)
 
-    def _plan(self, registry: Any, desired: list[Endpoint], root_host: str, owner_id: str) -> Changes:
+    def _plan(self, registry: Registry, desired: list[Endpoint], root_host: str, owner_id: str) -> Changes:
         current = registry.records()
         _check_conflicts(current, desired, owner_id)
         plan = Plan(current, desired, policies=["sync"],
