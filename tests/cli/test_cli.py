@@ -170,11 +170,14 @@ def test_flags_from_environment(env: Env) -> None:
     assert ("api.example.org", "A") in env.records()
 
 
-def test_bad_manifest_is_reported_and_the_rest_still_syncs(env: Env) -> None:
+def test_bad_manifest_fails_the_sync_and_deletes_nothing(env: Env) -> None:
+    env.run()
+    before = env.records()
+    assert ("www.example.org", "A") in before
     env.write("broken.yaml", "apiVersion: v1\nkind: Service\nmetadata: [unclosed\n")
-    proc = env.run()
-    assert "broken.yaml" in proc.stderr
-    assert ("www.example.org", "A") in env.records()
+    proc = env.run(expect=1)  # input that cannot be read never turns into deletes: the sync fails
+    assert "broken.yaml" in proc.stderr and "refusing to sync from partial input" in proc.stderr
+    assert env.records() == before
 
 
 def test_loop_mode_syncs_and_stops_on_sigterm(env: Env) -> None:
