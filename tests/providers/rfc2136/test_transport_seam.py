@@ -6,11 +6,17 @@ from __future__ import annotations
 from collections.abc import Generator, Iterator
 
 import dns.message
+import dns.opcode
 import dns.rcode
+import dns.rdataclass
 import dns.rdatatype
 import dns.rrset
+import dns.update
 import pytest
 
+from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
 from external_dns.providers.provider import SoftError
 from external_dns.providers.rfc2136 import RFC2136Config, RFC2136Provider
 from external_dns.providers.rfc2136.transport import DNSConnection, DNSTransport, TsigRejected
@@ -21,6 +27,7 @@ ZONE = "example.org"
 
 class FakeServer:
     def __init__(self) -> None:
+        self.updates: list[dns.update.UpdateMessage] = []  # every UPDATE received, parsed
         self.serial = 5
         self.records = [AxfrRecord("www.example.org", "A", 300, ("192.0.2.1",)),
                         AxfrRecord("a-www.example.org", "TXT", 300, ("heritage=external-dns,external-dns/owner=x",))]
@@ -37,6 +44,12 @@ class FakeConnection:
     def exchange(self, msg: dns.message.Message, wire: bytes | None = None) -> dns.message.Message:
         if self.server.down:
             raise ConnectionRefusedError("down")
+        if msg.opcode() == dns.opcode.UPDATE:
+            parsed = dns.message.from_wire(wire if wire is not None else msg.to_wire())
+            assert isinstance(parsed, dns.update.UpdateMessage)
+            self.server.updates.append(parsed)
+            self.server.serial += 1  # as BIND's serial-update-method increment
+            return dns.message.make_response(msg)
         assert msg.question[0].rdtype == dns.rdatatype.SOA
         self.server.soa_queries += 1
         response = dns.message.make_response(msg)
@@ -80,8 +93,9 @@ class FakeTransport:
         return TsigRejected(f"{host}: {context}")
 
 
-def provider(server: FakeServer) -> RFC2136Provider:
-    config = RFC2136Config(hosts=("192.0.2.53",), port=53, zones=(ZONE,), insecure=True, axfr=True)
+def provider(server: FakeServer, batch_change_size: int = 50, min_ttl: int = 0) -> RFC2136Provider:
+    config = RFC2136Config(hosts=("192.0.2.53",), port=53, zones=(ZONE,), insecure=True, axfr=True,
+                           batch_change_size=batch_change_size, min_ttl=min_ttl)
     transport: DNSTransport = FakeTransport(config, server)
     return RFC2136Provider(config, transport=transport)
 
@@ -106,3 +120,59 @@ def test_an_unreachable_server_is_a_soft_error() -> None:
     server.down = True
     with pytest.raises(SoftError, match=r"could not read zone example\.org"):
         provider(server).records()
+
+
+def sent(server: FakeServer) -> list[list[tuple[str, str, str, int, list[str]]]]:
+    """Per UPDATE message: (name, class, type, ttl, rdata) of its update section."""
+    out = []
+    for m in server.updates:
+        out.append([(r.name.to_text(omit_final_dot=True), dns.rdataclass.to_text(r.deleting or r.rdclass),
+                     dns.rdatatype.to_text(r.rdtype), r.ttl, sorted(rd.to_text() for rd in r)) for r in m.update])
+    return out
+
+
+def test_a_record_and_its_ownership_txt_travel_in_one_message() -> None:
+    creates: list[Endpoint] = []
+    for i in range(4):
+        creates.append(Endpoint(f"r{i}.example.org", "A", Targets(["10.0.0.1"])))
+        creates.append(Endpoint(f"a-r{i}.example.org", "TXT", Targets(['"o"']),
+                                labels={OWNED_RECORD_LABEL_KEY: f"r{i}.example.org"}))
+    for batch, expected in ((3, [["r0"], ["r1"], ["r2"], ["r3"]]), (4, [["r0", "r1"], ["r2", "r3"]])):
+        server = FakeServer()
+        server.records = []
+        p = provider(server, batch_change_size=batch)
+        p.records()
+        p.apply_changes(Changes(create=[e.copy() for e in creates]))
+        messages = sent(server)
+        owners = [sorted({n.split(".")[0].removeprefix("a-") for n, *_ in m}) for m in messages]
+        assert owners == expected, batch
+        for m in messages:
+            names = {n for n, *_ in m}
+            assert all(f"a-{n}" in names for n in names if not n.startswith("a-")), "record without its TXT"
+
+
+def test_an_unchanged_update_pair_is_sent_only_when_the_zone_does_not_hold_it() -> None:
+    old = Endpoint("a.example.org", "TXT", Targets(["v"]), 0)
+    new = Endpoint("a.example.org", "TXT", Targets(['"v"']), 0, labels={"owner": "x"})
+    server = FakeServer()
+    server.records = []
+    p = provider(server)
+    p.records()
+    # the zone does not hold it: the pair may stand for a record still to be written (ownership migration)
+    p.apply_changes(Changes(update_old=[old.copy()], update_new=[new.copy()]))
+    assert sent(server) == [[("a.example.org", "IN", "TXT", 0, ['"v"'])]]
+    server.updates.clear()
+    p.records()  # the snapshot now holds exactly that rrset: nothing to send
+    p.apply_changes(Changes(update_old=[old.copy()], update_new=[new.copy()]))
+    assert server.updates == []
+
+
+def test_an_update_without_a_ttl_keeps_the_record_ttl() -> None:
+    server = FakeServer()
+    server.records = [AxfrRecord("a.example.org", "A", 300, ("10.0.0.1",))]
+    p = provider(server, min_ttl=60)
+    p.records()
+    p.apply_changes(Changes(update_old=[Endpoint("a.example.org", "A", Targets(["10.0.0.1"]), 300)],
+                            update_new=[Endpoint("a.example.org", "A", Targets(["10.0.0.2"]), 0)]))
+    assert sent(server) == [[("a.example.org", "NONE", "A", 0, ["10.0.0.1"]),
+                             ("a.example.org", "IN", "A", 300, ["10.0.0.2"])]]

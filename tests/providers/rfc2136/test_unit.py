@@ -7,11 +7,9 @@ import pytest
 from external_dns.cmd.build_providers import build_rfc2136 as build
 from external_dns.cmd.config import build_parser, validate
 from external_dns.cmd.flags import ConfigError
-from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
-from external_dns.plan.changes import Changes
 from external_dns.providers.rfc2136 import RFC2136Config, RFC2136ConfigError, RFC2136Provider
-from external_dns.providers.rfc2136.snapshot import ZoneSnapshot
 from external_dns.providers.rfc2136.targets import canonical_target, to_rdata, txt_targets, unquote_txt
 
 SECRET = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA=="
@@ -160,50 +158,3 @@ def test_adjust_endpoints_canonicalises_and_raises_ttl() -> None:
     assert [(list(e.targets), e.record_ttl) for e in out] == [(["b.example.org"], 120), (["v=1"], 0),
                                                                (["10.0.0.1"], 600)]
     assert list(eps[0].targets) == ["B.example.org."]  # inputs untouched
-
-
-def test_batches_keep_record_and_txt_together() -> None:
-    p = RFC2136Provider(cfg(batch_change_size=3))
-    creates: list[Endpoint] = []
-    for i in range(4):
-        creates.append(Endpoint(f"r{i}.example.org", "A", Targets(["10.0.0.1"])))
-        creates.append(Endpoint(f"a-r{i}.example.org", "TXT", Targets(['"o"']),
-                                labels={OWNED_RECORD_LABEL_KEY: f"r{i}.example.org"}))
-    errors: list[str] = []
-    zones = p._plan_ops(Changes(create=creates), errors)
-    batches = p._batches(zones["example.org"].values())
-    assert not errors
-    assert [[g.key for g in b] for b in batches] == [["r0.example.org"], ["r1.example.org"], ["r2.example.org"],
-                                                     ["r3.example.org"]]
-    assert len(p._batches(zones["example.org"].values())) == 4
-    wide = RFC2136Provider(cfg(batch_change_size=4))._batches(zones["example.org"].values())
-    assert [len(b) for b in wide] == [2, 2]
-    for b in batches:
-        for g in b:
-            assert {op.label.split()[1] for op in g.ops} == {g.key, "a-" + g.key}
-
-
-def test_unchanged_update_pair_is_skipped_only_when_the_zone_holds_it() -> None:
-    p = RFC2136Provider(cfg())
-    old = Endpoint("a.example.org", "TXT", Targets(["v"]), 0)
-    new = Endpoint("a.example.org", "TXT", Targets(['"v"']), 0, labels={"owner": "x"})
-    errors: list[str] = []
-    # Unknown zone content: the pair may stand for a record still to be written (ownership migration).
-    zones = p._plan_ops(Changes(update_old=[old], update_new=[new]), errors)
-    ops = [op for g in zones["example.org"].values() for op in g.ops]
-    assert [(op.remove, op.add) for op in ops] == [([], ["v"])]
-    # The snapshot shows exactly that rrset: nothing to send.
-    snap = ZoneSnapshot("example.org", 7)
-    snap.add("a.example.org", "TXT", 0, ["v"])
-    p._snapshots["example.org"] = snap
-    assert p._plan_ops(Changes(update_old=[old], update_new=[new]), errors) == {}
-    assert not errors
-
-
-def test_update_with_unset_ttl_keeps_the_record_ttl() -> None:
-    p = RFC2136Provider(cfg(min_ttl=60))
-    old = Endpoint("a.example.org", "A", Targets(["10.0.0.1"]), 300)
-    new = Endpoint("a.example.org", "A", Targets(["10.0.0.2"]), 0)
-    zones = p._plan_ops(Changes(update_old=[old], update_new=[new]), [])
-    (op,) = [op for g in zones["example.org"].values() for op in g.ops]
-    assert (op.remove, op.add, op.ttl) == (["10.0.0.1"], ["10.0.0.2"], 300)
