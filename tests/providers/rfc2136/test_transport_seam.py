@@ -27,7 +27,8 @@ ZONE = "example.org"
 
 class FakeServer:
     def __init__(self) -> None:
-        self.updates: list[dns.update.UpdateMessage] = []  # every UPDATE received, parsed
+        self.updates: list[dns.update.UpdateMessage] = []  # every UPDATE applied, parsed
+        self.refuse: set[str] = set()  # an UPDATE touching one of these names is answered REFUSED
         self.serial = 5
         self.records = [AxfrRecord("www.example.org", "A", 300, ("192.0.2.1",)),
                         AxfrRecord("a-www.example.org", "TXT", 300, ("heritage=external-dns,external-dns/owner=x",))]
@@ -47,6 +48,10 @@ class FakeConnection:
         if msg.opcode() == dns.opcode.UPDATE:
             parsed = dns.message.from_wire(wire if wire is not None else msg.to_wire())
             assert isinstance(parsed, dns.update.UpdateMessage)
+            if any(r.name.to_text(omit_final_dot=True) in self.server.refuse for r in parsed.update):
+                response = dns.message.make_response(msg)
+                response.set_rcode(dns.rcode.REFUSED)
+                return response
             self.server.updates.append(parsed)
             self.server.serial += 1  # as BIND's serial-update-method increment
             return dns.message.make_response(msg)
@@ -176,3 +181,18 @@ def test_an_update_without_a_ttl_keeps_the_record_ttl() -> None:
                             update_new=[Endpoint("a.example.org", "A", Targets(["10.0.0.2"]), 0)]))
     assert sent(server) == [[("a.example.org", "NONE", "A", 0, ["10.0.0.1"]),
                              ("a.example.org", "IN", "A", 300, ["10.0.0.2"])]]
+
+
+def test_a_refused_record_fails_alone_and_the_rest_of_its_message_is_written() -> None:
+    """As BIND refusing an MX whose in-zone target has no address: the message is retried record by record."""
+    server = FakeServer()
+    server.records = []
+    server.refuse = {"bad.example.org"}
+    p = provider(server)
+    p.records()
+    creates = [Endpoint(f"ok{i}.example.org", "A", Targets(["192.0.2.1"])) for i in range(5)]
+    creates.insert(2, Endpoint("bad.example.org", "MX", Targets(["0 bad.example.org"])))
+    with pytest.raises(SoftError, match="bad.example.org"):
+        p.apply_changes(Changes(create=creates))
+    written = {n for m in sent(server) for n, *_ in m}
+    assert written == {f"ok{i}.example.org" for i in range(5)}
