@@ -136,7 +136,7 @@ def _step(provider: FlakyProvider, source: ListSource, action: tuple[str, str, i
 def test_incremental_plans_equal_the_full_plan_at_every_step(policy: str, named: bool) -> None:
     seen = {"incremental": 0, "with_changes": 0, "failed": 0}
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
     @given(st.lists(op, min_size=1, max_size=20))
     def run(actions: list[tuple[str, str, int, str, int]]) -> None:
         provider = FlakyProvider(ZONES)

@@ -99,12 +99,14 @@ class ServiceInformerSource(InformerSource):
     # are kept with their endpoints and indexed by DNS name, built on first use and then kept in step by the
     # Service informer's events; the others (NodePort, headless: they read Pods, Nodes, EndpointSlices) are
     # recomputed on every read. The merge across Services works name by name, so merging the endpoints of
-    # every Service claiming a name gives exactly `endpoints()`'s endpoints of that name. Problems are
-    # reported by `endpoints()` (the full passes), not here.
+    # every Service claiming a name gives exactly `endpoints()`'s endpoints of that name. After the first,
+    # `collect` (the full passes) reads the kept entries too, with their problems (reported by `endpoints()`).
     def _by_name_init(self) -> None:
         self._bn_lock = threading.Lock()
         self._bn_built = False
-        self._bn_entries: dict[str, tuple[list[Endpoint], frozenset[str]]] = {}  # key -> (endpoints, names)
+        # key -> (endpoints, names, problems) of each admitted Service (NodePort / headless: names only)
+        self._bn_entries: dict[str, tuple[list[Endpoint], frozenset[str], list[Problem]]] = {}
+        self._bn_ready = False  # the first `collect` finished listing: later ones read the entries
         self._bn_index: dict[str, set[str]] = {}  # name -> keys of self-contained Services claiming it
         self._bn_others: dict[str, Mapping[str, Any]] = {}  # key -> NodePort / headless Service
         self._bn_dirty: set[str] = set()
@@ -134,10 +136,10 @@ class ServiceInformerSource(InformerSource):
         svc_type = spec.get("type") or "ClusterIP"
         return not (svc_type == "NodePort" or (svc_type == "ClusterIP" and spec.get("clusterIP") == "None"))
 
-    def _endpoints_of(self, svc: Mapping[str, Any]) -> list[Endpoint]:
+    def _endpoints_of(self, svc: Mapping[str, Any]) -> tuple[list[Endpoint], list[Problem]]:
         if self._self_contained(svc):
-            return service_endpoints(svc, self.options)[0]
-        return self._collect_services([svc])[0]
+            return service_endpoints(svc, self.options)
+        return self._collect_services([svc])
 
     def _bn_forget(self, key: str) -> None:
         """Drop a Service from the index (call with the lock held); its names become dirty."""
@@ -155,7 +157,7 @@ class ServiceInformerSource(InformerSource):
 
     def _bn_add(self, svc: Mapping[str, Any]) -> None:
         key = self._key(svc)
-        eps = self._endpoints_of(svc)
+        eps, probs = self._endpoints_of(svc)
         names = frozenset(_name(ep.dns_name) for ep in eps)
         with self._bn_lock:
             if self._bn_touched is not None:
@@ -164,9 +166,9 @@ class ServiceInformerSource(InformerSource):
             self._bn_dirty.update(names)
             if not self._self_contained(svc):
                 self._bn_others[key] = svc
-                self._bn_entries[key] = ([], names)  # names only: for the next change's dirty names
+                self._bn_entries[key] = ([], names, [])  # names only: for the next change's dirty names
                 return
-            self._bn_entries[key] = (eps, names)
+            self._bn_entries[key] = (eps, names, probs)
             for name in names:
                 self._bn_index.setdefault(name, set()).add(key)
 
@@ -203,7 +205,7 @@ class ServiceInformerSource(InformerSource):
             self._bn_touched = set()
             return True
 
-    def _bn_listed(self, svc: Mapping[str, Any], eps: list[Endpoint]) -> None:
+    def _bn_listed(self, svc: Mapping[str, Any], eps: list[Endpoint], probs: list[Problem]) -> None:
         key = self._key(svc)
         names = frozenset(_name(ep.dns_name) for ep in eps)
         with self._bn_lock:
@@ -211,9 +213,9 @@ class ServiceInformerSource(InformerSource):
                 return  # an event brought a newer version (or its deletion) already
             if not self._self_contained(svc):
                 self._bn_others[key] = svc
-                self._bn_entries[key] = ([], names)
+                self._bn_entries[key] = ([], names, [])
                 return
-            self._bn_entries[key] = ([ep.copy() for ep in eps], names)
+            self._bn_entries[key] = ([ep.copy() for ep in eps], names, list(probs))
             for name in names:
                 self._bn_index.setdefault(name, set()).add(key)
 
@@ -238,6 +240,8 @@ class ServiceInformerSource(InformerSource):
         return dirty
 
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
+        if self._bn_ready:
+            return self._collect_entries()
         building = self._bn_start_build()
         eps, problems = self._collect_services(admitted_objects(self.services),
                                                self._bn_listed if building else None)
@@ -245,10 +249,25 @@ class ServiceInformerSource(InformerSource):
             with self._bn_lock:
                 self._bn_touched = None
                 self._bn_dirty.clear()
+                self._bn_ready = True
+        return merge_service_endpoints(eps), problems
+
+    def _collect_entries(self) -> tuple[list[Endpoint], list[Problem]]:
+        """Every Service's endpoints from the entries the events keep (self-contained Services are not
+        computed again; NodePort and headless ones are, from the current Pods, Nodes and EndpointSlices)."""
+        with self._bn_lock:
+            keys = sorted(self._bn_entries)
+            eps = [ep.copy() for k in keys for ep in self._bn_entries[k][0]]
+            problems = [p for k in keys for p in self._bn_entries[k][2]]
+            others = [self._bn_others[k] for k in keys if k in self._bn_others]
+        if others:
+            more, more_problems = self._collect_services(others)
+            eps.extend(more)
+            problems.extend(more_problems)
         return merge_service_endpoints(eps), problems
 
     def _collect_services(self, services: Iterable[Mapping[str, Any]],
-                          each: Callable[[Mapping[str, Any], list[Endpoint]], None] | None = None,
+                          each: Callable[[Mapping[str, Any], list[Endpoint], list[Problem]], None] | None = None,
                           ) -> tuple[list[Endpoint], list[Problem]]:
         nodes = self.nodes.get_store().list() if self.nodes is not None else []
         pod_store = self.pods.get_store() if self.pods is not None else None
@@ -272,7 +291,7 @@ class ServiceInformerSource(InformerSource):
                 if slice_store is not None and wants_pods else []
             eps, probs = service_endpoints(svc, self.options, nodes=nodes, pods=pods, endpoint_slices=slices)
             if each is not None:
-                each(svc, eps)
+                each(svc, eps, probs)
             endpoints.extend(eps)
             problems.extend(probs)
         return endpoints, problems
