@@ -126,7 +126,7 @@ class AWSProvider(Provider):
         log.debug(f"Applying provider record filter for domains: {names}")
         if not names:
             # No zone at all: nothing may be planned (an empty include list would match everything).
-            return DomainFilter(regex=r"(?!)")
+            return DomainFilter(regex=r"[^\s\S]")  # matches nothing (RE2 has no lookahead)
         return DomainFilter(include=names)
 
     def _client(self, zone: HostedZone) -> Any:
