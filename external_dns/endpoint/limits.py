@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import re
 import reprlib
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import cachetools
 import dns.exception
 import dns.name
 import dns.rdata
@@ -66,6 +69,10 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TRANSITIONAL = str.maketrans({"\u00df": "ss", "\u03c2": "\u03c3", "\u200c": None, "\u200d": None})
 _HOST_TYPES = frozenset((RECORD_TYPE_CNAME, RECORD_TYPE_NS, RECORD_TYPE_PTR, RECORD_TYPE_DNAME))
 _HOST_OWNER_TYPES = frozenset((RECORD_TYPE_A, RECORD_TYPE_AAAA, RECORD_TYPE_MX))  # owners must be host names
+_OWNER_WHAT = {t: f"name of a {t} record" for t in _HOST_OWNER_TYPES}
+_KNOWN_TYPES = frozenset(KNOWN_RECORD_TYPES)
+# external-dns CheckEndpoint adds to the checks above only for these (or with provider-specific properties)
+_CHECK_ENDPOINT_TYPES = frozenset((RECORD_TYPE_MX, RECORD_TYPE_SRV, RECORD_TYPE_PTR))
 
 
 @dataclass(frozen=True)
@@ -109,11 +116,25 @@ def _strict_ascii_label(label: str) -> str:
     return label.encode("idna").decode("ascii")  # pragma: no cover - only where idna is absent
 
 
+# Names and targets repeat from sync to sync: their checks are remembered (bounded; thread-safe).
+_CACHE_SIZE = 200_000
+_name_checks: cachetools.LRUCache[Any, str | None] = cachetools.LRUCache(maxsize=_CACHE_SIZE)
+_host_checks: cachetools.LRUCache[Any, str | None] = cachetools.LRUCache(maxsize=_CACHE_SIZE)
+_target_checks: cachetools.LRUCache[Any, str | None] = cachetools.LRUCache(maxsize=_CACHE_SIZE)
+# The common case in one match: an ASCII name of letters, digits, '-', '_' labels (a leading '*' label).
+_PLAIN_NAME = re.compile(r"(\*\.)?([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?\Z")
+_PLAIN_HOST = re.compile(r"(\*\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
+                         r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?\Z")
+
+
+@cachetools.cached(_name_checks, lock=threading.Lock())
 def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, star_in_labels: bool = False
                        ) -> str | None:
     """None when `name` (ASCII or IDNA-convertible, optional trailing dot) is a usable DNS name.
     `star_in_labels`: `*` may also appear inside labels (ownership names of wildcard records: `a-*.example.org`,
     a plain label in DNS)."""
+    if len(name) <= MAX_NAME_LENGTH and _PLAIN_NAME.match(name):
+        return None
     if not name or name != name.strip():
         return f"{what} {short(name)} is empty or has surrounding whitespace"
     body = name[:-1] if name.endswith(".") else name
@@ -140,8 +161,11 @@ def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, 
     return None
 
 
+@cachetools.cached(_host_checks, lock=threading.Lock())
 def hostname_problem(name: str, what: str, allow_wildcard: bool) -> str | None:
     """None when the ASCII form of `name` is an RFC 1123 host name (a `*` first label when allowed)."""
+    if _PLAIN_HOST.match(name) and (allow_wildcard or not name.startswith("*")):
+        return None
     body = name[:-1] if name.endswith(".") else name
     labels = [_strict_ascii_label(label) for label in body.split(".")] if body else []
     for i, label in enumerate(labels):
@@ -191,17 +215,26 @@ def target_problem(ep: Endpoint, target: str, allow_ownership_txt: bool = False)
     if not target.strip():
         return "empty target"
     if rtype == RECORD_TYPE_TXT:
-        if len(target.encode("utf-8", "surrogatepass")) > MAX_TXT_OCTETS:
-            return f"TXT value longer than {MAX_TXT_OCTETS} octets"
-        if not allow_ownership_txt and is_ownership_text(target):
-            return ("TXT value looks like an ownership record (heritage=external-dns): refused, it would forge "
-                    "the ownership of another record")
-        return None
+        return _txt_problem(target, allow_ownership_txt)
+    return _typed_target_problem(rtype, target, ep.is_alias())
+
+
+def _txt_problem(target: str, allow_ownership_txt: bool) -> str | None:
+    if len(target.encode("utf-8", "surrogatepass")) > MAX_TXT_OCTETS:
+        return f"TXT value longer than {MAX_TXT_OCTETS} octets"
+    if not allow_ownership_txt and is_ownership_text(target):
+        return ("TXT value looks like an ownership record (heritage=external-dns): refused, it would forge "
+                "the ownership of another record")
+    return None
+
+
+@cachetools.cached(_target_checks, lock=threading.Lock())
+def _typed_target_problem(rtype: str, target: str, alias: bool) -> str | None:
     if _CONTROL.search(target):
         return f"target {short(target)} contains control characters"
-    if rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and not ep.is_alias():
+    if rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and not alias:
         return ip_targets_problem(rtype, [target])
-    if rtype in _HOST_TYPES or (rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and ep.is_alias()):
+    if rtype in _HOST_TYPES or (rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and alias):
         return _host_problem(rtype, target)
     if rtype in (RECORD_TYPE_MX, RECORD_TYPE_SRV):
         parts = target.split()
@@ -249,11 +282,11 @@ def endpoint_problem(ep: Endpoint, allow_ownership_txt: bool = False) -> FieldPr
     """None when every field of `ep` is within DNS's limits (module docstring), else the first problem.
     `allow_ownership_txt`: below a registry (webhook server, plan-file changes), where ownership TXT records
     are the registry's own writes."""
-    if ep.record_type not in KNOWN_RECORD_TYPES:
+    if ep.record_type not in _KNOWN_TYPES:
         return FieldProblem("recordType", f"unknown record type {short(ep.record_type)}")
     problem = ascii_name_problem(ep.dns_name, "name")
     if problem is None and ep.record_type in _HOST_OWNER_TYPES:
-        problem = hostname_problem(ep.dns_name, f"name of a {ep.record_type} record", allow_wildcard=True)
+        problem = hostname_problem(ep.dns_name, _OWNER_WHAT[ep.record_type], True)
     if problem is not None:
         return FieldProblem("dnsName", problem)
     problem = ttl_problem(ep.record_ttl)
@@ -263,12 +296,14 @@ def endpoint_problem(ep: Endpoint, allow_ownership_txt: bool = False) -> FieldPr
     if found is not None:
         return found
     sid = ep.set_identifier
-    if len(sid.encode("utf-8", "surrogatepass")) > MAX_SET_IDENTIFIER_OCTETS or _CONTROL.search(sid):
+    if sid and (len(sid.encode("utf-8", "surrogatepass")) > MAX_SET_IDENTIFIER_OCTETS or _CONTROL.search(sid)):
         return FieldProblem("setIdentifier", f"{short(sid)} is longer than {MAX_SET_IDENTIFIER_OCTETS} octets "
                             "or holds control characters")
-    found = _labels_problem(list(ep.labels.items()))
+    found = _labels_problem(list(ep.labels.items())) if ep.labels else None
     if found is not None:
         return found
+    if ep.record_type not in _CHECK_ENDPOINT_TYPES and not ep.provider_specific:
+        return None
     reason = ep.invalid_reason()  # external-dns CheckEndpoint (alias support, MX/SRV/PTR forms)
     if reason is not None:
         return FieldProblem("targets", reason)
