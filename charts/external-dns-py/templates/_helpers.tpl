@@ -194,6 +194,23 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- fail "provider.name=rfc2136 needs rfc2136.tsigKeyname and rfc2136.tsigSecretRef (name, key), or rfc2136.insecure=true" }}
 {{- end }}
 {{- end }}
+{{- /* pdns.* values are optional too: upstream configures PowerDNS through extraArgs and env. */}}
+{{- if and (eq $provider "pdns") .Values.pdns.server }}
+{{- if or (not .Values.pdns.apiKeySecretRef.name) (not .Values.pdns.apiKeySecretRef.key) }}
+{{- fail "pdns.server needs pdns.apiKeySecretRef (name, key): the Secret holding the PowerDNS API key" }}
+{{- end }}
+{{- with .Values.pdns.tls }}
+{{- if and (or .caKey .clientCertKey .clientCertKeyKey) (not .secretName) }}
+{{- fail "pdns.tls.caKey / clientCertKey / clientCertKeyKey need pdns.tls.secretName (the Secret holding them)" }}
+{{- end }}
+{{- if ne (empty .clientCertKey) (empty .clientCertKeyKey) }}
+{{- fail "pdns.tls.clientCertKey and pdns.tls.clientCertKeyKey must be given together" }}
+{{- end }}
+{{- end }}
+{{- if and .Values.pdns.tls.secretName (hasPrefix "http://" .Values.pdns.server) }}
+{{- fail "pdns.tls needs an https:// pdns.server" }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* The external-dns container's args, as a YAML list (toYaml quotes every value that needs it). */}}
@@ -301,6 +318,23 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- $a = append $a (printf "--rfc2136-batch-change-size=%v" .batchChangeSize) }}
 {{- end }}
+{{- else if and (eq $provider "pdns") .Values.pdns.server }}
+{{- with .Values.pdns }}
+{{- $a = append $a (printf "--pdns-server=%s" .server) }}
+{{- $a = append $a (printf "--pdns-server-id=%s" .serverId) }}
+{{- if .skipTlsVerify }}
+{{- $a = append $a "--pdns-skip-tls-verify" }}
+{{- end }}
+{{- with .tls.caKey }}
+{{- $a = append $a (printf "--tls-ca=/etc/external-dns/pdns-tls/%s" .) }}
+{{- end }}
+{{- with .tls.clientCertKey }}
+{{- $a = append $a (printf "--tls-client-cert=/etc/external-dns/pdns-tls/%s" .) }}
+{{- end }}
+{{- with .tls.clientCertKeyKey }}
+{{- $a = append $a (printf "--tls-client-cert-key=/etc/external-dns/pdns-tls/%s" .) }}
+{{- end }}
+{{- end }}
 {{- else if include "external-dns-py.webhookSidecar" . }}
 {{- $a = append $a "--webhook-provider-url=http://localhost:8888" }}
 {{- end }}
@@ -343,6 +377,13 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
     secretKeyRef:
       name: {{ .Values.rfc2136.tsigSecretRef.name }}
       key: {{ .Values.rfc2136.tsigSecretRef.key }}
+{{- end }}
+{{- if and (eq $provider "pdns") .Values.pdns.server }}
+- name: EXTERNAL_DNS_PDNS_API_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.pdns.apiKeySecretRef.name }}
+      key: {{ .Values.pdns.apiKeySecretRef.key }}
 {{- end }}
 {{- if .Values.txtEncrypt.enabled }}
 - name: EXTERNAL_DNS_TXT_ENCRYPT_AES_KEY
@@ -440,4 +481,9 @@ constraint without a labelSelector gets one matching this release's pods (argume
 {{- $out = append $out . }}
 {{- end }}
 {{- toYaml $out }}
+{{- end }}
+
+{{/* "true" when the PowerDNS TLS client files are mounted from pdns.tls.secretName. */}}
+{{- define "external-dns-py.pdnsTls" -}}
+{{- if and (eq (include "external-dns-py.providerName" .) "pdns") .Values.pdns.server .Values.pdns.tls.secretName }}true{{ end }}
 {{- end }}
