@@ -1,0 +1,48 @@
+"""cmd/build_registry.py: the registry flags become a registry over the provider; a mistake is a
+ConfigError naming the flag."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from external_dns.cmd.build import REGISTRY_BUILDERS, load_builder
+from external_dns.cmd.build_registry import build_noop, build_txt
+from external_dns.cmd.config import load_config
+from external_dns.errors import ConfigError
+from external_dns.providers.inmemory import InMemoryProvider
+from external_dns.registry import NoopRegistry, TXTRegistry
+
+
+def test_txt_registry_from_the_flags() -> None:
+    _parser, cfg = load_config(["--source=manifest", "--manifest-dir=/nonexistent", "--provider=inmemory",
+                                "--policy=sync", "--txt-owner-id=team-a", "--txt-prefix=own-%{record_type}-",
+                                "--txt-cache-interval=1m", "--managed-record-types=A", "--managed-record-types=TXT",
+                                "--migrate-from-txt-owner=old"], environ={})
+    provider = InMemoryProvider(["example.org"])
+    registry = load_builder(REGISTRY_BUILDERS, "registry", "txt")(cfg, provider)
+    assert isinstance(registry, TXTRegistry) and registry.provider is provider
+    assert registry.owner_id() == "team-a" and registry.cache_interval == 60.0
+    assert registry.managed_record_types == ("A", "TXT")
+    assert registry.mapper.to_txt_name("www.example.org", "A") == "own-a-www.example.org"
+
+
+def test_noop_registry() -> None:
+    provider = InMemoryProvider(["example.org"])
+    assert isinstance(build_noop(argparse.Namespace(), provider), NoopRegistry)
+
+
+@pytest.mark.parametrize(("flags", "flag"), [
+    ({"txt_owner_id": ""}, "--txt-owner-id"),
+    ({"txt_prefix": "p-", "txt_suffix": "-s"}, "--txt-prefix/--txt-suffix"),
+    ({"txt_encrypt_enabled": True, "txt_encrypt_aes_key": "short"}, "--txt-encrypt-aes-key"),
+])
+def test_a_mistake_names_the_flag(flags: dict[str, object], flag: str) -> None:
+    with pytest.raises(ConfigError, match=f"^{flag}: "):
+        build_txt(argparse.Namespace(**flags), InMemoryProvider(["example.org"]))
+
+
+def test_an_unknown_registry_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError, match="unknown registry 'etcd' \\(supported: dynamodb, noop, txt\\)"):
+        load_builder(REGISTRY_BUILDERS, "registry", "etcd")
