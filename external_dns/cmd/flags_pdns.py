@@ -45,7 +45,9 @@ def _config(cfg: argparse.Namespace) -> PDNSConfig:
 
     return PDNSConfig(
         server=str(cfg.pdns_server or "").strip(),
-        api_key=str(cfg.pdns_api_key or ""),
+        # Surrounding white space dropped: a Secret made from a file often ends in a line break (PowerDNS
+        # trims its own api-key setting the same way).
+        api_key=str(cfg.pdns_api_key or "").strip(),
         server_id=str(cfg.pdns_server_id or "").strip(),
         skip_tls_verify=bool(cfg.pdns_skip_tls_verify),
         tls_ca=str(cfg.tls_ca or ""),

@@ -65,6 +65,11 @@ class PDNSConfig:
         if not self.api_key:
             # external-dns: "missing API Key for PDNS. Specify using --pdns-api-key="
             raise ConfigError("missing API Key for PDNS. Specify using --pdns-api-key=")
+        if any(c < " " or "\x7f" <= c <= "\x9f" or c > "\xff" for c in self.api_key):
+            # http.client would refuse the header with an error quoting the whole key; say what is wrong
+            # without it. (A trailing line break, as in a Secret made from a file, is trimmed in cmd/.)
+            raise ConfigError("--pdns-api-key holds a control character (a line break?) or a character that "
+                              "cannot be sent in an HTTP header; check where the key comes from")
         url = urllib.parse.urlsplit(self.server)
         if url.scheme not in ("http", "https") or not url.hostname:
             raise ConfigError(f"--pdns-server must be an http:// or https:// URL, got {self.server!r}")

@@ -133,10 +133,20 @@ def test_cli_bad_api_key(pdns: PdnsServer, manifests: Path) -> None:
     write(manifests)
     bad = "not-the-key-" + pdns.api_key[:6]
     out = cli(pdns, manifests, key=bad, expect=None)
-    assert out.returncode != 0
+    assert out.returncode == 1  # the sync fails, as Go's log.Fatal (docs/troubleshooting.md)
     log = out.stdout + out.stderr
     assert "refused the API key" in log and "--pdns-api-key" in log
     assert bad not in log and pdns.api_key not in log
+
+
+def test_cli_key_with_a_trailing_line_break_works_and_one_inside_is_refused_unseen(
+        pdns: PdnsServer, manifests: Path) -> None:
+    write(manifests, records=False)
+    cli(pdns, manifests, key=pdns.api_key + "\n")  # a Secret made from a file
+    assert pdns.records("example.org")[("web.example.org", "A")] == (300, ["192.0.2.10"])
+    out = cli(pdns, manifests, key=pdns.api_key[:8] + "\n" + pdns.api_key[8:], expect=2)
+    assert "--pdns-api-key holds a control character" in out.stderr
+    assert pdns.api_key[:8] not in out.stdout + out.stderr and pdns.api_key[8:] not in out.stdout + out.stderr
 
 
 def test_cli_missing_api_key_is_a_usage_error(pdns: PdnsServer, manifests: Path) -> None:

@@ -53,6 +53,19 @@ def test_validation(args: list[str], message: str) -> None:
     assert KEY not in str(err.value)
 
 
+def test_key_from_a_secret_file_loses_its_line_break() -> None:
+    _parser, cfg = load_config(BASE, environ={"EXTERNAL_DNS_PDNS_API_KEY": f"  {KEY}\r\n"})
+    assert build_provider(cfg).config.api_key == KEY
+
+
+@pytest.mark.parametrize("key", [f"{KEY}\ninjected: x", f"{KEY}\x00", f"{KEY}\x85x", f"{KEY}\u20ac"])
+def test_a_key_that_cannot_be_sent_is_refused_without_showing_it(key: str) -> None:
+    # http.client would raise "Invalid header value b'<the key>'": the whole key in the error log.
+    with pytest.raises(ConfigError, match="--pdns-api-key holds a control character") as err:
+        load_config(BASE, environ={"EXTERNAL_DNS_PDNS_API_KEY": key})
+    assert KEY not in str(err.value)
+
+
 def test_not_checked_for_other_providers() -> None:
     load_config(["--source=manifest", "--manifest-dir=/x", "--provider=inmemory", "--policy=sync",
                  "--pdns-server=nonsense"], environ={})
