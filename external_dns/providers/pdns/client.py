@@ -91,7 +91,7 @@ class PDNSClient:
         self._stop = threading.Event()
 
     def __repr__(self) -> str:
-        return f"PDNSClient(server={self.config.server!r}, server_id={self.config.server_id!r})"
+        return f"PDNSClient(server={self.config.shown_server!r}, server_id={self.config.server_id!r})"
 
     def close(self) -> None:
         self._stop.set()
@@ -110,13 +110,13 @@ class PDNSClient:
     def list_zones(self) -> list[dict[str, Any]]:
         data = self.call("GET", "/zones", what="listing zones")
         if not isinstance(data, list):
-            raise ProviderError(f"PowerDNS at {self.config.server}: the zone list is not a JSON list")
+            raise ProviderError(f"PowerDNS at {self.config.shown_server}: the zone list is not a JSON list")
         return [z for z in data if isinstance(z, dict)]
 
     def get_zone(self, zone_id: str) -> dict[str, Any]:
         data = self.call("GET", f"/zones/{_quote(zone_id)}", what=f"reading zone {zone_id}")
         if not isinstance(data, dict):
-            raise ProviderError(f"PowerDNS at {self.config.server}: zone {zone_id} is not a JSON object")
+            raise ProviderError(f"PowerDNS at {self.config.shown_server}: zone {zone_id} is not a JSON object")
         return data
 
     def patch_zone(self, zone_id: str, body: bytes) -> None:
@@ -133,12 +133,12 @@ class PDNSClient:
                 status, data = self._exchange(method, self._base + path, body)
             except _Transient as exc:
                 if attempt >= self.config.retries or self._stop.is_set():
-                    raise SoftError(f"PowerDNS at {self.config.server}: {what} failed: {exc}") from None
+                    raise SoftError(f"PowerDNS at {self.config.shown_server}: {what} failed: {exc}") from None
                 delay = self.config.retry_base * (2 ** attempt)
                 attempt += 1
                 log.debug(f"PowerDNS: {what} failed ({exc}), retry {attempt} in {delay:.2f}s")
                 if self._stop.wait(delay):
-                    raise SoftError(f"PowerDNS at {self.config.server}: {what} interrupted") from None
+                    raise SoftError(f"PowerDNS at {self.config.shown_server}: {what} interrupted") from None
                 continue
             if status == 400 and body is not None and len(body) >= _LARGE_BODY and not _is_json_error(data):
                 # PowerDNS answers a plain "Bad Request" (no JSON error) to a body over its size limit when it
@@ -153,17 +153,17 @@ class PDNSClient:
             try:
                 return json.loads(data)
             except ValueError:
-                raise ProviderError(f"PowerDNS at {self.config.server}: {what}: the answer is not JSON") from None
+                raise ProviderError(f"PowerDNS at {self.config.shown_server}: {what}: the answer is not JSON") from None
         text = _error_text(data)
         if status in (401, 403):
-            raise PDNSAuthError(f"PowerDNS at {self.config.server} refused the API key (HTTP {status} {text}) "
+            raise PDNSAuthError(f"PowerDNS at {self.config.shown_server} refused the API key (HTTP {status} {text}) "
                                 "while " + what + ": check --pdns-api-key")
         if status == 404:
-            raise PDNSNotFound(f"PowerDNS at {self.config.server}: {what}: not found (HTTP 404); check "
+            raise PDNSNotFound(f"PowerDNS at {self.config.shown_server}: {what}: not found (HTTP 404); check "
                                f"--pdns-server-id ({self.config.server_id!r}) and that the zone exists")
         if status == 422:
             raise PDNSRefused(f"PowerDNS refused {what} (HTTP 422): {text}", text)
-        raise ProviderError(f"PowerDNS at {self.config.server}: {what}: HTTP {status}: {text}")
+        raise ProviderError(f"PowerDNS at {self.config.shown_server}: {what}: HTTP {status}: {text}")
 
     def _exchange(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
         """Send one request and read the whole answer within the deadlines."""
@@ -182,7 +182,7 @@ class PDNSClient:
         except ssl.SSLCertVerificationError as exc:
             REQUESTS.labels(method, "error").inc()
             # A certificate we do not trust will not become trusted by retrying: a configuration error.
-            raise ProviderError(f"PowerDNS at {cfg.server}: TLS certificate not trusted ({exc.verify_message}): "
+            raise ProviderError(f"PowerDNS at {cfg.shown_server}: TLS certificate not trusted ({exc.verify_message}): "
                                 "check --tls-ca, or --pdns-skip-tls-verify") from None
         except (OSError, http.client.HTTPException) as exc:
             REQUESTS.labels(method, "error").inc()
@@ -202,13 +202,15 @@ class PDNSClient:
         headers = {"X-API-Key": self.config.api_key, "Accept": "application/json", "Connection": "close"}
         if with_body:
             headers["Content-Type"] = "application/json"
+        if "@" in self.config.server:  # user:password@ in the URL: basic auth for a proxy, as Go's client
+            headers["Authorization"] = self.config.basic_auth() or ""
         return headers
 
     def _read_body(self, resp: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes:
         cap = self.config.max_response_bytes
         length = resp.getheader("Content-Length")
         if length and length.isdigit() and int(length) > cap:
-            raise ProviderError(f"PowerDNS at {self.config.server}: answer of {length} bytes is over the "
+            raise ProviderError(f"PowerDNS at {self.config.shown_server}: answer of {length} bytes is over the "
                                 f"{cap}-byte limit")
         chunks: list[bytes] = []
         total = 0
@@ -222,7 +224,7 @@ class PDNSClient:
                 return b"".join(chunks)
             total += len(chunk)
             if total > cap:
-                raise ProviderError(f"PowerDNS at {self.config.server}: answer over the {cap}-byte limit")
+                raise ProviderError(f"PowerDNS at {self.config.shown_server}: answer over the {cap}-byte limit")
             chunks.append(chunk)
 
 

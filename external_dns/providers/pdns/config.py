@@ -7,12 +7,14 @@ names the flag at fault and is an `external_dns.errors.ConfigError`.
 
 from __future__ import annotations
 
+import base64
 import ssl
 import urllib.parse
 from dataclasses import dataclass, field
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.errors import ConfigError
+from external_dns.redact import redact_urls
 
 DEFAULT_SERVER = "http://localhost:8081"
 DEFAULT_SERVER_ID = "localhost"
@@ -72,11 +74,11 @@ class PDNSConfig:
                               "cannot be sent in an HTTP header; check where the key comes from")
         url = urllib.parse.urlsplit(self.server)
         if url.scheme not in ("http", "https") or not url.hostname:
-            raise ConfigError(f"--pdns-server must be an http:// or https:// URL, got {self.server!r}")
+            raise ConfigError(f"--pdns-server must be an http:// or https:// URL, got {self.shown_server!r}")
         try:
             url.port  # noqa: B018 - raises ValueError on a bad port
         except ValueError:
-            raise ConfigError(f"--pdns-server has an invalid port: {self.server!r}") from None
+            raise ConfigError(f"--pdns-server has an invalid port: {self.shown_server!r}") from None
         if not self.server_id or "/" in self.server_id:
             raise ConfigError(f"--pdns-server-id must be a non-empty server id without '/', got {self.server_id!r}")
         if bool(self.tls_client_cert) != bool(self.tls_client_cert_key):
@@ -85,6 +87,20 @@ class PDNSConfig:
             raise ConfigError("--tls-ca / --tls-client-cert need an https:// --pdns-server")
         if self.max_patch_rrsets < 1 or self.max_patch_bytes < 1024:
             raise ConfigError("PowerDNS request limits must be positive")
+
+    @property
+    def shown_server(self) -> str:
+        """`server` as messages and reprs show it: a password in the URL masked."""
+        return redact_urls(self.server)
+
+    def basic_auth(self) -> str | None:
+        """The `Authorization` header for a `user:password@` in the URL (a proxy in front of PowerDNS), as Go's
+        HTTP client sends it; None without one."""
+        url = urllib.parse.urlsplit(self.server)
+        if url.username is None:
+            return None
+        pair = f"{urllib.parse.unquote(url.username)}:{urllib.parse.unquote(url.password or '')}"
+        return "Basic " + base64.b64encode(pair.encode()).decode()
 
     @property
     def base_path(self) -> str:

@@ -92,7 +92,7 @@ class PDNSProvider(Provider):
         self._max_bytes = config.max_patch_bytes
 
     def __repr__(self) -> str:
-        return f"PDNSProvider(server={self.config.server!r}, server_id={self.config.server_id!r})"
+        return f"PDNSProvider(server={self.config.shown_server!r}, server_id={self.config.server_id!r})"
 
     def close(self) -> None:
         """Interrupt a back-off wait of the client (shutdown)."""
@@ -168,7 +168,7 @@ class PDNSProvider(Provider):
         rrsets = data.get("rrsets")
         if not isinstance(rrsets, list):
             # Never read as "empty": an answer without rrsets is not a zone we can plan against.
-            raise ProviderError(f"PowerDNS at {self.config.server}: zone {zone.name} came back without rrsets")
+            raise ProviderError(f"PowerDNS at {self.config.shown_server}: zone {zone.name} came back without rrsets")
         out: list[Endpoint] = []
         for rrset in rrsets:
             if isinstance(rrset, dict):
@@ -299,14 +299,14 @@ class PDNSProvider(Provider):
                 return [], 1, [f"zone {zone.name}: {batch[0].describe()}: {exc.server_message}"]
         except PDNSBodyTooLarge:
             if len(batch) == 1 or len(body) // 2 < _MIN_PATCH_BYTES:
-                raise SoftError(f"PowerDNS at {self.config.server} closed the connection on a {len(body)}-byte "
+                raise SoftError(f"PowerDNS at {self.config.shown_server} closed the connection on a {len(body)}-byte "
                                 f"change of zone {zone.name}; if the server is up, raise its "
                                 "webserver-max-bodysize") from None
             with self._lock:
                 lowered = self._max_bytes > len(body) // 2
                 self._max_bytes = min(self._max_bytes, len(body) // 2)
             if lowered:
-                log.warning(f"PowerDNS at {self.config.server} refused a {len(body)}-byte request; sending at "
+                log.warning(f"PowerDNS at {self.config.shown_server} refused a {len(body)}-byte request; sending at "
                             f"most {self._max_bytes} bytes per request from now on (webserver-max-bodysize)")
         except PDNSNotFound:
             self.forget_zones()

@@ -206,6 +206,23 @@ def test_path_prefix_server_id_and_key_header(raw: Callable[[Handler], RawServer
     head = srv.heads[0].decode()
     assert head.startswith("GET /pdns/api/v1/servers/behind%20proxy/zones HTTP/1.1\r\n")
     assert f"X-API-Key: {KEY}" in head.split("\r\n")
+    assert "authorization:" not in head.lower()  # no user:password@ in the URL: no basic auth
+
+
+def test_password_in_the_url_is_sent_as_basic_auth_and_never_shown(raw: Callable[[Handler], RawServer]) -> None:
+    srv = raw(lambda c, n: c.sendall(answer("500 Internal Server Error", b'{"error": "down"}')))
+    url = srv.url.replace("http://", "http://proxy%40user:pa%3Ass-w0rd@")
+    pdns = client(url)
+    with pytest.raises(SoftError) as err:
+        pdns.list_zones()
+    head = srv.heads[0].decode().split("\r\n")
+    assert "Authorization: Basic cHJveHlAdXNlcjpwYTpzcy13MHJk" in head  # base64("proxy@user:pa:ss-w0rd")
+    assert f"X-API-Key: {KEY}" in head
+    shown = f"{err.value} {pdns!r} {PDNSProvider(pdns.config)!r}"
+    assert "pa%3Ass-w0rd" not in shown and "proxy%40user:******@" in shown
+    with pytest.raises(ConfigError) as bad:
+        PDNSConfig(server="http://u:pa%3Ass-w0rd@host:bad", api_key=KEY)
+    assert "pa%3Ass-w0rd" not in str(bad.value)
 
 
 @pytest.mark.parametrize(("settings", "message"), [
