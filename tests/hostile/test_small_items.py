@@ -88,3 +88,39 @@ def test_webhook_url_password_not_in_the_config_line(tmp_path: Path) -> None:
                     "--provider=webhook", "--webhook-provider-url=http://user:s3cretpw@127.0.0.1:1/"],
                    expect=None, timeout=60)
     assert "user:******@127.0.0.1" in proc.stderr and "s3cretpw" not in proc.stderr
+
+
+@pytest.mark.integration
+def test_webhook_server_sigterm_does_not_wait_for_a_trickling_client() -> None:
+    import re
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from tests.helpers.cli import ROOT, clean_env
+
+    proc = subprocess.Popen([sys.executable, "-m", "external_dns", "webhook-server", "--provider=inmemory",
+                             "--webhook-server-address=127.0.0.1:0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=clean_env(), cwd=ROOT, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        assert match, line
+        s = socket.create_connection(("127.0.0.1", int(match[1])), timeout=5)
+        s.sendall(b"POST /records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 100000\r\n\r\n{")  # a body that never comes
+        time.sleep(0.5)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+        assert time.monotonic() - started < 5
+        s.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=5)
+        if proc.stdout is not None:
+            proc.stdout.close()
