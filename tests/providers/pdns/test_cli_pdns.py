@@ -177,7 +177,9 @@ def test_cli_plan_then_apply(pdns: PdnsServer, manifests: Path, tmp_path: Path) 
             "--managed-record-types=A,AAAA,CNAME,TXT,MX,SRV"]
     env = {"EXTERNAL_DNS_PDNS_API_KEY": pdns.api_key}
     plan = tmp_path / "plan.json"
-    run_cli(["plan", *base, f"--plan-file={plan}"], env=env)
+    # The key on the command line this time (the worst case): never in the plan file nor the output.
+    out = run_cli(["plan", *base, f"--plan-file={plan}", f"--pdns-api-key={pdns.api_key}"], env={})
+    assert pdns.api_key not in plan.read_text() and pdns.api_key not in out.stdout + out.stderr
     assert pdns.records("example.org")[("web.example.org", "A")] == (300, ["192.0.2.10"])
     run_cli(["apply", str(plan), *base], env=env)
     assert pdns.records("example.org")[("web.example.org", "A")] == (300, ["192.0.2.99"])
