@@ -1,22 +1,8 @@
 """Edge validation: every field of an endpoint against DNS's limits, before any plan or provider sees it.
-
-`endpoint_problem(ep)` returns None for a usable endpoint, else a `FieldProblem` naming the field
-(`dnsName`, `recordTTL`, `targets[1]`, `labels[owner]`, ...) and why, so the caller can skip the endpoint
-with a warning that names the object and the field. The rules (stricter than external-dns, which checks
-only target formats and leaves the rest to the provider, where one bad record fails its whole zone):
-- name: IDNA ToASCII must succeed (an emoji label fails), then only letters, digits, `-` and `_` in labels,
-  `*` only as the whole first label, labels 1..63 octets, the name at most 253 octets (255 on the wire);
-  the names of A, AAAA and MX records and the hosts of MX, SRV and NS targets are RFC 1123 host names
-  (no `_`, no leading or trailing `-`), as BIND's check-names requires of UPDATEs;
-- TTL: an integer 0..2147483647 (RFC 2181 section 8);
-- record type: one of the known types;
-- targets: at least one, none empty; A/AAAA addresses of their family (unless an alias); CNAME exactly one
-  target (a second one rewrites the zone on every sync); host names in CNAME/NS/PTR/DNAME/MX/SRV by the name
-  rules (CNAME and DNAME: exactly one); every non-TXT target parses as that type's RDATA; a TXT value at most `MAX_TXT_OCTETS` octets and
-  never an ownership record (`heritage=external-dns,...`): that would forge another record's ownership;
-- set identifier at most 255 octets of printable text; label keys and values without `,` `"` or control
-  characters (they are serialised into the ownership TXT: `,` would forge an owner), keys without `=`.
-The ownership record's own name is checked by the registry (it depends on the prefix/suffix and the zone).
+`endpoint_problem(ep)` names the first bad field (`dnsName`, `recordTTL`, `targets[1]`, `labels[owner]`, ...)
+so the caller skips the endpoint with a warning naming the object and the field. Stricter than external-dns,
+which checks only target formats and leaves the rest to the provider, where one bad record fails its whole
+zone. The ownership record's own name is checked by the registry (it depends on the prefix/suffix).
 """
 
 from __future__ import annotations
@@ -68,7 +54,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # UTS #46 transitional deviations, as endpoint/names.py (idna >= 3.11 no longer applies them itself)
 _TRANSITIONAL = str.maketrans({"\u00df": "ss", "\u03c2": "\u03c3", "\u200c": None, "\u200d": None})
 _HOST_TYPES = frozenset((RECORD_TYPE_CNAME, RECORD_TYPE_NS, RECORD_TYPE_PTR, RECORD_TYPE_DNAME))
-_HOST_OWNER_TYPES = frozenset((RECORD_TYPE_A, RECORD_TYPE_AAAA, RECORD_TYPE_MX))  # owners must be host names
+# Owners that must be RFC 1123 host names: BIND's check-names refuses such UPDATEs otherwise.
+_HOST_OWNER_TYPES = frozenset((RECORD_TYPE_A, RECORD_TYPE_AAAA, RECORD_TYPE_MX))
 _OWNER_WHAT = {t: f"name of a {t} record" for t in _HOST_OWNER_TYPES}
 _KNOWN_TYPES = frozenset(KNOWN_RECORD_TYPES)
 # external-dns CheckEndpoint adds to the checks above only for these (or with provider-specific properties)
@@ -130,7 +117,9 @@ _PLAIN_HOST = re.compile(r"(\*\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.
 @cachetools.cached(_name_checks, lock=threading.Lock())
 def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, star_in_labels: bool = False
                        ) -> str | None:
-    """None when `name` (ASCII or IDNA-convertible, optional trailing dot) is a usable DNS name.
+    """None when `name` (ASCII or IDNA-convertible, optional trailing dot) is a usable DNS name: IDNA ToASCII
+    succeeds (an emoji label fails), labels of 1..63 octets hold only letters, digits, `-` and `_`, `*` only
+    as the whole first label, the name at most 253 octets (255 on the wire).
     `star_in_labels`: `*` may also appear inside labels (ownership names of wildcard records: `a-*.example.org`,
     a plain label in DNS)."""
     if len(name) <= MAX_NAME_LENGTH and _PLAIN_NAME.match(name):
@@ -163,7 +152,8 @@ def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, 
 
 @cachetools.cached(_host_checks, lock=threading.Lock())
 def hostname_problem(name: str, what: str, allow_wildcard: bool) -> str | None:
-    """None when the ASCII form of `name` is an RFC 1123 host name (a `*` first label when allowed)."""
+    """None when the ASCII form of `name` is an RFC 1123 host name (no `_`, no leading or trailing `-`; a `*`
+    first label when allowed), as BIND's check-names requires of UPDATEs."""
     if _PLAIN_HOST.match(name) and (allow_wildcard or not name.startswith("*")):
         return None
     body = name[:-1] if name.endswith(".") else name
@@ -230,6 +220,8 @@ def _txt_problem(target: str, allow_ownership_txt: bool) -> str | None:
 
 @cachetools.cached(_target_checks, lock=threading.Lock())
 def _typed_target_problem(rtype: str, target: str, alias: bool) -> str | None:
+    """A/AAAA addresses of their family (unless an alias), host names in CNAME/NS/PTR/DNAME/MX/SRV by the
+    name rules, and every non-TXT target parses as its type's RDATA."""
     if _CONTROL.search(target):
         return f"target {short(target)} contains control characters"
     if rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and not alias:
@@ -266,6 +258,7 @@ def _targets_problem(ep: Endpoint, allow_ownership_txt: bool) -> FieldProblem | 
 
 
 def _labels_problem(labels: Sequence[tuple[str, str]]) -> FieldProblem | None:
+    """Labels are serialised into the ownership TXT: a `,` in a value would forge an owner."""
     for key, value in labels:
         if not isinstance(key, str) or not isinstance(value, str):
             return FieldProblem(f"labels[{short(key, 40)}]", "keys and values must be strings")
@@ -279,7 +272,7 @@ def _labels_problem(labels: Sequence[tuple[str, str]]) -> FieldProblem | None:
 
 
 def endpoint_problem(ep: Endpoint, allow_ownership_txt: bool = False) -> FieldProblem | None:
-    """None when every field of `ep` is within DNS's limits (module docstring), else the first problem.
+    """None when every field of `ep` is within DNS's limits, else the first problem.
     `allow_ownership_txt`: below a registry (webhook server, plan-file changes), where ownership TXT records
     are the registry's own writes."""
     if ep.record_type not in _KNOWN_TYPES:
