@@ -1,25 +1,7 @@
-"""The `manifest` source: Kubernetes objects read from YAML/JSON files instead of a cluster.
-
-`ManifestSource(directory, options)` reads `*.yaml`, `*.yml` and `*.json` under `directory` recursively,
-in sorted path order, every time `endpoints()` is called. Files may hold several YAML documents and
-`kind: List` (or `<Kind>List`) documents with `items`. Services, Ingresses and DNSEndpoints produce
-endpoints (through the same object functions the in-cluster sources use), and so do Gateway API routes
-(HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute) attached to Gateways in the files (Namespaces in the
-files give `allowedRoutes` selectors their labels); Nodes, Pods and EndpointSlices in the files feed NodePort
-and headless Services; other kinds are ignored (debug log). Objects without a
-namespace are in `default`, as `kubectl apply` would put them.
-
-Input that cannot be read never turns into deletes: a file that cannot be read or parsed (bad YAML/JSON,
-not UTF-8, not a regular file, over `MAX_FILE_BYTES`, a YAML alias bomb or nesting deeper than
-`MAX_DEPTH`), a document that is not an object, or a missing directory makes `endpoints()` raise
-`ManifestReadError` naming every such file, so the sync fails (exit 1 with `--once`) instead of deleting the
-records those files described. An object with a bad field or a duplicate object is only skipped: one error
-log line naming the file (document index, object, field), listed in `problems` after `endpoints()`;
-everything else still produces endpoints.
-
-Reading is bounded: a file is opened without blocking (a FIFO never hangs a run), must be a regular file (a
-symlink to `/dev/zero` is refused; symlinks to regular files, as in ConfigMap volumes, are fine) and is read
-up to `MAX_FILE_BYTES`; YAML aliases may add at most `MAX_ALIAS_EXPANSION` nodes when expanded.
+"""The `manifest` source: Kubernetes objects read from YAML/JSON files instead of a cluster, turned into
+endpoints by the same object functions the in-cluster sources use. Input that cannot be read never turns
+into deletes (`endpoints()` raises ManifestReadError), and reading is bounded (size, nesting, YAML aliases,
+regular files only); the rules sit beside `read_bounded`, `_parse`, `_collect` and `endpoints`.
 """
 
 from __future__ import annotations
@@ -115,7 +97,8 @@ class _BoundedLoader(_YAML_BASE):  # type: ignore[misc]
 
 def read_bounded(path: Path, cap: int | None = None) -> bytes:
     """The bytes of a regular file, at most `cap` (default MAX_FILE_BYTES); OSError (with a reason) for
-    anything else. Opened non-blocking, so a FIFO is refused instead of waiting for a writer."""
+    anything else. Opened non-blocking, so a FIFO is refused instead of waiting for a writer; a symlink to
+    `/dev/zero` is refused (not a regular file), symlinks to regular files (ConfigMap volumes) are fine."""
     cap = MAX_FILE_BYTES if cap is None else cap
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
@@ -180,7 +163,8 @@ class ManifestSource(Source):
 
     # -- reading ----------------------------------------------------------------------------------------------
     def files(self) -> list[Path]:
-        """The manifest files, recursively, sorted by path (hidden files and directories skipped)."""
+        """The `*.yaml`, `*.yml` and `*.json` files under the directory, recursively, sorted by path (hidden
+        files and directories skipped); read again at every `endpoints()`."""
         out: list[Path] = []
         for root, dirs, names in os.walk(self.directory):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -251,6 +235,7 @@ class ManifestSource(Source):
         return docs
 
     def _objects(self, problems: list[Problem]) -> Iterator[_Doc]:
+        """Every object of every document; `kind: List` (or `<Kind>List`) documents give their `items`."""
         for path in self.files():
             for index, doc in self._documents(path, problems):
                 where = f"{path} document {index}"
@@ -279,6 +264,8 @@ class ManifestSource(Source):
 
     # -- endpoints --------------------------------------------------------------------------------------------
     def _collect(self, problems: list[Problem]) -> dict[str, list[Mapping[str, Any]]]:
+        """Objects by kind. Kinds the sources do not read are ignored (debug log); an object with a bad field
+        or a duplicate is skipped with an error problem naming the file, document and field."""
         by_kind: dict[str, list[Mapping[str, Any]]] = {}
         seen: dict[tuple[str, str, str], str] = {}
         if not self.directory.is_dir():
@@ -303,7 +290,7 @@ class ManifestSource(Source):
                 problems.append(Problem(doc.where, "metadata.namespace", short(namespace),
                                         "must be a string; object skipped", severity=ERROR, obj=obj))
                 continue
-            if kind not in _CLUSTER_SCOPED and not namespace:
+            if kind not in _CLUSTER_SCOPED and not namespace:  # where `kubectl apply` would put it
                 obj = {**obj, "metadata": {**meta, "namespace": "default"}}
                 namespace = "default"
             key = (kind, namespace or "", meta["name"])
@@ -317,8 +304,12 @@ class ManifestSource(Source):
         return by_kind
 
     def endpoints(self) -> list[Endpoint]:
-        """All endpoints the manifests ask for; `problems` lists what was wrong (also logged). Raises
-        ManifestReadError when part of the input could not be read (see the module docstring)."""
+        """All endpoints the manifests ask for; `problems` lists what was wrong (also logged). Services,
+        Ingresses, DNSEndpoints and Gateway API routes publish; Nodes, Pods and EndpointSlices feed NodePort
+        and headless Services; Gateways and Namespaces feed the routes. Raises ManifestReadError naming every
+        file or document that could not be read (missing directory, unreadable or unparsable file, a
+        document that is not an object), so the sync fails (exit 1 with `--once`) instead of deleting the
+        records those files described."""
         with self._lock:
             problems: list[Problem] = []
             objects = self._collect(problems)
