@@ -1,23 +1,7 @@
 """The webhook server: exposes any of our providers over the external-dns webhook protocol, so a Go
-external-dns (`--provider=webhook`) can drive it.
-
-Routes: `/` negotiation (any method) answers the provider's domain filter; `GET /records`
--> 200 + endpoints (500 on provider error); `POST /records` -> 204 after applying the changes (400 bad JSON,
-413 over the body cap, 415 wrong content type, 500 on provider error); `POST /adjustendpoints` -> 200 +
-endpoints; other methods on these paths -> 400, as external-dns. `/healthz` and `/metrics` (Prometheus) are
-served too, optionally also on a separate health listener.
-
-Hostile clients: one thread per connection, at most `max_threads` per listener (further connections wait in
-the listen backlog of `LISTEN_BACKLOG`); a new connection must deliver its first request's headers within
-`read_header_timeout` (`--webhook-provider-read-header-timeout`), a kept-alive one its next request's within
-`idle_timeout` (`--webhook-provider-idle-timeout`), and a body must arrive within `request_timeout` of its
-headers, else a reaper closes the connection (a client trickling a byte every 2 s cannot hold a thread, nor
-delay shutdown); a bad or negative
-Content-Length, a chunked body or JSON nested too deeply gets 400, an unexpected error 500 -- never a
-traceback or a silent close. Changes are checked against DNS's limits before the provider sees them
-(plan/admission.py): a bad endpoint is skipped with a warning, the rest applied. `stop()` stops accepting,
-closes idle connections and those still sending a request, gives requests being served `grace` seconds, then
-closes what is left and joins every thread.
+external-dns (`--provider=webhook`) can drive it. Hostile clients cannot hold its bounded threads: every
+connection state has a deadline a reaper enforces, and a malformed request gets a 4xx (never a traceback or
+a silent close); the rules sit beside `_dispatch`, `_read_body`, `process_request`, `_reap` and `stop`.
 """
 
 from __future__ import annotations
@@ -172,6 +156,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- dispatch -------------------------------------------------------------------------------------------
     def _dispatch(self) -> None:
+        """`/` negotiation (any method) answers the provider's domain filter; `GET /records` -> 200 +
+        endpoints; `POST /records` -> 204 after applying the changes (400 bad JSON, 413 over the body cap,
+        415 wrong content type); `POST /adjustendpoints` -> 200 + endpoints; other methods on these paths
+        -> 400, as external-dns; a provider error -> 500. `/healthz` and `/metrics` on every listener."""
         start = time.perf_counter()
         route = self._route()
         self.app._track(self.connection, _SERVING)
