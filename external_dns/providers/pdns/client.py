@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import io
 import json
 import socket
 import ssl
@@ -170,9 +171,12 @@ class PDNSClient:
         cfg = self.config
         deadline = self._clock() + cfg.request_deadline
         conn = self._opener(cfg.connect_timeout)
+        resp: http.client.HTTPResponse | None = None
         try:
             conn.connect()
             sock = conn.sock
+            # Every read of the answer (status line and headers included) waits at most until the deadline.
+            conn.sock = _DeadlineSocket(sock, cfg.read_timeout, deadline, self._clock)
             _set_timeout(sock, cfg.read_timeout, deadline - self._clock())
             conn.request(method, path, body=body, headers=self._headers(body is not None))
             _set_timeout(sock, cfg.read_timeout, deadline - self._clock())
@@ -191,6 +195,8 @@ class PDNSClient:
                 raise PDNSBodyTooLarge(len(body)) from None
             raise _Transient(_describe(exc)) from None
         finally:
+            if resp is not None:
+                resp.close()  # the answer's file holds the socket open
             conn.close()
         REQUESTS.labels(method, str(status)).inc()
         if status >= 500:
@@ -226,6 +232,43 @@ class PDNSClient:
             if total > cap:
                 raise ProviderError(f"PowerDNS at {self.config.shown_server}: answer over the {cap}-byte limit")
             chunks.append(chunk)
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The answer's byte stream: each socket read times out after `read_timeout` or at the request deadline,
+    whichever comes first (a server dripping header lines cannot hold a request past its deadline). Reads go
+    through the socket's own unbuffered file, so the socket closes when both it and this file are closed."""
+
+    def __init__(self, sock: socket.socket, read_timeout: float, deadline: float, clock: Callable[[], float]) -> None:
+        super().__init__()
+        self._sock, self._raw = sock, sock.makefile("rb", buffering=0)
+        self._read_timeout, self._deadline, self._clock = read_timeout, deadline, clock
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int | None:
+        _set_timeout(self._sock, self._read_timeout, self._deadline - self._clock())
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class _DeadlineSocket:
+    """A connected socket whose `makefile()` (what http.client reads the answer from) is a `_DeadlineReader`;
+    everything else goes to the socket."""
+
+    def __init__(self, sock: socket.socket, read_timeout: float, deadline: float, clock: Callable[[], float]) -> None:
+        self._sock = sock
+        self._reader = (read_timeout, deadline, clock)
+
+    def makefile(self, mode: str = "rb", *args: Any, **kwargs: Any) -> io.BufferedReader:
+        return io.BufferedReader(_DeadlineReader(self._sock, *self._reader))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
 
 
 def _set_timeout(sock: socket.socket | None, read_timeout: float, remaining: float) -> None:

@@ -141,6 +141,21 @@ def test_body_dripped_past_the_deadline_is_soft(raw: Callable[[Handler], RawServ
     assert time.monotonic() - started < 2.0
 
 
+def test_headers_dripped_past_the_deadline_are_soft(raw: Callable[[Handler], RawServer]) -> None:
+    """Each header line arrives within the read timeout, the whole answer never within the deadline."""
+    def handler(c: socket.socket, n: int) -> None:
+        c.sendall(b"HTTP/1.1 200 OK\r\n")
+        for i in range(60):
+            c.sendall(f"X-Slow-{i}: y\r\n".encode())
+            time.sleep(0.05)  # a slow server, by design
+
+    srv = raw(handler)
+    started = time.monotonic()
+    with pytest.raises(SoftError, match=r"timed out|deadline"):
+        client(srv.url, retries=0, read_timeout=0.5, request_deadline=0.5).list_zones()
+    assert time.monotonic() - started < 1.5
+
+
 def test_server_that_never_answers_is_soft(raw: Callable[[Handler], RawServer]) -> None:
     srv = raw(lambda c, n: time.sleep(1.0))
     with pytest.raises(SoftError, match="timed out"):
