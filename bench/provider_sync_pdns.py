@@ -13,7 +13,7 @@ the whole process (interpreter start, imports, reading the input, reading the zo
 CI job pays them. Every full sync is checked by reading the zone back through the API.
 
 octoDNS sends a whole zone's changes in one PATCH, over PowerDNS's default 2 MB body limit from about 8,000
-records, so the server here accepts bodies up to 256 MB; ours stays under 1 MiB per request anyway.
+records, so the server here accepts bodies up to 256 MB; ours stays under its 1.94 MiB request limit anyway.
 A third row, "ours, whole zone per call", adds `--apply-batch-size=0`: `--once` then hands each zone's plan to
 the provider in one call instead of batches of 1,000 changes, and the provider packs it into as few PATCHes
 as fit its 1.94 MiB request limit (every PATCH costs PowerDNS ~0.1 s on a 40k-rrset zone, whatever its size).
