@@ -1,25 +1,9 @@
 """The PowerDNS provider (`--provider=pdns`): PowerDNS Authoritative through its HTTP API.
 
-- Zones: every zone of the server (`GET /zones`) that the domain filter matches, or that is a parent of a
-  filter entry (external-dns `PartitionZones`); the list is cached for `zones_cache_seconds`. The domain
-  filter handed to the planner is built from these zones, so names outside every zone are never planned.
-- `records()` / `zone_records(zone)`: one `GET /zones/<id>` per zone, rrsets turned into endpoints
-  (records.py).
-- `adjust_endpoints()`: desired endpoints in the read-back form (names lower case without the dot, targets
-  canonical, TXT quoted), so that a re-sync plans nothing and `apply_changes` sends nothing.
-- `apply_changes()`: RRset PATCHes per zone: creates and updates are REPLACE of the whole rrset (name +
-  type), deletes are DELETE; update pairs whose rrset would not change are dropped. A record and its
-  ownership TXT (`ownedRecord` label) and everything at one name stay in one request; a zone's changes go
-  in as few requests as fit under `max_patch_rrsets` rrsets and `max_patch_bytes` of JSON (each PATCH costs
-  PowerDNS work that grows with the zone). PowerDNS resets a connection whose body is over its
-  `webserver-max-bodysize`: the batch is then split in halves and the lower limit kept. Inside a request
-  deletes come first (a CNAME replacing an A at one name). Only the rrsets named are touched: other rrsets and their
-  comments stay as they are (REPLACE without `comments` keeps an rrset's own comments too).
-- Errors: PowerDNS applies a PATCH all or nothing; a 422 (its message names the record) is split in halves
-  until the refused group is alone, so one bad record does not block the rest of its zone, and the refusals
-  are raised together at the end as a `ProviderError`. A refused API key (401/403) stops at once
-  (`PDNSAuthError`, a configuration error). 5xx and connection failures are retried in the client and then
-  raised as `SoftError`: requests already answered stay applied, the rest is planned again next sync.
+Owns the managed zones (the server's zones through the domain filter, cached), reading a zone into endpoints
+(one GET per zone), the read-back form of desired endpoints (so a re-sync sends nothing), and writing a plan
+as RRset PATCHes per zone (REPLACE/DELETE per name and type; other rrsets and their comments untouched).
+Conversions live in records.py, HTTP, deadlines and error mapping in client.py.
 """
 
 from __future__ import annotations
@@ -37,6 +21,7 @@ from cachetools import TTLCache
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
 from external_dns.endpoint.targets import Targets
+from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.pdns.client import PDNSBodyTooLarge, PDNSClient, PDNSNotFound, PDNSRefused
 from external_dns.providers.pdns.config import PDNSConfig
@@ -103,6 +88,7 @@ class PDNSProvider(Provider):
 
     # -- zones ----------------------------------------------------------------------------------------------
     def managed_zones(self) -> tuple[Zone, ...]:
+        """The zones we manage, sorted; the server's list is reused for `zones_cache_seconds`."""
         with self._lock:
             cached = self._zone_cache.get("zones")
         if cached is not None:
@@ -115,7 +101,7 @@ class PDNSProvider(Provider):
     def _filter_zones(self, listing: Iterable[dict[str, Any]]) -> Iterable[Zone]:
         flt = self.config.domain_filter
         for item in listing:
-            name = str(item.get("name", "")).lower().rstrip(".")
+            name = name_key(str(item.get("name", "")))
             zone_id = str(item.get("id") or item.get("name") or "")
             if not name or not zone_id:
                 continue
@@ -132,6 +118,7 @@ class PDNSProvider(Provider):
         return tuple(z.name for z in self.managed_zones())
 
     def get_domain_filter(self) -> DomainFilter:
+        """The managed zones as a filter: names outside every zone are never planned."""
         try:
             zones = self.managed_zones()
         except ProviderError as exc:
@@ -153,7 +140,7 @@ class PDNSProvider(Provider):
 
     def zone_records(self, zone: str) -> list[Endpoint]:
         """The records of one managed zone (one request)."""
-        wanted = zone.lower().rstrip(".")
+        wanted = name_key(zone)
         for z in self.managed_zones():
             if z.name == wanted:
                 return self._read_zone(z)
@@ -199,6 +186,13 @@ class PDNSProvider(Provider):
 
     # -- writing --------------------------------------------------------------------------------------------
     def apply_changes(self, changes: Changes) -> None:
+        """PATCH each zone's changes. Creates and updates are a REPLACE of the whole rrset (sent without
+        `comments`, which keeps the rrset's own comments), deletes a DELETE;
+        a record, its ownership TXT (`ownedRecord` label) and everything at one name stay in one request.
+        Refusals (422, or invalid records never sent) are raised together at the end as a `ProviderError`
+        once every other change is in; a refused API key (`PDNSAuthError`) and 5xx / connection failures
+        (`SoftError`, after the client's retries) stop at once: requests already answered stay applied and
+        the rest is planned again at the next sync."""
         zones = self.managed_zones()
         names = [z.name for z in zones]
         by_name = {z.name: z for z in zones}
@@ -209,7 +203,7 @@ class PDNSProvider(Provider):
             if zone is None:
                 log.warning(f"No matching zone for {ep.dns_name} {ep.record_type}: skipped")
                 continue
-            key = (ep.labels.get(OWNED_RECORD_LABEL_KEY) or ep.dns_name).lower().rstrip(".")
+            key = name_key(ep.labels.get(OWNED_RECORD_LABEL_KEY) or ep.dns_name)
             group = per_zone.setdefault(zone, {}).setdefault(key, _Group(key))
             _add(group, rrset)
         refused: list[str] = list(invalid)
@@ -238,7 +232,7 @@ class PDNSProvider(Provider):
             new_rrset = replace(new)
             if new_rrset is None:
                 continue
-            if old.dns_name.lower().rstrip(".") != new.dns_name.lower().rstrip(".") or \
+            if name_key(old.dns_name) != name_key(new.dns_name) or \
                     rrset_delete(old)["type"] != new_rrset["type"]:
                 yield old, rrset_delete(old)
             else:
@@ -273,6 +267,8 @@ class PDNSProvider(Provider):
         return refused
 
     def _batches(self, groups: list[_Group]) -> Iterable[list[_Group]]:
+        """As few requests as fit `max_patch_rrsets` rrsets and the body limit: each PATCH costs PowerDNS work
+        that grows with the zone, whatever the request's size."""
         cfg = self.config
         batch: list[_Group] = []
         count = size = 0
