@@ -297,6 +297,8 @@ def endpoint_problem(ep: Endpoint, allow_ownership_txt: bool = False) -> FieldPr
         return found
     if ep.record_type not in _CHECK_ENDPOINT_TYPES and not ep.provider_specific:
         return None
+    if allow_ownership_txt and ep.record_type == RECORD_TYPE_TXT:
+        return None  # a registry's TXT carries its record's properties, `alias` included (Go's registry copies all)
     reason = ep.invalid_reason()  # external-dns CheckEndpoint (alias support, MX/SRV/PTR forms)
     if reason is not None:
         return FieldProblem("targets", reason)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import timedelta
 
 import structlog
@@ -18,7 +18,6 @@ from external_dns.endpoint.endpoint import (
     DEFAULT_MANAGED_RECORD_TYPES,
     OWNED_RECORD_LABEL_KEY,
     OWNER_LABEL_KEY,
-    PROVIDER_SPECIFIC_ALIAS,
     RECORD_TYPE_A,
     RECORD_TYPE_AAAA,
     RECORD_TYPE_CNAME,
@@ -41,8 +40,6 @@ from external_dns.registry.zone_owners import OwnershipIndex, ZoneOwners
 log = structlog.get_logger(__name__)
 
 PROVIDER_SPECIFIC_FORCE_UPDATE = "txt/force-update"
-# Synthetic or record-only properties never copied onto an ownership TXT.
-_NOT_FOR_TXT = frozenset((PROVIDER_SPECIFIC_FORCE_UPDATE, "dynamodb/needs-migration", PROVIDER_SPECIFIC_ALIAS))
 
 _LabelKey = tuple[str, str, str]  # (endpoint name lower-case, record type or "", set identifier)
 _TxtKey = tuple[str, str]  # (TXT name lower-case, set identifier)
@@ -133,9 +130,8 @@ class TXTRegistry(Registry):
             return []
         txt.set_identifier = ep.set_identifier
         txt.labels[OWNED_RECORD_LABEL_KEY] = ep.dns_name
-        txt.provider_specific = [
-            ProviderSpecificProperty(p.name, p.value) for p in ep.provider_specific if p.name not in _NOT_FOR_TXT
-        ]
+        # every property is copied, as Go's registry does (`alias` too: providers only honour it on A/AAAA/CNAME)
+        txt.provider_specific = [ProviderSpecificProperty(p.name, p.value) for p in ep.provider_specific]
         return [txt]
 
     def _txt_for_removal(self, ep: Endpoint) -> list[tuple[Endpoint, bool]]:
@@ -179,9 +175,9 @@ class TXTRegistry(Registry):
         with self._lock:
             return self._zone_owners(zone).take_changed()
 
-    def zone_view(self, zone: str) -> list[Endpoint]:
-        """The zone's labelled records without a refresh (fresh objects, built from the snapshot): what the
-        safety gate counts right after `zone_records`."""
+    def zone_view(self, zone: str) -> Sequence[Endpoint]:
+        """The zone's records as the safety gate counts them (record type and owner label of each; stand-ins,
+        not the records), without a refresh: what the gate reads right after `zone_records`."""
         with self._lock:
             owners = self._owners.zones.get(zone)
             return owners.view() if owners is not None else self._zone_owners(zone).view()

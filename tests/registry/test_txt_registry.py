@@ -223,7 +223,7 @@ def test_legacy_cname_txt_for_a_alias(caplog: pytest.LogCaptureFixture) -> None:
     sync(reg, desired)
     assert p.names("TXT") == {"a-www.example.com", "cname-www.example.com"}  # legacy never deleted here
     a_txt = p.get("a-www.example.com", "TXT")
-    assert a_txt is not None and a_txt.get_provider_specific_property("alias") is None
+    assert a_txt is not None and a_txt.get_provider_specific_property("alias") == "true"  # Go copies every property
     # The new TXT wins once present.
     p.store[("cname-www.example.com", "TXT", "")].targets[0] = owner_txt("someone-else")
     assert reg.records()[0].labels["owner"] == "default"
@@ -281,6 +281,25 @@ def test_generate_txt_record() -> None:
     assert t.labels == {"ownedRecord": "foo.example.com"}
     assert t.get_provider_specific_property("aws/region") == "us-east-1"
     assert reg.generate_txt_record(ep("x" * 62 + ".example.com", "CNAME", "t")) == []  # 'cname-' + 62 > 63
+
+
+def test_generated_txt_carries_every_property_and_passes_webhook_admission() -> None:
+    """Go's generateTXTRecord copies all provider-specific properties (alias, txt/force-update included); a
+    webhook server (ours) must admit such a TXT as a Go client sends it, not refuse it as an 'alias TXT'."""
+    from external_dns.plan.admission import admit_changes
+
+    reg = TXTRegistry(DictProvider())
+    record = ep("www.example.com", "A", "lb.elb.amazonaws.com", owner="default", alias="true")
+    record.set_provider_specific_property(PROVIDER_SPECIFIC_FORCE_UPDATE, "true")
+    [t] = reg.generate_txt_record(record)
+    assert [(p.name, p.value) for p in t.provider_specific] == [
+        (p.name, p.value) for p in record.provider_specific]
+    assert t.get_provider_specific_property("alias") == "true"
+    admitted, refused = admit_changes(Changes(create=[record, t]))
+    assert refused == [] and [e.record_type for e in admitted.create] == ["A", "TXT"]
+    # A TXT from a source (not below a registry) with `alias` is still refused, as Go's CheckEndpoint.
+    from external_dns.endpoint.limits import endpoint_problem
+    assert endpoint_problem(ep("t.example.com", "TXT", "hello", alias="true")) is not None
 
 
 def test_update_and_delete_full_cycle() -> None:
