@@ -9,6 +9,8 @@ lost), the domain filter and the zone-list cache.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from external_dns.controller.controller import Controller, RunOnceError, is_soft_error
@@ -20,6 +22,7 @@ from external_dns.providers.pdns import PDNSAuthError, PDNSProvider
 from external_dns.providers.provider import ProviderError, SoftError
 from external_dns.registry.txt import TXTRegistry
 from external_dns.sources.source import Source
+from tests.helpers.cli import run_cli
 from tests.providers.pdns.conftest import make_provider
 from tests.servers.pdns import PdnsServer, start_pdns
 
@@ -336,3 +339,31 @@ def test_wildcard_record_with_its_ownership_txt(provider: PDNSProvider, pdns: Pd
     mark = pdns.mark()
     assert not sync(provider, desired, wildcard_replacement="wildcard").has_changes()
     assert patches(pdns, mark) == []
+
+
+def test_zones_through_regex_and_leading_dot_filters_as_external_dns(pdns: PdnsServer) -> None:
+    pdns.create_zone("sub.example.org")
+    # A regex filter has no names to be a parent of: every zone not excluded is ours (Go's MatchParent).
+    regex = DomainFilter(regex=r"^app\.example\.org$", regex_exclusion="")
+    assert make_provider(pdns, regex).zones() == ("example.com", "example.org", "sub.example.org")
+    # A leading-dot entry matches names below it only, and is never taken as a child of a zone.
+    assert make_provider(pdns, DomainFilter(include=[".example.org"])).zones() == ("sub.example.org",)
+
+
+def test_names_outside_a_narrower_domain_filter_are_never_touched(pdns: PdnsServer, tmp_path: Path) -> None:
+    records = tmp_path / "records.yaml"
+
+    def run(names: list[str], domain_filter: str) -> None:
+        endpoints = "".join(f"    - {{dnsName: {n}, recordType: A, targets: [192.0.2.1]}}\n" for n in names)
+        records.write_text("apiVersion: externaldns.k8s.io/v1alpha1\nkind: DNSEndpoint\n"
+                           "metadata: {name: r, namespace: default}\nspec:\n  endpoints:\n" + (endpoints or "    []\n"))
+        run_cli(["--once", "--source=manifest", f"--manifest-dir={tmp_path}", "--provider=pdns", *pdns.pdns_flags(),
+                 "--policy=sync", "--txt-owner-id=narrow", f"--domain-filter={domain_filter}"],
+                env={"EXTERNAL_DNS_PDNS_API_KEY": pdns.api_key})
+
+    run(["app.example.com", "other.example.com"], "example.com")
+    # The zone example.com is still ours (a parent of the entry), but only app.example.com is in scope.
+    run([], "app.example.com")
+    com = pdns.records("example.com")
+    assert ("app.example.com", "A") not in com
+    assert com[("other.example.com", "A")] == (300, ["192.0.2.1"]) and ("a-other.example.com", "TXT") in com
