@@ -13,6 +13,7 @@ import re
 import sys
 import threading
 from collections.abc import Mapping, MutableMapping
+from datetime import datetime
 from typing import Any, TextIO
 
 import structlog
@@ -46,6 +47,19 @@ def go_value(value: Any) -> str:
         items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
         return "[" + " ".join(go_value(v) for v in items) + "]"
     return str(value)
+
+
+def rfc3339(timestamp: float | None = None) -> str:
+    """A log line's time as logrus's default formatters write it: RFC 3339 in seconds, local time with its
+    offset, `Z` for UTC (a pod's usual zone): `2024-05-01T12:00:00Z`."""
+    now = datetime.now() if timestamp is None else datetime.fromtimestamp(timestamp)
+    text = now.astimezone().isoformat(timespec="seconds")
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _add_time(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    event_dict["timestamp"] = rfc3339()
+    return event_dict
 
 
 def _quote(value: Any) -> str:
@@ -146,7 +160,7 @@ class _StdlibFormatter(logging.Formatter):
     """Standard-library records (kubernetes client, boto3, urllib3) in the same logfmt as ours."""
 
     def format(self, record: logging.LogRecord) -> str:
-        ts = self.formatTime(record, "%Y-%m-%dT%H:%M:%S")
+        ts = rfc3339(record.created)
         line = (f'time="{ts}" level={record.levelname.lower()} msg={_quote(record.getMessage())} '
                 f"logger={_quote(record.name)}")
         if record.exc_info:
@@ -157,10 +171,10 @@ class _StdlibFormatter(logging.Formatter):
 class _StdlibJSONFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         doc = {"level": record.levelname.lower(), "logger": record.name, "msg": record.getMessage(),
-               "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S")}
+               "time": rfc3339(record.created)}
         if record.exc_info:
             doc["exception"] = self.formatException(record.exc_info)
-        return json.dumps(doc, ensure_ascii=False, sort_keys=True)
+        return json.dumps(doc, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def configure_logging(level: str = "info", fmt: str = "text", stream: TextIO | None = None) -> None:
@@ -174,15 +188,16 @@ def configure_logging(level: str = "info", fmt: str = "text", stream: TextIO | N
     numeric = LEVELS[level]
     renderer: Any
     if fmt == "json":
+        # compact and key-sorted, as logrus's JSONFormatter (Go's encoding/json) writes a line
         renderer = [_rename_for_json, structlog.processors.JSONRenderer(default=str, sort_keys=True,
-                                                                        ensure_ascii=False)]
+                                                                        ensure_ascii=False, separators=(",", ":"))]
     else:
         renderer = [logfmt_renderer]
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _add_time,
             structlog.processors.format_exc_info,
             *renderer,
         ],

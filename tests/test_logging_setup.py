@@ -6,6 +6,10 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -60,3 +64,32 @@ def test_unknown_level_or_format_is_refused(stream: io.StringIO) -> None:
         configure_logging("verbose")
     with pytest.raises(ValueError, match="log format"):
         configure_logging("info", "yaml")
+
+
+_RFC3339_UTC = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+
+
+def test_times_are_rfc3339_seconds_as_logrus_writes_them(stream: io.StringIO) -> None:
+    """external-dns configures logrus's default TextFormatter / JSONFormatter{}: time.RFC3339, no fraction."""
+    configure_logging("info", "text", stream=stream)
+    structlog.get_logger("t").info("a")
+    logging.getLogger("urllib3").warning("b")
+    for line in stream.getvalue().splitlines():
+        assert re.match(f'time="{_RFC3339_UTC}" level=', line), line
+    json_stream = io.StringIO()
+    configure_logging("info", "json", stream=json_stream)
+    structlog.get_logger("t").info("a", zone="z")
+    logging.getLogger("urllib3").warning("b")
+    lines = json_stream.getvalue().splitlines()
+    assert re.fullmatch(f'{{"level":"info","msg":"a","time":"{_RFC3339_UTC}","zone":"z"}}', lines[0]), lines[0]
+    assert re.match(f'{{"level":"warning","logger":"urllib3","msg":"b","time":"{_RFC3339_UTC}"}}', lines[1])
+
+
+def test_rfc3339_local_offset_and_z_for_utc() -> None:
+    code = "from external_dns.logging_setup import rfc3339; print(rfc3339(0.0))"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TZ": "Europe/Berlin"},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "1970-01-01T01:00:00+01:00"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TZ": "UTC"},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "1970-01-01T00:00:00Z"
