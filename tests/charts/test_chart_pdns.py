@@ -117,6 +117,7 @@ def test_incomplete_values_fail_with_a_message(vals: dict[str, Any], message: st
     ({"apiKey": "inline"}, "additional properties 'apiKey' not allowed"),
     ({"server": "pdns.dns.svc:8081"}, "server"),
     ({"serverId": "a/b"}, "serverId"),
+    ({"server": "https://user:inline-password@pdns:8443"}, "server"),  # credentials only from Secrets
 ])
 def test_schema_refuses_inline_keys_and_malformed_values(pdns: dict[str, Any], message: str) -> None:
     with pytest.raises(helm.HelmValuesError) as err:
