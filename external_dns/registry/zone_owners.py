@@ -15,13 +15,14 @@ Not thread-safe on its own: the registry calls it under its lock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from hashlib import blake2b
-from typing import Protocol
+from typing import Protocol, overload
 
 import structlog
 
 from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, RECORD_TYPE_TXT, Endpoint
+from external_dns.plan.safety import is_ownership_txt
 from external_dns.providers.provider import zone_for_name
 from external_dns.providers.snapshot import ZoneSnapshot, name_key
 
@@ -106,6 +107,9 @@ class ZoneOwners:
         self._from_txt: dict[str, list[LabelKey]] = {}  # snapshot name -> label keys its TXTs give
         self._stored_at: dict[str, list[TxtKey]] = {}  # snapshot name -> TXT keys stored from it
         self._digests: dict[str, bytes] = {}  # name holding records -> digest of its labelled records
+        # name -> (record type, owner label) of each labelled record but ownership markers: what the safety
+        # gate counts, without building the records (`view`)
+        self._summary: dict[str, tuple[tuple[str, str], ...]] = {}
         # names whose labelled records were redone since `take_changed` (None: the whole zone)
         self._changed: set[str] | None = None
 
@@ -142,6 +146,7 @@ class ZoneOwners:
         self._from_txt.clear()
         self._stored_at.clear()
         self._digests.clear()
+        self._summary.clear()
         self.version = -1
         self._changed = None
         if self.index.zones.get(self.zone) is self:
@@ -186,8 +191,11 @@ class ZoneOwners:
             out = self._build(key)
             before = self._digests.pop(key, None)
             after = _digest(out) if out else None
+            self._summary.pop(key, None)
             if after is not None:
                 self._digests[key] = after
+                self._summary[key] = tuple((e.record_type, e.labels.get(OWNER_LABEL_KEY, "")) for e in out
+                                           if not is_ownership_txt(e))
             if self._changed is not None and before != after:
                 self._changed.add(key)
 
@@ -211,9 +219,9 @@ class ZoneOwners:
         changed, self._changed = self._changed, set()
         return changed
 
-    def view(self) -> list[Endpoint]:
-        """Every labelled record (for counting)."""
-        return self.records()
+    def view(self) -> CountingView:
+        """Every labelled record as the safety gate counts it (type and owner), without building the records."""
+        return CountingView([pair for pairs in self._summary.values() for pair in pairs])
 
     # -- reading ---------------------------------------------------------------------------------------------
     def records(self, names: Iterable[str] | None = None) -> list[Endpoint]:
@@ -226,6 +234,40 @@ class ZoneOwners:
     def owned_count(self, owner_id: str, managed: Callable[[str], bool]) -> int:
         """Records of this owner of managed types (the safety gate's denominator)."""
         return sum(1 for ep in self.view() if ep.labels.get(OWNER_LABEL_KEY) == owner_id and managed(ep.record_type))
+
+
+class CountingView(Sequence[Endpoint]):
+    """A zone's records as the safety gate's `count_existing` reads them: each item is a shared stand-in
+    Endpoint with only the record type and the owner label of the record it stands for (no name, no
+    targets). For counting only."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self._pairs = pairs
+        self._standins: dict[tuple[str, str], Endpoint] = {}
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def _standin(self, pair: tuple[str, str]) -> Endpoint:
+        ep = self._standins.get(pair)
+        if ep is None:
+            ep = self._standins[pair] = Endpoint("", pair[0], labels={OWNER_LABEL_KEY: pair[1]} if pair[1] else {})
+        return ep
+
+    @overload
+    def __getitem__(self, index: int) -> Endpoint: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Endpoint]: ...
+
+    def __getitem__(self, index: int | slice) -> Endpoint | Sequence[Endpoint]:
+        if isinstance(index, slice):
+            return [self._standin(p) for p in self._pairs[index]]
+        return self._standin(self._pairs[index])
+
+    def __iter__(self) -> Iterator[Endpoint]:
+        for pair in self._pairs:
+            yield self._standin(pair)
 
 
 def _digest(eps: list[Endpoint]) -> bytes:

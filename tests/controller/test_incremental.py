@@ -20,11 +20,13 @@ from hypothesis import strategies as st
 
 from external_dns.controller.controller import Controller, RunOnceError
 from external_dns.controller.incremental import IncrementalPlanner
+from external_dns.controller.safety_gate import SafetyGate
 from external_dns.endpoint.domain_filter import MatchAllDomainFilters
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.labels import serialize_labels
 from external_dns.endpoint.targets import Targets
 from external_dns.plan import Changes, Plan
+from external_dns.plan.safety import SafetyConfig, count_existing
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry.txt import TXTRegistry
 from external_dns.sources.source import Source
@@ -185,3 +187,33 @@ def test_an_event_plans_only_its_names() -> None:
     # our own write comes back through the snapshot: the next event re-plans that name only, a no-op
     result = planner.run("a.test")
     assert result is not None and not result.has_changes and planner.planned_names <= 3
+
+
+def test_the_safety_gate_counts_the_whole_zone_on_an_incremental_run() -> None:
+    provider = InMemoryProvider(["a.test"])
+    source = ListSource()
+    for i in range(20):
+        source.items[(f"h{i}.a.test", 0)] = Endpoint(f"h{i}.a.test", "A", Targets([f"10.0.0.{i}"]), 300)
+    registry = TXTRegistry(provider, owner_id="me")
+    ctl = Controller(source, registry, "sync")
+    gate = SafetyGate(SafetyConfig(), owner_id="me", managed_record_types=ctl.managed_record_types)
+    ctl.add_pre_apply_check(gate)
+    planner = IncrementalPlanner(ctl)
+    ctl.run_once("a.test")
+    # another owner's records and an ordinary TXT do not count; the view counts what a full read counts
+    provider.apply_changes(Changes(create=[Endpoint("x.a.test", "A", Targets(["10.9.0.1"]), 300),
+                                           Endpoint("t.a.test", "TXT", Targets(['"v=1"']), 300)]))
+    full = TXTRegistry(provider, owner_id="me")._read()
+    assert count_existing(registry.zone_view("a.test"), "me", ctl.managed_record_types) == \
+        count_existing(full, "me", ctl.managed_record_types) == 20
+    for i in range(2):  # 2 of 20 deleted: 10 %, allowed
+        del source.items[(f"h{i}.a.test", 0)]
+    result = planner.run("a.test")
+    assert result is not None and result.deleted == 2
+    for i in range(2, 10):  # 8 of 18: over 30 %, refused as the full pass refuses it; nothing written
+        del source.items[(f"h{i}.a.test", 0)]
+    with pytest.raises(RunOnceError, match="Too many deletes"):
+        planner.run("a.test")
+    assert _held(provider, "h5.a.test", "A") is not None
+    with pytest.raises(RunOnceError, match="Too many deletes"):
+        ctl.run_once("a.test")
