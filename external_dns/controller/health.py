@@ -13,6 +13,7 @@ in its own thread (`start()`), `stop(timeout)` shuts it down and joins it.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -28,6 +29,11 @@ from external_dns.metrics_http import metrics_response
 log = structlog.get_logger(__name__)
 
 Check = Callable[[], bool]
+
+MAX_THREADS = 32  # request threads; further connections wait in the listen backlog
+LISTEN_BACKLOG = 128  # socketserver's default of 5 resets connections under a burst of scrapes and probes
+CONNECTION_DEADLINE = 10.0  # seconds a connection may take in all (a per-read timeout never ends a trickle)
+SHED_AFTER = 0.25  # with every thread taken, connections still sending a request this long are closed
 
 
 class WorkerWatchdog:
@@ -109,13 +115,16 @@ class HealthServer:
 
     def __init__(self, address: str = ":7979", *, registry: CollectorRegistry | None = None,
                  watchdog: WorkerWatchdog | None = None, live_checks: Mapping[str, Check] | None = None,
-                 ready_checks: Mapping[str, Check] | None = None) -> None:
+                 ready_checks: Mapping[str, Check] | None = None, max_threads: int = MAX_THREADS,
+                 deadline: float = CONNECTION_DEADLINE) -> None:
         self.address = address
+        self.max_threads = max_threads
+        self.deadline = deadline
         self.registry = registry if registry is not None else REGISTRY
         self.watchdog = watchdog
         self.live_checks: dict[str, Check] = dict(live_checks or {})
         self.ready_checks: dict[str, Check] = dict(ready_checks or {})
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _BoundedServer | None = None
         self._thread: threading.Thread | None = None
 
     # -- checks --------------------------------------------------------------------------------------
@@ -157,12 +166,10 @@ class HealthServer:
         host, port = parse_address(self.address)
         handler = _handler_for(self)
         try:
-            server_cls = _ThreadingHTTPServerV6 if ":" in host else ThreadingHTTPServer
-            server = server_cls((host, port), handler)
+            server_cls = _BoundedServerV6 if ":" in host else _BoundedServer
+            server = server_cls((host, port), handler, self.max_threads, self.deadline)
         except OSError as exc:
             raise OSError(exc.errno, f"--metrics-address {self.address}: {exc.strerror}") from exc
-        server.daemon_threads = False  # server_close() joins the request threads
-        server.block_on_close = True
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.5},
                                         name="health-server", daemon=True)
@@ -191,7 +198,65 @@ class HealthServer:
         self.stop()
 
 
-class _ThreadingHTTPServerV6(ThreadingHTTPServer):
+class _BoundedServer(ThreadingHTTPServer):
+    """At most `max_threads` request threads, each connection closed `deadline` seconds after it was
+    accepted whatever the client sends (the accept loop checks every poll interval)."""
+
+    daemon_threads = False  # server_close() joins the request threads
+    block_on_close = True
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_threads: int,
+                 deadline: float) -> None:
+        self._slots = threading.BoundedSemaphore(max_threads)
+        self._deadline = deadline
+        self._open: dict[Any, tuple[float, bool]] = {}  # connection -> (accepted at, request read)
+        self._open_lock = threading.Lock()
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        while not self._slots.acquire(timeout=0.1):
+            self._cut(SHED_AFTER, serving_too=False)  # every thread taken: make room for probes
+        with self._open_lock:
+            self._open[request] = (time.monotonic(), False)
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._release(request)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._release(request)
+
+    def _release(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.pop(request, None)
+        self._slots.release()
+
+    def serving(self, request: Any) -> None:
+        """The request on this connection has been read: shedding leaves it alone (the deadline does not)."""
+        with self._open_lock:
+            if request in self._open:
+                self._open[request] = (self._open[request][0], True)
+
+    def service_actions(self) -> None:
+        self._cut(self._deadline)
+
+    def _cut(self, older_than: float, serving_too: bool = True) -> None:
+        """Shut down connections open `older_than` seconds or more (wakes their blocked handler thread)."""
+        now = time.monotonic()
+        with self._open_lock:
+            doomed = [conn for conn, (since, serving) in self._open.items()
+                      if now - since >= older_than and (serving_too or not serving)]
+        for conn in doomed:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+
+
+class _BoundedServerV6(_BoundedServer):
     address_family = socket.AF_INET6
 
 
@@ -201,6 +266,8 @@ def _handler_for(owner: HealthServer) -> type[BaseHTTPRequestHandler]:
         timeout = 5  # per-connection socket timeout (bounds how long stop() can wait for a client)
 
         def do_GET(self) -> None:
+            if isinstance(self.server, _BoundedServer):
+                self.server.serving(self.request)
             path = self.path.split("?", 1)[0]
             if path == "/healthz":
                 ok, text = owner.liveness()

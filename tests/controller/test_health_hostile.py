@@ -1,0 +1,79 @@
+"""Health server under hostile clients: a trickling client is cut at the connection deadline, request threads
+stay bounded while idle connections pile up and /healthz still answers, a burst of concurrent probes is
+answered in full (listen backlog)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from external_dns.controller.health import HealthServer
+from tests.helpers.threads import thread_leak_check
+
+
+@pytest.fixture(autouse=True)
+def no_thread_leak() -> Iterator[None]:
+    yield from thread_leak_check()
+
+
+def _request_threads() -> int:
+    return sum(1 for t in threading.enumerate() if "process_request_thread" in t.name)
+
+
+def test_trickling_client_is_cut_at_the_deadline() -> None:
+    with HealthServer("127.0.0.1:0", deadline=1.5) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        try:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+            started = time.monotonic()
+            closed = False
+            while time.monotonic() - started < 8:  # a byte every 0.3 s: each read succeeds within its timeout
+                time.sleep(0.3)
+                try:
+                    sock.sendall(b"X")
+                    sock.setblocking(False)
+                    try:
+                        closed = sock.recv(1) == b""
+                    except BlockingIOError:
+                        pass
+                    finally:
+                        sock.setblocking(True)
+                except OSError:
+                    closed = True
+                if closed:
+                    break
+            assert closed, "the trickling client was never cut"
+            assert time.monotonic() - started < 5
+        finally:
+            sock.close()
+
+
+def test_threads_are_bounded_and_healthz_still_answers() -> None:
+    with HealthServer("127.0.0.1:0", max_threads=4) as server:
+        idle = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(40)]
+        try:
+            time.sleep(0.5)
+            assert _request_threads() <= 4
+            started = time.monotonic()
+            with urllib.request.urlopen(f"{server.url}/healthz", timeout=10) as resp:
+                assert resp.status == 200
+            assert time.monotonic() - started < 8
+            assert _request_threads() <= 4
+        finally:
+            for s in idle:
+                s.close()
+
+
+def test_a_burst_of_concurrent_probes_is_answered() -> None:
+    def probe(_: int) -> int:
+        with urllib.request.urlopen(f"{server.url}/healthz", timeout=10) as resp:
+            return int(resp.status)
+
+    with HealthServer("127.0.0.1:0") as server, ThreadPoolExecutor(max_workers=100) as pool:
+        assert list(pool.map(probe, range(100))) == [200] * 100
