@@ -76,7 +76,12 @@ class ZoneSnapshot:
                 return None
             if not self._journal or self._journal[0][0] > version + 1:
                 return None
-            return {name for v, name in self._journal if v > version}
+            out: set[str] = set()
+            for v, name in reversed(self._journal):  # newest first: the cost is the changes, not the journal
+                if v <= version:
+                    break
+                out.add(name)
+            return out
 
     # -- writing --------------------------------------------------------------------------------------------
     def set_name(self, name: str, endpoints: Sequence[Endpoint]) -> bool:
