@@ -147,7 +147,7 @@ class PDNSClient:
                 raise PDNSBodyTooLarge(len(body))
             return self._result(status, data, what)
 
-    def _result(self, status: int, data: bytes, what: str) -> Any:
+    def _result(self, status: int, data: bytes | bytearray, what: str) -> Any:
         if 200 <= status < 300:
             if not data:
                 return None
@@ -166,7 +166,7 @@ class PDNSClient:
             raise PDNSRefused(f"PowerDNS refused {what} (HTTP 422): {text}", text)
         raise ProviderError(f"PowerDNS at {self.config.shown_server}: {what}: HTTP {status}: {text}")
 
-    def _exchange(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
+    def _exchange(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes | bytearray]:
         """Send one request and read the whole answer within the deadlines."""
         cfg = self.config
         deadline = self._clock() + cfg.request_deadline
@@ -212,14 +212,13 @@ class PDNSClient:
             headers["Authorization"] = self.config.basic_auth() or ""
         return headers
 
-    def _read_body(self, resp: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes:
+    def _read_body(self, resp: http.client.HTTPResponse, sock: socket.socket | None, deadline: float) -> bytes | bytearray:
         cap = self.config.max_response_bytes
         length = resp.getheader("Content-Length")
         if length and length.isdigit() and int(length) > cap:
             raise ProviderError(f"PowerDNS at {self.config.shown_server}: answer of {length} bytes is over the "
                                 f"{cap}-byte limit")
-        chunks: list[bytes] = []
-        total = 0
+        data = bytearray()  # grown in place: a large zone is held once, not once more by a join
         while True:
             remaining = deadline - self._clock()
             if remaining <= 0:
@@ -227,11 +226,10 @@ class PDNSClient:
             _set_timeout(sock, self.config.read_timeout, remaining)
             chunk = resp.read1(_READ_CHUNK)
             if not chunk:
-                return b"".join(chunks)
-            total += len(chunk)
-            if total > cap:
+                return data
+            if len(data) + len(chunk) > cap:
                 raise ProviderError(f"PowerDNS at {self.config.shown_server}: answer over the {cap}-byte limit")
-            chunks.append(chunk)
+            data += chunk
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -285,7 +283,7 @@ def _quote(zone_id: str) -> str:
     return urllib.parse.quote(zone_id, safe="=.")
 
 
-def _error_text(data: bytes) -> str:
+def _error_text(data: bytes | bytearray) -> str:
     """The `error` field of a PowerDNS error answer, else the body's start (one line, at most 500 chars)."""
     text = data[:4096].decode("utf-8", errors="replace")
     try:
@@ -297,7 +295,7 @@ def _error_text(data: bytes) -> str:
     return " ".join(text.split())[:500]
 
 
-def _is_json_error(data: bytes) -> bool:
+def _is_json_error(data: bytes | bytearray) -> bool:
     try:
         parsed = json.loads(data)
     except ValueError:
