@@ -45,8 +45,8 @@ def _config(cfg: argparse.Namespace) -> PDNSConfig:
 
     return PDNSConfig(
         server=str(cfg.pdns_server or "").strip(),
-        # Surrounding white space dropped: a Secret made from a file often ends in a line break (PowerDNS
-        # trims its own api-key setting the same way).
+        # Surrounding white space dropped: a Secret made from a file often ends in a line break, which
+        # cannot be sent in a header at all.
         api_key=str(cfg.pdns_api_key or "").strip(),
         server_id=str(cfg.pdns_server_id or "").strip(),
         skip_tls_verify=bool(cfg.pdns_skip_tls_verify),
