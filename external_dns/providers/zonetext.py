@@ -82,6 +82,7 @@ class ZoneData:
     soa: Soa | None = None
     rrsets: dict[Key, Rrset] = field(default_factory=dict)
     _order: list[Key] | None = field(default=None, repr=False)
+    _sort_keys: list[tuple[tuple[str, ...], int, str]] = field(default_factory=list, repr=False)  # of _order
     _lines: dict[Key, str] = field(default_factory=dict, repr=False)
 
     def names(self) -> dict[str, list[str]]:
@@ -99,26 +100,32 @@ class ZoneData:
     def put(self, key: Key, rrset: Rrset) -> None:
         if self._order is not None:
             if key not in self.rrsets:
-                bisect.insort(self._order, key, key=_canonical_key)
+                sort_key = _canonical_key(key)
+                i = bisect.bisect_left(self._sort_keys, sort_key)
+                self._sort_keys.insert(i, sort_key)
+                self._order.insert(i, key)
             self._lines[key] = _render_rrset(key[1], rrset, self.origin)
         self.rrsets[key] = rrset
 
     def delete(self, key: Key) -> None:
         del self.rrsets[key]
         if self._order is not None:
-            i = bisect.bisect_left(self._order, _canonical_key(key), key=_canonical_key)
+            i = bisect.bisect_left(self._sort_keys, _canonical_key(key))
+            del self._sort_keys[i]
             del self._order[i]
             del self._lines[key]
 
     def copy(self) -> ZoneData:
         soa = None if self.soa is None else Soa(**vars(self.soa))
         order = None if self._order is None else list(self._order)
-        return ZoneData(self.origin, soa, dict(self.rrsets), order, dict(self._lines))
+        return ZoneData(self.origin, soa, dict(self.rrsets), order, list(self._sort_keys), dict(self._lines))
 
     def rendered(self) -> tuple[list[Key], dict[Key, str]]:
         """The canonical order and each record set's lines (built on first use, then kept)."""
         if self._order is None:
-            self._order = sorted(self.rrsets, key=_canonical_key)
+            pairs = sorted((_canonical_key(k), k) for k in self.rrsets)
+            self._sort_keys = [p[0] for p in pairs]
+            self._order = [p[1] for p in pairs]
             self._lines = {k: _render_rrset(k[1], self.rrsets[k], self.origin) for k in self._order}
         return self._order, self._lines
 
