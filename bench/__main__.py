@@ -6,6 +6,7 @@ import importlib
 import sys
 
 BENCHES: tuple[str, ...] = (
+    "cli_vs_octodns",
     "provider_sync_bind",
     "plan_calculate",
     "informer_list",
