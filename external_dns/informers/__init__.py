@@ -3,7 +3,6 @@ backoff and relist), thread-safe indexed store, transformers, SharedIndexInforme
 buffered delivery and resync, SharedInformerFactory. `external-dns informer-probe` prints their events.
 
 Objects are raw JSON dicts, never the client's model classes; cached objects are read-only for handlers.
-
 Usage (a source or the controller)::
 
     factory = SharedInformerFactory(api_client, default_resync=0,
@@ -16,8 +15,7 @@ Usage (a source or the controller)::
         on_delete=lambda o: queue.add("sync")))                 # o may be a DeletedFinalStateUnknown
     factory.start()
     factory.wait_for_cache_sync(60, registrations=[reg])       # or reg.has_synced()
-    services.get_store().list(); services.get_store().get_by_key("ns/name")
-    services.get_indexer().by_index("namespace", "ns")
+    services.get_store().list(); services.get_indexer().by_index("namespace", "ns")
     factory.shutdown(timeout=5)
 """
 
