@@ -89,6 +89,7 @@ ZONEFILE_RECORD_TYPES = ("A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR", 
 _NAME_TERMINATED = NAME_TERMINATED
 _HOST_TYPES = frozenset({"CNAME", "NS", "PTR", "DNAME"})
 DEFAULT_TTL = 300
+MAX_ZONE_FILE_BYTES = 1 << 30  # a zone file larger than this (~10 million records) is refused, not read
 LOCK_TIMEOUT = 60.0  # seconds a writer waits for another process's lock on a zone file
 _ORIGIN_RE = re.compile(r"^\$ORIGIN[ \t]+(\S+)", re.MULTILINE)
 _IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
@@ -249,8 +250,13 @@ def parse_zone_file(path: str) -> ZoneFile:
     """Read and parse one zone file; a failure is reported in `.error` (file and line), never raised."""
     try:
         with open(path, encoding="utf-8") as f:
-            stamp = _stamp(os.fstat(f.fileno()))
-            text = f.read()
+            st = os.fstat(f.fileno())
+            stamp = _stamp(st)
+            if st.st_size > MAX_ZONE_FILE_BYTES:
+                raise OSError(f"{st.st_size} bytes is over the limit of {MAX_ZONE_FILE_BYTES} bytes")
+            text = f.read(MAX_ZONE_FILE_BYTES + 1)
+            if len(text) > MAX_ZONE_FILE_BYTES:  # grew while being read
+                raise OSError(f"over the limit of {MAX_ZONE_FILE_BYTES} bytes")
     except (OSError, UnicodeDecodeError) as exc:
         return ZoneFile(path, zone_from_filename(os.path.basename(path)) or "", error=f"{path}: {exc}")
     origin = _detect_origin(path, text)

@@ -324,3 +324,14 @@ def test_zone_snapshot_follows_own_and_foreign_writes(tmp_path: Path) -> None:
     assert _by_name(p.zone_snapshot(ZONE).endpoints()) == _by_name(ZoneFileProvider(str(tmp_path)).records())
     assert snap.changed_since(v1) == {"c.example.org"}
     assert p.zone_snapshot("missing.test").endpoints() == []
+
+
+def test_an_oversized_zone_file_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import external_dns.providers.zonefile as zonefile
+
+    p = ZoneFileProvider(str(tmp_path), create_zones=[ZONE])
+    assert list(p.zones()) == [ZONE]
+    monkeypatch.setattr(zonefile, "MAX_ZONE_FILE_BYTES", 64)
+    fresh = ZoneFileProvider(str(tmp_path))
+    assert list(fresh.zones()) == []
+    assert "over the limit of 64 bytes" in fresh.problems[0]
