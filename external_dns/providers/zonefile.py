@@ -6,7 +6,8 @@ Zone discovery (`--zonefile-dir`, re-scanned on every call so files added by han
   name; the zone must have an SOA record at its origin.
 - a file that does not parse (or has no SOA, or claims a zone another file already holds) is reported with
   an error log naming the file (and line, from dnspython) and left untouched; its names are outside the
-  provider's domain filter, so the plan never touches them, and the other zones keep working.
+  provider's domain filter, and reading records fails (ProviderError naming the file) until it is fixed:
+  input that cannot be read fails the sync (`--once` exits 1) instead of being skipped in silence.
 - `--zonefile-create-zone=example.org` (repeatable) writes `example.org.zone` with an SOA and an NS record
   when no file holds that zone yet, so a fresh directory needs nothing else. The name server is a
   placeholder outside the zone (`localhost.`, to edit): an in-zone name server would need a glue address
@@ -274,6 +275,15 @@ def parse_zone_file(path: str) -> ZoneFile:
 
 class _ParseError(Exception):
     pass
+
+
+def _refuse_broken(files: Sequence[ZoneFile], zone: str | None = None) -> None:
+    """ProviderError naming the files (of `zone`, or all) that cannot be used: a zone read in part must
+    never look empty or complete to the plan."""
+    broken = [zf.error for zf in files if zf.error and (zone is None or zf.origin in (zone, ""))]
+    if broken:
+        raise ProviderError(f"{len(broken)} zone file(s) cannot be used (left untouched; nothing is synced "
+                            f"from partial input): " + "; ".join(broken[:5]))
 
 
 def _read_with_dnspython(path: str, text: str, origin: str) -> ZoneData:
@@ -573,7 +583,8 @@ class ZoneFileProvider(Provider):
         problems = [zf.error for zf in files if zf.error]
         for problem in problems:
             if problem not in self.problems:
-                log.error("Zone file cannot be used; it is left untouched and its zone skipped", problem=problem)
+                log.error("Zone file cannot be used; it is left untouched and syncs fail until it is fixed",
+                          problem=problem)
         self.problems = problems
 
     def zone_files(self) -> list[ZoneFile]:
@@ -585,7 +596,9 @@ class ZoneFileProvider(Provider):
         return files
 
     def zones(self) -> Sequence[str]:
-        return sorted(zf.origin for zf in self.zone_files() if zf.data is not None)
+        # A broken file's zone is listed too: reading it fails (`_refuse_broken`), so its syncs fail and retry
+        # instead of the zone silently dropping out of the run.
+        return sorted({zf.origin for zf in self.zone_files() if zf.origin})
 
     def get_domain_filter(self) -> DomainFilter:
         files = self.zone_files()
@@ -594,15 +607,19 @@ class ZoneFileProvider(Provider):
 
     # -- reading --------------------------------------------------------------------------------------------
     def records(self) -> list[Endpoint]:
+        files = self.zone_files()
+        _refuse_broken(files)
         out: list[Endpoint] = []
-        for zf in self.zone_files():
+        for zf in files:
             out.extend(zf.endpoints())
         return out
 
     def zone_records(self, zone: str) -> list[Endpoint]:
         """The records of one zone (the file holding exactly that origin); [] for an unknown zone."""
         name = _bare(zone)
-        for zf in self.zone_files():
+        files = self.zone_files()
+        _refuse_broken(files, name)
+        for zf in files:
             if zf.origin == name:
                 return zf.endpoints()
         return []
@@ -614,7 +631,9 @@ class ZoneFileProvider(Provider):
         (device, inode, mtime_ns, size) is; after our own write only the names it changed are redone; any
         other change of the file is diffed by name."""
         name = _bare(zone)
-        current = next((zf for zf in self.zone_files() if zf.origin == name and zf.data is not None), None)
+        files = self.zone_files()
+        _refuse_broken(files, name)
+        current = next((zf for zf in files if zf.origin == name and zf.data is not None), None)
         with self._lock:
             kept = self._by_name.get(name)
             if kept is None and current is not None:  # first use: built directly, nothing to diff

@@ -118,3 +118,15 @@ def test_left_over_migrate_from_txt_owner_does_not_churn(env: Env) -> None:
     proc = env.run("--migrate-from-txt-owner=old-owner")
     assert "already up to date" in proc.stderr
     assert env.zone_file.read_text() == before  # the SOA serial is not bumped either
+
+
+def test_unparsable_zone_file_fails_the_run(env: Env) -> None:
+    env.write("good.json", dnsendpoint("good", [GOOD]))
+    env.run()
+    _hand_made(env, "big 99999999999999 IN A 192.0.2.7")  # a TTL no parser accepts
+    before = env.zone_file.read_text()
+    env.write("more.json", dnsendpoint("more", [{**GOOD, "dnsName": "new.example.org"}]))
+    proc = env.run(expect=1)
+    assert "example.org.zone" in proc.stderr and "cannot be used" in proc.stderr
+    assert "already up to date" not in proc.stderr
+    assert env.zone_file.read_text() == before

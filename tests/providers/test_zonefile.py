@@ -165,7 +165,7 @@ def test_unparsable_zone_is_reported_untouched_and_others_continue(tmp_path: Pat
     broken_text = "$ORIGIN broken.test.\n@ 300 IN SOA ns hm 1 1 1 1 1\nwww 300 IN A 999.0.0.1\n"
     broken.write_text(broken_text)
     p = ZoneFileProvider(str(tmp_path), create_zones=[ZONE])
-    assert list(p.zones()) == [ZONE]
+    assert list(p.zones()) == ["broken.test", ZONE]  # listed, so its syncs fail (below) instead of vanishing
     assert len(p.problems) == 1
     assert "broken.test.zone:3: " in p.problems[0]
     assert "www 300 IN A 999.0.0.1" in p.problems[0]
@@ -177,7 +177,14 @@ def test_unparsable_zone_is_reported_untouched_and_others_continue(tmp_path: Pat
     with pytest.raises(ProviderError, match=r"no zone file holds www\.broken\.test"):
         p.apply_changes(Changes(create=[ep("www.broken.test", "A", "1.2.3.4")]))
     assert broken.read_text() == broken_text
-    assert ("www.example.org", "A") in by_key(p.records())
+    assert ("www.example.org", "A") in by_key(p.zone_records(ZONE))
+    # reading everything (or the broken zone) fails naming the file: never a partial read taken as complete
+    with pytest.raises(ProviderError, match=r"broken\.test\.zone:3: "):
+        p.records()
+    with pytest.raises(ProviderError, match=r"broken\.test\.zone:3: "):
+        p.zone_records("broken.test")
+    with pytest.raises(ProviderError, match=r"broken\.test\.zone:3: "):
+        p.zone_snapshot("broken.test")
 
 
 def test_broken_subzone_shadows_names_of_its_parent(tmp_path: Path) -> None:
@@ -191,8 +198,10 @@ def test_broken_subzone_shadows_names_of_its_parent(tmp_path: Path) -> None:
 def test_zone_without_soa_is_refused(tmp_path: Path) -> None:
     (tmp_path / "nosoa.test.zone").write_text("$ORIGIN nosoa.test.\nwww 300 IN A 1.2.3.4\n")
     p = ZoneFileProvider(str(tmp_path))
-    assert list(p.zones()) == []
+    assert list(p.zones()) == ["nosoa.test"]
     assert "no SOA record" in p.problems[0]
+    with pytest.raises(ProviderError, match="no SOA record"):
+        p.records()
 
 
 def test_zone_names_from_files(tmp_path: Path) -> None:
@@ -333,5 +342,7 @@ def test_an_oversized_zone_file_is_refused_unread(tmp_path: Path, monkeypatch: p
     assert list(p.zones()) == [ZONE]
     monkeypatch.setattr(zonefile, "MAX_ZONE_FILE_BYTES", 64)
     fresh = ZoneFileProvider(str(tmp_path))
-    assert list(fresh.zones()) == []
+    assert list(fresh.zones()) == [ZONE]  # listed, its reads fail
     assert "over the limit of 64 bytes" in fresh.problems[0]
+    with pytest.raises(ProviderError, match="over the limit of 64 bytes"):
+        fresh.records()
