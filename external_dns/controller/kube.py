@@ -12,6 +12,7 @@ The returned `ApiClient` applies `--kube-api-request-timeout` to every request t
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from external_dns.workqueue.limiters import BucketRateLimiter
 log = structlog.get_logger(__name__)
 
 _THROTTLE_LOG_AFTER = 1.0  # client-go logs "Waited for ... due to client-side throttling" above 1 s
+MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024  # a kubeconfig is kilobytes; the library reads it whole
 
 
 def _kubeconfig_path(explicit: str) -> str:
@@ -56,11 +58,22 @@ def _load_in_cluster(configuration: k8s_client.Configuration) -> None:
                           try_refresh_token=True).load_and_set(configuration)
 
 
+def _check_kubeconfig(path: str) -> None:
+    """A FIFO would block the start forever and a device (a symlink to /dev/zero) be read until memory runs
+    out: only a regular file under the size cap is read."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"--kubeconfig {path}: not a regular file")
+    if st.st_size > MAX_KUBECONFIG_BYTES:
+        raise ConfigError(f"--kubeconfig {path}: larger than {MAX_KUBECONFIG_BYTES} bytes")
+
+
 def _configuration(kubeconfig: str, server: str) -> k8s_client.Configuration:
     configuration = k8s_client.Configuration()
     path = _kubeconfig_path(kubeconfig)
     try:
         if path:
+            _check_kubeconfig(path)
             k8s_config.load_kube_config(config_file=path, client_configuration=configuration,
                                         persist_config=False)
         elif _in_cluster():

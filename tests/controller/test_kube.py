@@ -189,3 +189,22 @@ def test_in_cluster_service_account_when_neither_flag_is_given(tmp_path: Path, m
     _, cfg = load_config(BASE, environ={})
     with pytest.raises(ConfigError, match="in-cluster configuration"):
         kube_api_client(cfg)
+
+
+def test_kubeconfig_fifo_device_and_huge_file_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO used to block the start forever, a symlink to /dev/zero to be read until memory ran out."""
+    import os
+
+    from external_dns.controller import kube
+
+    monkeypatch.setattr(kube, "MAX_KUBECONFIG_BYTES", 1000)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero"
+    zero.symlink_to("/dev/zero")
+    huge = tmp_path / "huge"
+    huge.write_text("# padding\n" * 200)
+    for path, words in ((fifo, "not a regular file"), (zero, "not a regular file"), (huge, "larger than 1000")):
+        _, cfg = load_config([*BASE, f"--kubeconfig={path}"], environ={})
+        with pytest.raises(ConfigError, match=f"--kubeconfig {path}: {words}"):
+            kube_api_client(cfg)
