@@ -134,7 +134,10 @@ class Endpoint:
 
     def copy(self) -> Endpoint:
         """A deep copy (ref_objects are shared, not copied)."""
-        return Endpoint(
+        # Filled directly: the fields are already normalised, so __init__/__post_init__ would only cost time
+        # (registries copy every record of a zone on each read).
+        new = object.__new__(Endpoint)
+        new.__dict__.update(
             dns_name=self.dns_name,
             record_type=self.record_type,
             targets=Targets(self.targets),
@@ -144,6 +147,7 @@ class Endpoint:
             provider_specific=[ProviderSpecificProperty(p.name, p.value) for p in self.provider_specific],
             ref_objects=list(self.ref_objects),
         )
+        return new
 
     # -- provider-specific properties -------------------------------------------------------------------------
     def get_provider_specific_property(self, name: str) -> str | None:

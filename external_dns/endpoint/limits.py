@@ -110,11 +110,13 @@ _host_checks: cachetools.LRUCache[Any, str | None] = cachetools.LRUCache(maxsize
 _target_checks: cachetools.LRUCache[Any, str | None] = cachetools.LRUCache(maxsize=_CACHE_SIZE)
 # The common case in one match: an ASCII name of letters, digits, '-', '_' labels (a leading '*' label).
 _PLAIN_NAME = re.compile(r"(\*\.)?([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?\Z")
+# A canonical IPv4 address in ASCII digits (no leading zeros): an A target that needs no further check.
+_DOTTED_QUAD = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}"
+                          r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
 _PLAIN_HOST = re.compile(r"(\*\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
                          r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?\Z")
 
 
-@cachetools.cached(_name_checks, lock=threading.Lock())
 def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, star_in_labels: bool = False
                        ) -> str | None:
     """None when `name` (ASCII or IDNA-convertible, optional trailing dot) is a usable DNS name: IDNA ToASCII
@@ -123,7 +125,12 @@ def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, 
     `star_in_labels`: `*` may also appear inside labels (ownership names of wildcard records: `a-*.example.org`,
     a plain label in DNS)."""
     if len(name) <= MAX_NAME_LENGTH and _PLAIN_NAME.match(name):
-        return None
+        return None  # the common case: one match, cheaper than the memo's key, lock and LRU update
+    return _ascii_name_problem(name, what, allow_root, star_in_labels)
+
+
+@cachetools.cached(_name_checks, lock=threading.Lock())
+def _ascii_name_problem(name: str, what: str, allow_root: bool, star_in_labels: bool) -> str | None:
     if not name or name != name.strip():
         return f"{what} {short(name)} is empty or has surrounding whitespace"
     body = name[:-1] if name.endswith(".") else name
@@ -150,12 +157,16 @@ def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, 
     return None
 
 
-@cachetools.cached(_host_checks, lock=threading.Lock())
 def hostname_problem(name: str, what: str, allow_wildcard: bool) -> str | None:
     """None when the ASCII form of `name` is an RFC 1123 host name (no `_`, no leading or trailing `-`; a `*`
     first label when allowed), as BIND's check-names requires of UPDATEs."""
     if _PLAIN_HOST.match(name) and (allow_wildcard or not name.startswith("*")):
-        return None
+        return None  # the common case, without the memo's overhead
+    return _hostname_problem(name, what, allow_wildcard)
+
+
+@cachetools.cached(_host_checks, lock=threading.Lock())
+def _hostname_problem(name: str, what: str, allow_wildcard: bool) -> str | None:
     body = name[:-1] if name.endswith(".") else name
     labels = [_strict_ascii_label(label) for label in body.split(".")] if body else []
     for i, label in enumerate(labels):
@@ -206,6 +217,8 @@ def target_problem(ep: Endpoint, target: str, allow_ownership_txt: bool = False)
         return "empty target"
     if rtype == RECORD_TYPE_TXT:
         return _txt_problem(target, allow_ownership_txt)
+    if rtype == RECORD_TYPE_A and _DOTTED_QUAD.fullmatch(target) and not ep.is_alias():
+        return None  # a canonical IPv4 address (the common case): what the memoised check finds, without it
     return _typed_target_problem(rtype, target, ep.is_alias())
 
 

@@ -96,10 +96,8 @@ def _ip_order(addr: _IPAddr) -> tuple[int, int]:
 
 
 class Targets(list[str]):
-    """A list of target strings (IPs, hostnames, TXT values, ...)."""
-
-    def __init__(self, items: Iterable[str] = ()) -> None:
-        super().__init__(items)
+    """A list of target strings (IPs, hostnames, TXT values, ...): `Targets()`, `Targets(iterable)` (list's own
+    constructor: no Python-level __init__, every endpoint copy builds one)."""
 
     def __str__(self) -> str:
         return ";".join(self)

@@ -28,11 +28,24 @@ def zone_for_name(name: str, zones: Sequence[str]) -> str | None:
     """The zone (one of `zones`, as given) that holds `name`: the longest zone name equal to `name` or a
     suffix of it on a label boundary (`www.example.org` is in `example.org`, `badexample.org` is not). A
     zone named "" holds every name. None when no zone fits. Case-insensitive; trailing dots ignored."""
-    bare = normalize_zone(name)
+    bare = name.strip().lower()
+    if bare.endswith("."):
+        bare = bare[:-1]
     best: str | None = None
     best_len = -1
+    forms = _zone_forms
     for zone in zones:
-        z = normalize_zone(zone)
+        z = forms.get(zone)
+        if z is None:
+            z = normalize_zone(zone)
+            if len(forms) < _MAX_ZONE_FORMS:
+                forms[zone] = z
         if (not z or bare == z or bare.endswith("." + z)) and len(z) > best_len:
             best, best_len = zone, len(z)
     return best
+
+
+# Zone names are few and asked about for every record: their normal forms are remembered (bounded; a dict's
+# get/set are atomic, so threads may share it).
+_MAX_ZONE_FORMS = 4096
+_zone_forms: dict[str, str] = {}
