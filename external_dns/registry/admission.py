@@ -20,7 +20,7 @@ import structlog
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.limits import ascii_name_problem, describe, endpoint_ref, short
-from external_dns.endpoint.zones import zone_for_name
+from external_dns.endpoint.zones import normalize_zone, zone_for_name
 from external_dns.registry.mapper import AffixNameMapper
 
 log = structlog.get_logger(__name__)
@@ -35,6 +35,9 @@ def ownership_problem(ep: Endpoint, mapper: AffixNameMapper, zones: Sequence[str
     zone = zone_for_name(ep.dns_name, zones)
     if zone is None or not zone:
         return None
+    bare, zone_key = normalize_zone(txt_name), normalize_zone(zone)
+    if bare == zone_key or bare.endswith("." + zone_key):
+        return None  # in the record's own zone (the common case): no search of the other zones needed
     if zone_for_name(txt_name, zones) is None:  # in another managed zone (the parent's) it can still be written
         return (f"its ownership TXT record {short(txt_name)} would fall outside the zone {zone!r}; the record would "
                 "be created without an owner, so it is not created (a --txt-prefix such as '%{record_type}.' "
