@@ -195,12 +195,17 @@ def test_rfc2136_bad_endpoints_never_reach_bind(bind: BindServer) -> None:
     good = Endpoint(dns_name="good.example.org", record_type="A", targets=Targets(["192.0.2.1"]))
     bad = [Endpoint(dns_name="ttl.example.org", record_type="A", targets=Targets(["192.0.2.2"]),
                     record_ttl=99999999999999),
+           # fit the wire's 32 bits, so only edge validation keeps them from BIND (RFC 2181: at most 2^31-1)
+           Endpoint(dns_name="ttl31.example.org", record_type="A", targets=Targets(["192.0.2.4"]), record_ttl=2**31),
+           Endpoint(dns_name="ttl32.example.org", record_type="A", targets=Targets(["192.0.2.5"]),
+                    record_ttl=2**32 - 1),
            Endpoint(dns_name="empty.example.org", record_type="A", targets=Targets([])),
            Endpoint(dns_name="l" * 63 + ".example.org", record_type="A", targets=Targets(["192.0.2.3"]))]
     _sync(provider, [good, *bad])
     names = {_key(ep)[0] for ep in _rfc2136(bind).records()}
     assert "good.example.org" in names and "a-good.example.org" in names
-    assert not names & {"ttl.example.org", "empty.example.org", "l" * 63 + ".example.org"}
+    assert not names & {"ttl.example.org", "ttl31.example.org", "ttl32.example.org", "empty.example.org",
+                        "l" * 63 + ".example.org"}
 
 
 def test_strategies_reach_both_outcomes() -> None:
