@@ -167,6 +167,8 @@ class Controller:
         self._clock = clock
         self._locks_lock = threading.Lock()
         self._run_locks: dict[str | None, threading.Lock] = {}  # one sync at a time per zone key
+        # zone -> (records, per type, verified per type) its last read saw (registry gauges of zone reads)
+        self._zone_metrics: dict[str, tuple[int, dict[str, int], dict[str, int]]] = {}
         self.pre_apply_checks: list[PreApplyCheck] = []
         # called as fn(zone, endpoints) with the source's endpoints as read (before any adjustment)
         self.source_observers: list[Callable[[str | None, list[Endpoint]], None]] = []
@@ -235,12 +237,11 @@ class Controller:
         and the source observers (told which `zone` the read is for). Raises RunOnceError naming the failed step."""
         metrics.LAST_RECONCILE_TIMESTAMP.set(self._clock())
         try:
-            current = self.registry.records()
+            # A zone's reconcile reads that zone only (the TXT registry answers from its per-zone map).
+            current = self.registry.records() if zone is None else self.registry.zone_records(zone)
         except Exception as exc:
             metrics.REGISTRY_ERRORS.inc()
             raise RunOnceError("registry records", exc) from exc
-        metrics.REGISTRY_ENDPOINTS.set(len(current))
-        metrics.set_per_type(metrics.REGISTRY_RECORDS, metrics.count_by_type(current))
 
         try:
             desired = self.source.endpoints()
@@ -254,12 +255,30 @@ class Controller:
                 log.exception("source observer failed", zone=zone)
         metrics.SOURCE_ENDPOINTS.set(len(desired))
         metrics.set_per_type(metrics.SOURCE_RECORDS, metrics.count_by_type(desired))
-        metrics.set_per_type(metrics.VERIFIED_RECORDS, metrics.verified_by_type(desired, current))
+        self._registry_metrics(zone, current, desired)
 
         try:
             return current, self.registry.adjust_endpoints(desired)
         except Exception as exc:
             raise RunOnceError("adjusting endpoints", exc) from exc
+
+    def _registry_metrics(self, zone: str | None, current: list[Endpoint], desired: list[Endpoint]) -> None:
+        """The registry and verified gauges: of everything for a full read; for a zone's read, the sum over
+        the zones of what each zone's last read saw (so a zone's reconcile never shows only its own zone)."""
+        counts = metrics.count_by_type(current)
+        verified = metrics.verified_by_type(desired, current)
+        with self._locks_lock:
+            if zone is None:
+                self._zone_metrics.clear()
+                total, by_type, ver = len(current), counts, verified
+            else:
+                self._zone_metrics[zone] = (len(current), counts, verified)
+                total = sum(n for n, _, _ in self._zone_metrics.values())
+                by_type = {t: sum(c[t] for _, c, _ in self._zone_metrics.values()) for t in counts}
+                ver = {t: sum(v[t] for _, _, v in self._zone_metrics.values()) for t in verified}
+        metrics.REGISTRY_ENDPOINTS.set(total)
+        metrics.set_per_type(metrics.REGISTRY_RECORDS, by_type)
+        metrics.set_per_type(metrics.VERIFIED_RECORDS, ver)
 
     def plan_zone(self, zone: str | None, current: list[Endpoint], desired: list[Endpoint]) -> Changes:
         """The changes that bring `zone`'s `current` records to `desired` (policies and filters applied),
