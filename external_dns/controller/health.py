@@ -182,6 +182,7 @@ class HealthServer:
         if server is None:
             return
         server.shutdown()
+        server.cut(0.0)  # a client still sending its request would hold server_close()'s join up to the deadline
         server.server_close()
         if thread is not None:
             thread.join(timeout)
@@ -216,7 +217,7 @@ class _BoundedServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         while not self._slots.acquire(timeout=0.1):
-            self._cut(SHED_AFTER, serving_too=False)  # every thread taken: make room for probes
+            self.cut(SHED_AFTER, serving_too=False)  # every thread taken: make room for probes
         with self._open_lock:
             self._open[request] = (time.monotonic(), False)
         try:
@@ -243,9 +244,9 @@ class _BoundedServer(ThreadingHTTPServer):
                 self._open[request] = (self._open[request][0], True)
 
     def service_actions(self) -> None:
-        self._cut(self._deadline)
+        self.cut(self._deadline)
 
-    def _cut(self, older_than: float, serving_too: bool = True) -> None:
+    def cut(self, older_than: float, serving_too: bool = True) -> None:
         """Shut down connections open `older_than` seconds or more (wakes their blocked handler thread)."""
         now = time.monotonic()
         with self._open_lock:

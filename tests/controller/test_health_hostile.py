@@ -77,3 +77,30 @@ def test_a_burst_of_concurrent_probes_is_answered() -> None:
 
     with HealthServer("127.0.0.1:0") as server, ThreadPoolExecutor(max_workers=100) as pool:
         assert list(pool.map(probe, range(100))) == [200] * 100
+
+
+def test_stop_does_not_wait_for_a_trickling_client() -> None:
+    server = HealthServer("127.0.0.1:0")
+    server.start()
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        try:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\n")
+            while not stop.wait(0.3):
+                sock.sendall(b"X")
+        except OSError:
+            pass
+
+    t = threading.Thread(target=trickle)
+    t.start()
+    try:
+        time.sleep(0.5)
+        started = time.monotonic()
+        server.stop()
+        assert time.monotonic() - started < 3
+    finally:
+        stop.set()
+        t.join(timeout=5)
+        sock.close()
