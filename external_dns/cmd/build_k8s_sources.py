@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from external_dns.cmd.build_sources import source_options
+from external_dns.cmd.build_sources import gateway_options, source_options
 from external_dns.errors import ConfigError
 from external_dns.informers import SharedInformerFactory
 from external_dns.sources.informer.base import AccessCheck, InformerSource, check_access, first_served
@@ -23,10 +23,8 @@ from external_dns.sources.informer.ingress import IngressInformerSource
 from external_dns.sources.informer.node import NodeInformerSource
 from external_dns.sources.informer.pod import PodInformerSource
 from external_dns.sources.informer.service import ServiceInformerSource
-from external_dns.sources.objects.gateway import GatewayOptions
 from external_dns.sources.objects.pod import PodOptions
 from external_dns.sources.options import SourceOptions
-from external_dns.sources.selector import SelectorError
 
 
 def _options(cfg: argparse.Namespace) -> SourceOptions:
@@ -46,16 +44,6 @@ def _checked(source: InformerSource, checks: list[AccessCheck], cfg: argparse.Na
     if getattr(cfg, "kube_access_check", True):
         check_access(source.factory.api_client, checks, source.name)
     return source
-
-
-def gateway_options(cfg: argparse.Namespace) -> GatewayOptions:
-    """`--gateway-name`, `--gateway-namespace`, `--gateway-label-filter`."""
-    try:
-        return GatewayOptions(str(getattr(cfg, "gateway_name", "") or ""),
-                              str(getattr(cfg, "gateway_namespace", "") or ""),
-                              str(getattr(cfg, "gateway_label_filter", "") or ""))
-    except SelectorError as exc:
-        raise ConfigError(f"--gateway-label-filter does not specify a valid label selector: {exc}") from None
 
 
 def _build_route(name: str, cfg: argparse.Namespace, context: Mapping[str, Any] | None) -> InformerSource:

@@ -16,7 +16,9 @@ from external_dns.errors import ConfigError
 from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
 from external_dns.sources.derived import Nat64Source, PtrSource
 from external_dns.sources.manifest import ManifestSource
+from external_dns.sources.objects.gateway import GatewayOptions
 from external_dns.sources.options import SourceOptions, joined_templates
+from external_dns.sources.selector import SelectorError
 from external_dns.sources.source import Source
 from external_dns.sources.wrappers import MultiSource, PostProcessorSource, TargetFilterSource
 
@@ -68,6 +70,16 @@ def source_options(cfg: argparse.Namespace) -> SourceOptions:
         raise ConfigError(str(exc)) from None
 
 
+def gateway_options(cfg: argparse.Namespace) -> GatewayOptions:
+    """`--gateway-name`, `--gateway-namespace`, `--gateway-label-filter` (route sources and manifests)."""
+    try:
+        return GatewayOptions(str(getattr(cfg, "gateway_name", "") or ""),
+                              str(getattr(cfg, "gateway_namespace", "") or ""),
+                              str(getattr(cfg, "gateway_label_filter", "") or ""))
+    except SelectorError as exc:
+        raise ConfigError(f"--gateway-label-filter does not specify a valid label selector: {exc}") from None
+
+
 def build_manifest(cfg: argparse.Namespace, context: Any = None) -> Source:
     """`--source=manifest`: a ManifestSource over `--manifest-dir`."""
     del context
@@ -76,8 +88,6 @@ def build_manifest(cfg: argparse.Namespace, context: Any = None) -> Source:
         raise ConfigError("--manifest-dir must be set for --source=manifest")
     if not Path(directory).is_dir():
         raise ConfigError(f"--manifest-dir: {directory!r} is not a directory")
-    # Imported here: build_k8s_sources imports this module. --gateway-* flags apply to manifests too.
-    from external_dns.cmd.build_k8s_sources import gateway_options
     return ManifestSource(directory, source_options(cfg), gateway_options(cfg))
 
 

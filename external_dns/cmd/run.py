@@ -30,6 +30,7 @@ from external_dns.cmd.wiring import (
     process_options,
 )
 from external_dns.controller.controller import Controller
+from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.errors import ConfigError, error_text
 from external_dns.gcsettings import settle_after_startup
 from external_dns.logging_setup import configure_logging
@@ -128,8 +129,6 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     log.info("config", **parser.config_fields(cfg))  # flag=value pairs, as logfmt fields
 
     stop = threading.Event()
-    from external_dns.controller.process import ControllerProcess, LazyInformerFactory
-
     kube_client = KubeClient(cfg)
     informer_factory = LazyInformerFactory(kube_client)
     context: dict[str, Any] = {"stop": stop, "kube_client": kube_client, "informer_factory": informer_factory}
@@ -148,6 +147,8 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
         finally:
             if informer_factory.created:  # in-cluster sources started their informers: stop them
                 informer_factory().shutdown(5.0)
+
+    from external_dns.controller.process import ControllerProcess  # the long-running mode only
 
     process = ControllerProcess(process_options(cfg), controller, stop=stop, kube_client=kube_client,
                                 informer_factory=informer_factory, features=process_features(cfg))

@@ -15,6 +15,7 @@ import structlog
 from external_dns.controller.controller import Controller
 from external_dns.controller.features import attach_events
 from external_dns.controller.health import HealthServer, WorkerWatchdog
+from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.errors import ConfigError
 from external_dns.events.emit_filter import filter_events
@@ -23,7 +24,6 @@ if TYPE_CHECKING:  # leader election and the recorder need the Kubernetes client
     from external_dns.controller.leader_election import LeaderElectionOptions, LeaderElector
     from external_dns.events.emit_filter import EmitFilter
     from external_dns.events.recorder import EventRecorder
-    from external_dns.informers import SharedInformerFactory
 
 log = structlog.get_logger(__name__)
 
@@ -35,29 +35,6 @@ _WAIT_SLICE = 1.0
 
 class NotLeaderError(Exception):
     """A write was refused because this process does not hold the leader election Lease."""
-
-
-class LazyInformerFactory:
-    """The process-wide SharedInformerFactory, built on first call from the Kubernetes client getter."""
-
-    def __init__(self, kube_client: Callable[[], Any], default_resync: float = 0.0) -> None:
-        self._kube_client = kube_client
-        self._default_resync = default_resync
-        self._lock = threading.Lock()
-        self._factory: SharedInformerFactory | None = None
-
-    def __call__(self) -> SharedInformerFactory:
-        with self._lock:
-            if self._factory is None:
-                from external_dns.informers import SharedInformerFactory as Factory
-
-                self._factory = Factory(self._kube_client(), default_resync=self._default_resync)
-            return self._factory
-
-    @property
-    def created(self) -> bool:
-        with self._lock:
-            return self._factory is not None
 
 
 class _LeaderTask:

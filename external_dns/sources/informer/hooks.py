@@ -5,9 +5,10 @@ them in."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
@@ -21,8 +22,10 @@ from external_dns.endpoint.zones import name_key
 from external_dns.events import Recorder, objects_of
 from external_dns.plan.changes import Changes
 from external_dns.plan.conflict import PerResource
-from external_dns.sources.informer.base import InformerSource
 from external_dns.sources.source import Source
+
+if TYPE_CHECKING:  # imported at run time only by the builders of in-cluster sources (it loads the informers)
+    from external_dns.sources.informer.base import InformerSource
 
 log = structlog.get_logger(__name__)
 
@@ -32,6 +35,10 @@ _MAX_REMEMBERED = 100_000
 
 def informer_sources(source: Source) -> Iterator[InformerSource]:
     """The InformerSources inside a pipeline of wrappers (`source` / `sources` attributes)."""
+    base = sys.modules.get("external_dns.sources.informer.base")
+    if base is None:  # no in-cluster source was built in this process (a --once manifest run): none to find
+        return
+    informer_source: type[InformerSource] = base.InformerSource
     stack: list[Any] = [source]
     seen: set[int] = set()
     while stack:
@@ -39,7 +46,7 @@ def informer_sources(source: Source) -> Iterator[InformerSource]:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, InformerSource):
+        if isinstance(node, informer_source):
             yield node
         stack.append(getattr(node, "source", None))
         stack.extend(getattr(node, "sources", None) or [])
