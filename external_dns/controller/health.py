@@ -174,7 +174,7 @@ class HealthServer:
         self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.5},
                                         name="health-server", daemon=True)
         self._thread.start()
-        log.info("serving health and metrics", address=self.address, port=self.port)
+        log.debug("serving health and metrics", address=self.address, port=self.port)  # the process logs the URL
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop serving, close the socket and join the server thread."""

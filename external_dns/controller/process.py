@@ -117,7 +117,7 @@ class ControllerProcess:
             if self._leading:
                 return
             self._leading = True
-        log.info("Starting workers", identity=self.identity or "")
+        log.info("Starting workers", **({"identity": self.identity} if self.identity else {}))
         for task in self._tasks:
             try:
                 task.start()

@@ -24,6 +24,7 @@ from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.incremental import IncrementalPlanner
 from external_dns.controller.outcomes import OutcomeLog
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
+from external_dns.durations import format_go_duration
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import name_key
 from external_dns.events import Recorder
@@ -214,8 +215,8 @@ class ZoneController:
             self._term = term
             for thread in term.threads:
                 thread.start()
-        log.info("Zone controller started", workers=self.workers, interval=self.interval,
-                 min_event_sync_interval=self.min_event_sync_interval)
+        log.info("Zone controller started", workers=self.workers, interval=format_go_duration(self.interval),
+                 min_event_sync_interval=format_go_duration(self.min_event_sync_interval))
 
     def stop(self, timeout: float = 10.0) -> bool:
         """Stop taking work, let in-flight reconciles finish (within `timeout`), join the threads. True when
