@@ -95,6 +95,9 @@ class WatchDecodeError(Exception):
     """A watch line that is not a JSON event."""
 
 
+MAX_WATCH_LINE = 64 * 1024 * 1024  # an object is at most ~1.5 MiB in etcd: a longer line is no event
+
+
 def _request(api_client: Any, path: str, params: Params, timeout: Timeout) -> urllib3.HTTPResponse:
     """GET `path` with the client's configuration and credentials, on its connection pool, with urllib3's own
     retries off: a 429/503 Retry-After or a refused connection must reach the reflector's backoff (which
@@ -173,6 +176,8 @@ class WatchStream:
             while True:
                 nl = buf.find(b"\n")
                 if nl < 0:
+                    if len(buf) > MAX_WATCH_LINE:  # a stream without line ends must not grow without bound
+                        raise WatchDecodeError(f"watch line longer than {MAX_WATCH_LINE} bytes: {buf[:120]!r}")
                     break
                 line, buf = buf[:nl], buf[nl + 1:]
                 if not line.strip():
