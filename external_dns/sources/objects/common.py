@@ -5,7 +5,7 @@ host names, and the `ObjectEndpoints` result type."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import structlog
 
@@ -64,6 +64,27 @@ def _short(value: Any) -> str:
 
 def field_problem(ref: str, exc: FieldError, obj: Mapping[str, Any] | None) -> Problem:
     return Problem(ref, exc.field, _short(exc.value), f"{exc.message}; object skipped", severity=ERROR, obj=obj)
+
+
+class ObjectRun(Protocol):
+    """One object's per-kind state: `run()` gives its endpoints, `problems` what it found on the way."""
+
+    problems: list[Problem]
+
+    def run(self) -> list[Endpoint]: ...
+
+
+def run_object(obj: Mapping[str, Any], ref: str, make: Callable[[], ObjectRun]) -> ObjectEndpoints:
+    """Endpoints of one object through its state `make()` and the problems found. A malformed object gives no
+    endpoints: the problems found before the bad field, then one error naming that field."""
+    state: ObjectRun | None = None
+    try:
+        state = make()
+        endpoints = state.run()
+    except FieldError as exc:
+        earlier = state.problems if state is not None else []
+        return ObjectEndpoints([], [*earlier, field_problem(ref, exc, obj)])
+    return ObjectEndpoints(endpoints, state.problems)
 
 
 def _join(at: str, path: str) -> str:

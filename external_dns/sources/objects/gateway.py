@@ -39,6 +39,7 @@ from external_dns.sources.objects.common import (
     get_map,
     get_str,
     name_and_namespace,
+    run_object,
     string_map,
     template_hostnames,
 )
@@ -450,14 +451,7 @@ def route_endpoints(route: Mapping[str, Any], kind: str, options: SourceOptions,
     if kind not in ROUTE_PROTOCOLS:
         raise ValueError(f"unknown route kind {kind!r} (one of: {', '.join(ROUTE_PROTOCOLS)})")
     ref = object_ref(route, kind)
-    state: _Route | None = None
-    try:
-        state = _Route(route, kind, options, gw_options, lookup)
-        endpoints = state.run()
-    except FieldError as exc:
-        earlier = state.problems if state is not None else []
-        return ObjectEndpoints([], [*earlier, field_problem(ref, exc, route)])
-    return ObjectEndpoints(endpoints, state.problems)
+    return run_object(route, ref, lambda: _Route(route, kind, options, gw_options, lookup))
 
 
 def collect_route_endpoints(routes: Iterable[Mapping[str, Any]], kind: str, options: SourceOptions,

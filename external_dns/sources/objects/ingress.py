@@ -33,10 +33,10 @@ from external_dns.sources.objects.common import (
     admitted,
     attach,
     collect_objects,
-    field_problem,
     get_list,
     get_str,
     name_and_namespace,
+    run_object,
     string_map,
     template_endpoints,
 )
@@ -163,14 +163,7 @@ def ingress_endpoints(ing: Mapping[str, Any], options: SourceOptions) -> ObjectE
     """Endpoints of one Ingress (empty when filtered out or not ours) and the problems found. A malformed
     object gives no endpoints and one error problem naming the field."""
     ref = object_ref(ing, "ingress")
-    state: _Ingress | None = None
-    try:
-        state = _Ingress(ing, options, ref)
-        endpoints = state.run()
-    except FieldError as exc:
-        earlier = state.problems if state is not None else []
-        return ObjectEndpoints([], [*earlier, field_problem(ref, exc, ing)])
-    return ObjectEndpoints(endpoints, state.problems)
+    return run_object(ing, ref, lambda: _Ingress(ing, options, ref))
 
 
 def merge_ingress_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:

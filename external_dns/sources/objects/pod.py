@@ -21,11 +21,11 @@ from external_dns.sources.objects.common import (
     ObjectEndpoints,
     admitted,
     collect_objects,
-    field_problem,
     get_list,
     get_map,
     get_str,
     name_and_namespace,
+    run_object,
     string_map,
     template_endpoints,
 )
@@ -158,14 +158,7 @@ def pod_endpoints(pod: Mapping[str, Any], options: SourceOptions, pod_options: P
                   node: NodeLookup) -> ObjectEndpoints:
     """Endpoints of one Pod and the problems found; a malformed pod gives none and names the field."""
     ref = object_ref(pod, "pod")
-    state: _Pod | None = None
-    try:
-        state = _Pod(pod, options, pod_options, node)
-        endpoints = state.run()
-    except FieldError as exc:
-        earlier = state.problems if state is not None else []
-        return ObjectEndpoints([], [*earlier, field_problem(ref, exc, pod)])
-    return ObjectEndpoints(endpoints, state.problems)
+    return run_object(pod, ref, lambda: _Pod(pod, options, pod_options, node))
 
 
 def collect_pod_endpoints(pods: Iterable[Mapping[str, Any]], options: SourceOptions, pod_options: PodOptions,

@@ -50,11 +50,11 @@ from external_dns.sources.objects.common import (
     admitted,
     attach,
     collect_objects,
-    field_problem,
     get_list,
     get_map,
     get_str,
     name_and_namespace,
+    run_object,
     string_map,
     template_endpoints,
 )
@@ -408,14 +408,7 @@ def service_endpoints(svc: Mapping[str, Any], options: SourceOptions, *,
     """Endpoints of one Service (empty when filtered out or not ours) and the problems found. A malformed
     object gives no endpoints and one error problem naming the field."""
     ref = object_ref(svc, "service")
-    state: _Service | None = None
-    try:
-        state = _Service(svc, options, nodes, pods, endpoint_slices, ref)
-        endpoints = state.run()
-    except FieldError as exc:
-        earlier = state.problems if state is not None else []
-        return ObjectEndpoints([], [*earlier, field_problem(ref, exc, svc)])
-    return ObjectEndpoints(endpoints, state.problems)
+    return run_object(svc, ref, lambda: _Service(svc, options, nodes, pods, endpoint_slices, ref))
 
 
 def merge_service_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
