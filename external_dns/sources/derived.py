@@ -37,7 +37,7 @@ from external_dns.endpoint.endpoint import (
 from external_dns.endpoint.targets import Targets
 from external_dns.events import Recorder, emit_problem_events
 from external_dns.sources.problems import Problem
-from external_dns.sources.source import Source
+from external_dns.sources.source import Source, pipeline_nodes
 
 log = structlog.get_logger(__name__)
 
@@ -193,14 +193,6 @@ class PtrSource(Source):
 
 def attach_recorder(source: Source, recorder: Recorder | None) -> None:
     """Give every PtrSource in a pipeline of wrappers (`source` / `sources` attributes) the `recorder`."""
-    stack: list[object] = [source]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
+    for node in pipeline_nodes(source):
         if isinstance(node, PtrSource):
             node.recorder = recorder
-        stack.append(getattr(node, "source", None))
-        stack.extend(getattr(node, "sources", None) or [])

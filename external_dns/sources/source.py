@@ -8,7 +8,8 @@ sources never do).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
 
@@ -34,3 +35,18 @@ class Source(ABC):
         call: every name an added, changed or deleted object claimed before or claims now. None when this
         source cannot tell (the caller compares `endpoints()` instead). Default: None."""
         return None
+
+
+def pipeline_nodes(source: Source) -> Iterator[Any]:
+    """Every object of a pipeline of wrappers, `source` first: each one's `source` and `sources` attributes
+    are followed, each object given once (a shared inner source is not visited twice)."""
+    stack: list[Any] = [source]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        yield node
+        stack.append(getattr(node, "source", None))
+        stack.extend(getattr(node, "sources", None) or [])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
@@ -22,7 +22,7 @@ from external_dns.endpoint.zones import name_key
 from external_dns.events import Recorder, objects_of
 from external_dns.plan.changes import Changes
 from external_dns.plan.conflict import PerResource
-from external_dns.sources.source import Source
+from external_dns.sources.source import Source, pipeline_nodes
 
 if TYPE_CHECKING:  # imported at run time only by the builders of in-cluster sources (it loads the informers)
     from external_dns.sources.informer.base import InformerSource
@@ -39,17 +39,7 @@ def informer_sources(source: Source) -> Iterator[InformerSource]:
     if base is None:  # no in-cluster source was built in this process (a --once manifest run): none to find
         return
     informer_source: type[InformerSource] = base.InformerSource
-    stack: list[Any] = [source]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, informer_source):
-            yield node
-        stack.append(getattr(node, "source", None))
-        stack.extend(getattr(node, "sources", None) or [])
+    yield from (node for node in pipeline_nodes(source) if isinstance(node, informer_source))
 
 
 class ConflictReporter:
