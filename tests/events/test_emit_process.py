@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import kubernetes.client
 import pytest
 
-from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
-from external_dns.controller.process import ControllerProcess, LazyInformerFactory
+from external_dns.controller.informer_factory import LazyInformerFactory
+from external_dns.controller.process import ControllerProcess
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry
+from tests.events.process_helpers import create_lb_service, event_process_options, running
 from tests.helpers.service_source import ServiceInformerSource
 from tests.helpers.threads import thread_leak_check
+from tests.informers.helpers import wait_until
 from tests.kubeapi.server import KubeAPIServer
 
 pytestmark = pytest.mark.integration
@@ -28,19 +28,8 @@ def no_thread_leak() -> Iterator[None]:
     yield from thread_leak_check(ignore_prefix="kubeapi-")
 
 
-def _until(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline, gate = time.monotonic() + timeout, threading.Event()
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        gate.wait(0.02)
-    return predicate()
-
-
 def test_only_listed_record_events_are_sent(kubeapi: KubeAPIServer, kube_config: Any) -> None:
-    options = process_options(argparse.Namespace(
-        metrics_address="127.0.0.1:0", interval=3600.0, workers=2, min_event_sync_interval=0.0, events=True,
-        dry_run=False, leader_elect=False, events_emit=["RecordDeleted"]))
+    options = event_process_options(["RecordDeleted"])
     assert options.events_emit == ("RecordDeleted",)
     api = kubernetes.client.ApiClient(kube_config)
     factory = LazyInformerFactory(lambda: api)
@@ -48,26 +37,14 @@ def test_only_listed_record_events_are_sent(kubeapi: KubeAPIServer, kube_config:
     ctl = Controller(ServiceInformerSource(factory()), TXTRegistry(provider, owner_id="emit-test"), "sync")
     process = ControllerProcess(options, ctl, stop=threading.Event(), kube_client=lambda: api,
                                 informer_factory=factory, emit_events=True)
-    kubeapi.create({"apiVersion": "v1", "kind": "Service",
-                    "metadata": {"name": "web", "namespace": "default",
-                                 "annotations": {"external-dns.kubernetes.io/hostname": "web.example.org"}},
-                    "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}})
-    kubeapi.patch("v1", "Service", "default", "web", {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.7"}]}}},
-                  subresource="status")
-    codes: list[int] = []
-    thread = threading.Thread(target=lambda: codes.append(process.run()), name="process-under-test")
-    thread.start()
+    create_lb_service(kubeapi, {"external-dns.kubernetes.io/hostname": "web.example.org"})
 
     def reasons() -> list[str]:
         return [e["reason"] for e in kubeapi.list("events.k8s.io/v1", "Event", "default")]
 
-    try:
+    with running(process, api) as codes:
         assert process.zone_controller.wait_until(lambda: bool(provider.records()), 15)
         kubeapi.delete("v1", "Service", "default", "web")
-        assert _until(lambda: "RecordDeleted" in reasons(), 10)
-    finally:
-        process.stop_event.set()
-        thread.join(15)
-        api.close()
+        assert wait_until(lambda: "RecordDeleted" in reasons(), 10)
     assert codes == [0]
     assert "RecordReady" not in reasons()  # the record was created, but only deletions were asked for

@@ -3,23 +3,23 @@ sources' other problems), not only a log line: through the long-running process 
 
 from __future__ import annotations
 
-import argparse
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import kubernetes.client
 import pytest
 
-from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
-from external_dns.controller.process import ControllerProcess, LazyInformerFactory
+from external_dns.controller.informer_factory import LazyInformerFactory
+from external_dns.controller.process import ControllerProcess
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry
 from external_dns.sources.derived import PtrSource
+from tests.events.process_helpers import create_lb_service, event_process_options, running
 from tests.helpers.service_source import ServiceInformerSource
 from tests.helpers.threads import thread_leak_check
+from tests.informers.helpers import wait_until
 from tests.kubeapi.server import KubeAPIServer
 
 pytestmark = pytest.mark.integration
@@ -30,19 +30,8 @@ def no_thread_leak() -> Iterator[None]:
     yield from thread_leak_check(ignore_prefix="kubeapi-")
 
 
-def _until(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline, gate = time.monotonic() + timeout, threading.Event()
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        gate.wait(0.02)
-    return predicate()
-
-
 def test_record_type_ptr_without_ptr_managed_is_a_warning_event(kubeapi: KubeAPIServer, kube_config: Any) -> None:
-    options = process_options(argparse.Namespace(
-        metrics_address="127.0.0.1:0", interval=3600.0, workers=2, min_event_sync_interval=0.0, events=True,
-        dry_run=False, leader_elect=False, events_emit=[]))
+    options = event_process_options([])
     api = kubernetes.client.ApiClient(kube_config)
     factory = LazyInformerFactory(lambda: api)
     provider = InMemoryProvider(["example.org", "2.0.192.in-addr.arpa"])
@@ -50,28 +39,16 @@ def test_record_type_ptr_without_ptr_managed_is_a_warning_event(kubeapi: KubeAPI
     ctl = Controller(source, TXTRegistry(provider, owner_id="ptr-event"), "sync")
     process = ControllerProcess(options, ctl, stop=threading.Event(), kube_client=lambda: api,
                                 informer_factory=factory, emit_events=True)
-    kubeapi.create({"apiVersion": "v1", "kind": "Service",
-                    "metadata": {"name": "web", "namespace": "default",
-                                 "annotations": {"external-dns.kubernetes.io/hostname": "web.example.org",
-                                                 "external-dns.kubernetes.io/record-type": "ptr"}},
-                    "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}})
-    kubeapi.patch("v1", "Service", "default", "web", {"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.7"}]}}},
-                  subresource="status")
-    codes: list[int] = []
-    thread = threading.Thread(target=lambda: codes.append(process.run()), name="process-under-test")
-    thread.start()
+    create_lb_service(kubeapi, {"external-dns.kubernetes.io/hostname": "web.example.org",
+                                "external-dns.kubernetes.io/record-type": "ptr"})
 
     def warnings() -> list[dict[str, Any]]:
         return [e for e in kubeapi.list("events.k8s.io/v1", "Event", "default")
                 if e.get("type") == "Warning" and "cannot be honoured" in e.get("note", "")]
 
-    try:
+    with running(process, api) as codes:
         assert process.zone_controller.wait_until(lambda: bool(provider.records()), 15)
-        assert _until(lambda: bool(warnings()), 10)
-    finally:
-        process.stop_event.set()
-        thread.join(15)
-        api.close()
+        assert wait_until(lambda: bool(warnings()), 10)
     assert codes == [0]
     event = warnings()[0]
     assert event["reason"] == "RecordError"
