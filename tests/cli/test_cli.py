@@ -163,7 +163,7 @@ def test_flags_from_environment(env: Env) -> None:
     proc = env.run(policy=None, env={"EXTERNAL_DNS_POLICY": "sync", "EXTERNAL_DNS_LOG_FORMAT": "json"})
     assert ("www.example.org", "A") in env.records()
     lines = [line for line in proc.stderr.splitlines() if line.startswith("{")]
-    assert any('"msg": "Desired change: CREATE www.example.org A' in line for line in lines)
+    assert any('"msg":"Desired change: CREATE www.example.org A' in line for line in lines)  # compact, as logrus
     # the command line wins over the environment
     (env.manifests / "api.yaml").unlink()
     env.run(policy="upsert-only", env={"EXTERNAL_DNS_POLICY": "sync"})
