@@ -25,7 +25,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +38,8 @@ import dns.rdatatype
 import dns.tsigkeyring
 import dns.update
 import pytest
+
+from tests.servers.process import free_port, stop_process
 
 NAMED = shutil.which("named") or "/usr/sbin/named"
 DEFAULT_ZONES = ("example.org", "example.com", "sub.example.org")
@@ -171,13 +172,7 @@ class BindServer:
         if proc is None:
             return
         self.process = None
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
+        stop_process(proc)
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def log(self) -> str:
@@ -195,25 +190,6 @@ def _read_exact(sock: socket.socket, count: int) -> bytes:
             raise EOFError("connection closed during AXFR")
         buf += chunk
     return buf
-
-
-_port_lock = threading.Lock()
-
-
-def free_port() -> int:
-    """A port free for both TCP and UDP on 127.0.0.1."""
-    with _port_lock:
-        for _ in range(100):
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-                t.bind(("127.0.0.1", 0))
-                port = int(t.getsockname()[1])
-                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
-                    try:
-                        u.bind(("127.0.0.1", port))
-                    except OSError:
-                        continue
-                return port
-    raise RuntimeError("no free TCP+UDP port on 127.0.0.1")
 
 
 def _secret() -> str:

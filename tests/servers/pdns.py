@@ -22,7 +22,6 @@ import json
 import re
 import secrets
 import shutil
-import socket
 import sqlite3
 import subprocess
 import tempfile
@@ -33,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.servers.process import free_port, stop_process
 
 PDNS_SERVER = shutil.which("pdns_server") or "/usr/sbin/pdns_server"
 SCHEMA = Path("/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql")
@@ -47,21 +48,6 @@ class PdnsStartError(RuntimeError):
 
 def available() -> bool:
     return Path(PDNS_SERVER).exists() and SCHEMA.exists()
-
-
-def free_port() -> int:
-    """A port free for TCP and UDP on 127.0.0.1 (the DNS listener takes both)."""
-    for _ in range(100):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as t:
-            t.bind(("127.0.0.1", 0))
-            port = int(t.getsockname()[1])
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
-                try:
-                    u.bind(("127.0.0.1", port))
-                except OSError:
-                    continue
-            return port
-    raise RuntimeError("no free TCP+UDP port on 127.0.0.1")
 
 
 @dataclass
@@ -195,13 +181,8 @@ class PdnsServer:
 
     def stop(self) -> None:
         proc, self.process = self.process, None
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
+        if proc is not None:
+            stop_process(proc)
         if self._log_file is not None:
             self._log_file.close()
             self._log_file = None
