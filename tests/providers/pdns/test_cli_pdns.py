@@ -10,50 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cli import run_cli
+from tests.helpers.provider_cli import write
 from tests.servers.pdns import PdnsServer
 
 pytestmark = pytest.mark.integration
-
-SERVICE = """\
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: shop
-  annotations:
-    external-dns.kubernetes.io/hostname: web.example.org
-    external-dns.kubernetes.io/ttl: "{ttl}"
-spec:
-  type: LoadBalancer
-  ports: [{{name: http, port: 80, protocol: TCP}}]
-status:
-  loadBalancer:
-    ingress: [{{ip: {ip}}}]
-"""
-
-RECORDS = """\
-apiVersion: externaldns.k8s.io/v1alpha1
-kind: DNSEndpoint
-metadata:
-  name: records
-  namespace: default
-spec:
-  endpoints:
-    - dnsName: inbox.example.com
-      recordType: MX
-      targets: ["10 mail.example.net", "20 backup.example.net"]
-    - dnsName: _sip._udp.example.com
-      recordType: SRV
-      recordTTL: 120
-      targets: ["10 60 5060 sip.example.net."]
-    - dnsName: note.example.org
-      recordType: TXT
-      targets: ['v=1 "quoted" and spaced']
-    - dnsName: alias.example.com
-      recordType: CNAME
-      targets: [web.example.org]
-"""
-
 
 def cli(srv: PdnsServer, manifests: Path, *extra: str, key: str | None = None, owner: str = "cli-test",
         expect: int | None = 0) -> subprocess.CompletedProcess[str]:
@@ -61,15 +21,6 @@ def cli(srv: PdnsServer, manifests: Path, *extra: str, key: str | None = None, o
             "--policy=sync", "--registry=txt", f"--txt-owner-id={owner}",
             "--managed-record-types=A,AAAA,CNAME,TXT,MX,SRV", "--log-level=debug", *extra]
     return run_cli(args, env={"EXTERNAL_DNS_PDNS_API_KEY": srv.api_key if key is None else key}, expect=expect)
-
-
-def write(manifests: Path, ip: str = "192.0.2.10", ttl: str = "300", records: bool = True) -> None:
-    (manifests / "service.yaml").write_text(SERVICE.format(ip=ip, ttl=ttl))
-    rec = manifests / "records.yaml"
-    if records:
-        rec.write_text(RECORDS)
-    elif rec.exists():
-        rec.unlink()
 
 
 @pytest.fixture

@@ -3,78 +3,27 @@ subprocess, through create, no-op, update, delete, ownership, dry run and a wron
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import cli
+from tests.helpers.provider_cli import write
 from tests.servers.bind import BindServer
 
 pytestmark = pytest.mark.integration
-ROOT = Path(__file__).resolve().parents[3]
-
-SERVICE = """\
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: shop
-  annotations:
-    external-dns.kubernetes.io/hostname: web.example.org
-    external-dns.kubernetes.io/ttl: "{ttl}"
-spec:
-  type: LoadBalancer
-  ports: [{{name: http, port: 80, protocol: TCP}}]
-status:
-  loadBalancer:
-    ingress: [{{ip: {ip}}}]
-"""
-
-RECORDS = """\
-apiVersion: externaldns.k8s.io/v1alpha1
-kind: DNSEndpoint
-metadata:
-  name: records
-  namespace: default
-spec:
-  endpoints:
-    - dnsName: inbox.example.com
-      recordType: MX
-      targets: ["10 mail.example.net", "20 backup.example.net"]
-    - dnsName: _sip._udp.example.com
-      recordType: SRV
-      recordTTL: 120
-      targets: ["10 60 5060 sip.example.net."]
-    - dnsName: note.example.org
-      recordType: TXT
-      targets: ['v=1 "quoted" and spaced']
-    - dnsName: alias.example.com
-      recordType: CNAME
-      targets: [web.example.org]
-"""
-
 
 def run_cli(srv: BindServer, manifests: Path, *extra: str, secret: str | None = None,
             owner: str = "cli-test") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "EXTERNAL_DNS_RFC2136_TSIG_SECRET": secret or srv.key_secret}
-    cmd = [sys.executable, "-m", "external_dns", "--once", "--source=manifest", f"--manifest-dir={manifests}",
-           "--provider=rfc2136", f"--rfc2136-host={srv.host}", f"--rfc2136-port={srv.port}",
-           "--rfc2136-zone=example.org", "--rfc2136-zone=example.com", "--rfc2136-zone=sub.example.org",
-           f"--rfc2136-tsig-keyname={srv.key_name}", "--rfc2136-tsig-axfr", "--policy=sync",
-           "--registry=txt", f"--txt-owner-id={owner}", "--managed-record-types=A,AAAA,CNAME,TXT,MX,SRV",
-           "--log-level=debug", *extra]
-    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
-
-
-def write(manifests: Path, ip: str = "192.0.2.10", ttl: str = "300", records: bool = True) -> None:
-    (manifests / "service.yaml").write_text(SERVICE.format(ip=ip, ttl=ttl))
-    rec = manifests / "records.yaml"
-    if records:
-        rec.write_text(RECORDS)
-    elif rec.exists():
-        rec.unlink()
+    args = ["--once", "--source=manifest", f"--manifest-dir={manifests}",
+            "--provider=rfc2136", f"--rfc2136-host={srv.host}", f"--rfc2136-port={srv.port}",
+            "--rfc2136-zone=example.org", "--rfc2136-zone=example.com", "--rfc2136-zone=sub.example.org",
+            f"--rfc2136-tsig-keyname={srv.key_name}", "--rfc2136-tsig-axfr", "--policy=sync",
+            "--registry=txt", f"--txt-owner-id={owner}", "--managed-record-types=A,AAAA,CNAME,TXT,MX,SRV",
+            "--log-level=debug", *extra]
+    return cli.run_cli(args, env={"EXTERNAL_DNS_RFC2136_TSIG_SECRET": secret or srv.key_secret}, expect=None,
+                       timeout=120)
 
 
 @pytest.fixture
@@ -154,9 +103,8 @@ def test_cli_wrong_tsig_secret(bind_server: BindServer, manifests: Path) -> None
 
 
 def test_cli_missing_port_is_a_config_error(manifests: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "external_dns", "--once", "--source=manifest",
-                          f"--manifest-dir={manifests}", "--provider=rfc2136", "--rfc2136-host=127.0.0.1",
-                          "--policy=sync"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
-    assert out.returncode == 2 and "--rfc2136-port" in out.stderr
+    out = cli.run_cli(["--once", "--source=manifest", f"--manifest-dir={manifests}", "--provider=rfc2136",
+                       "--rfc2136-host=127.0.0.1", "--policy=sync"], expect=2)
+    assert "--rfc2136-port" in out.stderr
 
 
