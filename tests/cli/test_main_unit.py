@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import os
-from collections.abc import Iterator
 
 import pytest
 import structlog
@@ -51,16 +49,6 @@ def test_logfmt_renderer_quotes_only_when_needed() -> None:
     line = logfmt_renderer(None, "info", {"timestamp": "T", "level": "info", "event": "All records are up",
                                           "zone": "example.org", "note": "two words", "n": 3, "cfg": {"a": 1}})
     assert line == 'time="T" level=info msg="All records are up" cfg="map[a:1]" n=3 note="two words" zone=example.org'
-
-
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    yield
-    structlog.reset_defaults()
-    root.handlers[:] = handlers
-    root.setLevel(level)
 
 
 @pytest.mark.usefixtures("restore_logging")

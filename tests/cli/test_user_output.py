@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -94,16 +93,6 @@ def test_log_values_as_logrus_prints_them(value: object, shown: str) -> None:
     line = logfmt_renderer(None, "info", {"timestamp": "T", "level": "info", "event": "m", "k": value})
     assert line == f'time="T" level=info msg=m k={shown}'
     assert "'" not in go_value(value) or "'" in str(value)
-
-
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    yield
-    structlog.reset_defaults()
-    root.handlers[:] = handlers
-    root.setLevel(level)
 
 
 @pytest.mark.usefixtures("restore_logging")

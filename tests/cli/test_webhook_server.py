@@ -4,28 +4,17 @@ webhook protocol until stopped; configuration errors exit 2 with one line (the s
 from __future__ import annotations
 
 import json
-import logging
 import socket
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
 
 import pytest
-import structlog
 
 from external_dns.cmd.webhook_server import webhook_server_main
 
-
-@pytest.fixture(autouse=True)
-def restore_logging() -> Iterator[None]:
-    """The sub-command configures logging for the process: undo it for the tests after these."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    yield
-    structlog.reset_defaults()
-    root.handlers[:] = handlers
-    root.setLevel(level)
+# The sub-command configures logging for the process: undone for the tests after these.
+pytestmark = pytest.mark.usefixtures("restore_logging")
 
 
 def _free_port() -> int:
