@@ -7,6 +7,7 @@ zone. The ownership record's own name is checked by the registry (it depends on 
 
 from __future__ import annotations
 
+import json
 import re
 import reprlib
 import threading
@@ -79,15 +80,20 @@ _REPR.maxstring, _REPR.maxother, _REPR.maxlong = MAX_PROBLEM_VALUE, MAX_PROBLEM_
 
 
 def short(value: object, limit: int = MAX_PROBLEM_VALUE) -> str:
-    """`repr` of a value cut to about `limit` characters (the cut is marked) -- never the whole of a huge
-    value in a message. Containers are walked only to a bounded depth and width (a YAML alias bomb is never
-    expanded); strings are cut before they are quoted."""
+    """A value for a message, cut to about `limit` characters (the cut is marked) -- never the whole of a huge
+    value in a message. Strings are cut, then quoted as Go's %q does (double quotes, non-ASCII kept, as
+    external-dns prints them); containers are walked only to a bounded depth and width (a YAML alias bomb is
+    never expanded)."""
     if not isinstance(value, str):
         text = _REPR.repr(value)
         return text if len(text) <= limit + 20 else text[:limit] + "..."
     if len(value) > limit:
-        return repr(value[:limit]) + f"... ({len(value)} characters)"
-    return repr(value)
+        return _go_quote(value[:limit]) + f"... ({len(value)} characters)"
+    return _go_quote(value)
+
+
+def _go_quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
 
 
 def _strict_ascii_label(label: str) -> str:

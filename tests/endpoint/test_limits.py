@@ -49,8 +49,8 @@ def test_valid_endpoints_pass(ep: Endpoint) -> None:
     (_ep("x.example.org", "A", "192.0.2.1\n"), "targets[0]", "control"),
     (_ep("x.example.org", "BOGUS", "1"), "recordType", "unknown"),
     (_ep("x.example.org", "A", "192.0.2.1", set_identifier="s\n"), "setIdentifier", "control"),
-    (_ep("x.example.org", "A", "192.0.2.1", labels={"k": "v,external-dns/owner=other"}), "labels['k']", "','"),
-    (_ep("x.example.org", "A", "192.0.2.1", labels={"k=x": "v"}), "labels['k=x']", "key"),
+    (_ep("x.example.org", "A", "192.0.2.1", labels={"k": "v,external-dns/owner=other"}), 'labels["k"]', "','"),
+    (_ep("x.example.org", "A", "192.0.2.1", labels={"k=x": "v"}), 'labels["k=x"]', "key"),
 ])
 def test_invalid_endpoints_name_the_field(ep: Endpoint, field: str, words: str) -> None:
     problem = endpoint_problem(ep)
