@@ -27,7 +27,8 @@ from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
-from external_dns.controller.process import ControllerProcess, LazyInformerFactory
+from external_dns.controller.informer_factory import LazyInformerFactory
+from external_dns.controller.process import ControllerProcess
 from external_dns.informers import DEFAULT_TRANSFORMERS, NODES, PODS, Resource, Transformer
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
@@ -115,30 +116,23 @@ def host_pod(i: int) -> dict[str, Any]:
 def populate(server: KubeAPIServer) -> None:
     for ns in ("infra", *(f"ns-{k}" for k in range(20))):
         server.ensure_namespace(ns)
-    gw = gateway(namespace="infra", addresses=["192.0.2.1"], listeners=[listener(
-        "https", "HTTPS", 443, hostname="*.example.org", allowedRoutes={"namespaces": {"from": "All"}})])
-    status = gw.pop("status")
-    created = server.create(gw)
+    create_with_status(server, gateway(namespace="infra", addresses=["192.0.2.1"], listeners=[listener(
+        "https", "HTTPS", 443, hostname="*.example.org", allowedRoutes={"namespaces": {"from": "All"}})]))
+    for i in range(N_ROUTES):
+        create_with_status(server, big_route(i))
+    for i in range(N_NODES):
+        create_with_status(server, big_node(i))
+    for i in range(N_PODS):
+        create_with_status(server, host_pod(i))
+
+
+def create_with_status(server: KubeAPIServer, obj: dict[str, Any]) -> None:
+    """Create `obj` without its status, then write the status through the status subresource (as a real
+    controller would: create ignores status)."""
+    status = obj.pop("status")
+    created = server.create(obj)
     created["status"] = status
     server.update_status(created)
-    for i in range(N_ROUTES):
-        rt = big_route(i)
-        st = rt.pop("status")
-        created = server.create(rt)
-        created["status"] = st
-        server.update_status(created)
-    for i in range(N_NODES):
-        nd = big_node(i)
-        st = nd.pop("status")
-        created = server.create(nd)
-        created["status"] = st
-        server.update_status(created)
-    for i in range(N_PODS):
-        p = host_pod(i)
-        st = p.pop("status")
-        created = server.create(p)
-        created["status"] = st
-        server.update_status(created)
 
 
 def memory_table() -> None:
@@ -241,10 +235,7 @@ def gateway_address_change(routes: int) -> float:
         objs = [gateway(addresses=["192.0.2.1"])] + [route(name=f"r{i}", hostnames=[f"r{i}.example.org"])
                                                      for i in range(routes)]
         for obj in objs:
-            status = obj.pop("status")
-            created = server.create(obj)
-            created["status"] = status
-            server.update_status(created)
+            create_with_status(server, obj)
         provider = _WatchedZone(["example.org"])
         _process, runner = _start(server, api, stop, provider)
         names = [f"r{i}.example.org" for i in range(routes)]
@@ -274,10 +265,7 @@ def route_event_latency(updates: int = UPDATES) -> list[float]:
     try:
         server.ensure_namespace("default")
         for obj in (gateway(addresses=["192.0.2.1"]), route(hostnames=["r0.example.org"])):
-            status = obj.pop("status")
-            created = server.create(obj)
-            created["status"] = status
-            server.update_status(created)
+            create_with_status(server, obj)
         provider = _WatchedZone(["example.org"])
         _process, runner = _start(server, api, stop, provider)
         try:
