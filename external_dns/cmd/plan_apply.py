@@ -43,11 +43,15 @@ def plan_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> 
     return run(["--once", *argv, "--dry-run"], environ)
 
 
-def _load_apply_config(argv: Sequence[str], environ: Mapping[str, str] | None) -> argparse.Namespace:
+def _load_apply_config(argv: Sequence[str],
+                       environ: Mapping[str, str] | None) -> tuple[dict[str, str], argparse.Namespace]:
+    """The configuration, and the start-up `config` line's fields (the flags as given, before the ones apply
+    never uses are filled in)."""
     from external_dns.cmd.config import build_parser, validate
 
     parser = build_parser()
     cfg = parser.parse(argv, environ)
+    fields = parser.config_fields(cfg)
     # Sources and the policy made the plan; apply never uses them.
     if not cfg.source:
         cfg.source = ["manifest"]
@@ -56,7 +60,7 @@ def _load_apply_config(argv: Sequence[str], environ: Mapping[str, str] | None) -
         cfg.policy = "sync"
     cfg.once = True
     validate(cfg)
-    return cfg
+    return fields, cfg
 
 
 def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
@@ -66,7 +70,7 @@ def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) ->
         return _error("apply: the plan file is missing (usage: external-dns apply PLAN_FILE [flags])")
     path, rest = args[0], args[1:]
     try:
-        cfg = _load_apply_config(rest, environ)
+        fields, cfg = _load_apply_config(rest, environ)
     except ConfigError as exc:
         return _error(str(exc))
     except SystemExit as exc:
@@ -75,6 +79,7 @@ def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) ->
         configure_logging(cfg.log_level, cfg.log_format)
     except ValueError as exc:
         return _error(str(exc))
+    log.info("config", **fields)  # the start-up line, as the other commands
     try:
         plan = planfile.load(path)
     except planfile.PlanFileError as exc:

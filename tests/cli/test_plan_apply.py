@@ -140,6 +140,9 @@ def test_plan_then_apply_round_trip(env: Env) -> None:
     proc = run_cli(["apply", str(plan), "--provider=zonefile", f"--zonefile-dir={env.zones}",
                     f"--txt-owner-id={OWNER}"])
     assert "matches the provider state" in proc.stderr
+    # one start-up config line with the flags as given (not the source/policy apply fills in for itself)
+    [config] = [line for line in proc.stderr.splitlines() if " msg=config " in line]
+    assert config.endswith(f"provider=zonefile txt-owner-id={OWNER} zonefile-dir={env.zones}")
     assert "h12.example.org" in env.names("example.org")
     assert "h00.example.com" not in env.names("example.com") and "h12.example.com" in env.names("example.com")
     # the sources now agree with the provider
