@@ -103,7 +103,7 @@ def merge_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
         target_key = ""
         if ep.record_type in (RECORD_TYPE_CNAME, RECORD_TYPE_DNAME):
             if not ep.targets:
-                log.debug(f"Skipping {ep.record_type} endpoint {ep.dns_name!r} with no targets")
+                log.debug(f"Skipping {ep.record_type} endpoint {ep.dns_name} with no targets")
                 continue
             target_key = ep.targets[0]
             skey = (ep.dns_name, ep.record_type, ep.set_identifier)

@@ -112,7 +112,7 @@ class ZoneLister:
                 candidates = self._filter_tags(client, candidates)
         except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as exc:
             if errors.is_soft(exc):
-                log.warning(f"Skipping AWS profile {profile!r} due to provider side throttling", profile=profile,
+                log.warning(f"Skipping AWS profile \"{profile}\" due to provider side throttling", profile=profile,
                             error=errors.describe(exc))
             raise errors.wrap("failed to list hosted zones", exc) from None
         return candidates

@@ -173,7 +173,7 @@ class PDNSProvider(Provider):
             if ep.set_identifier:
                 # PowerDNS has one rrset per name and type and no routing policies: a set identifier could
                 # never be read back (the record would be planned again at every sync).
-                log.warning(f"{ep.dns_name} {ep.record_type}: set identifier {ep.set_identifier!r} ignored "
+                log.warning(f"{ep.dns_name} {ep.record_type}: set identifier \"{ep.set_identifier}\" ignored "
                             "(not supported by PowerDNS)")
                 ep.set_identifier = ""
             rtype = ep.record_type

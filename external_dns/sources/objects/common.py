@@ -223,7 +223,7 @@ def _pair_endpoints(obj: Mapping[str, Any], options: SourceOptions, kind: str, r
         problems.append(Problem(ref, flag, text, str(exc), obj=obj))
         return []
     for item in skipped:  # external-dns skips these at debug level: a field may not be populated yet
-        log.debug(f"Skipping incomplete host:target pair {item!r} from {ref}")
+        log.debug(f"Skipping incomplete host:target pair \"{item}\" from {ref}")
     targets_by_host: dict[str, list[str]] = {}
     for host, target in pairs:
         problem = hostname_problem(host)

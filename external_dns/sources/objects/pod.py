@@ -99,7 +99,7 @@ class _Pod:
         node_name = get_str(self.pod, "spec.nodeName")
         node = self.node(node_name) if node_name else None
         if node is None:
-            log.debug(f"node {node_name!r} of pod {self.namespace}/{self.name} not found; ignoring")
+            log.debug(f"node \"{node_name}\" of pod {self.namespace}/{self.name} not found; ignoring")
             return []
         addresses = _pod_node_addresses(node)
         if not addresses:
