@@ -112,6 +112,10 @@ class ZoneOwners:
         self._summary: dict[str, tuple[tuple[str, str], ...]] = {}
         # names whose labelled records were redone since `take_changed` (None: the whole zone)
         self._changed: set[str] | None = None
+        # the records `relabel` just built, handed out by the next `records` instead of building them again
+        # (a first read builds each name once, not twice); emptied by every `records`, so between reads the
+        # zone is still held once
+        self._built: dict[str, list[Endpoint]] = {}
 
     # -- refresh ---------------------------------------------------------------------------------------------
     def refresh(self) -> int:
@@ -147,6 +151,7 @@ class ZoneOwners:
         self._stored_at.clear()
         self._digests.clear()
         self._summary.clear()
+        self._built.clear()
         self.version = -1
         self._changed = None
         if self.index.zones.get(self.zone) is self:
@@ -189,6 +194,10 @@ class ZoneOwners:
         for name in names:
             key = name_key(name)
             out = self._build(key)
+            if out:
+                self._built[key] = out
+            else:
+                self._built.pop(key, None)
             before = self._digests.pop(key, None)
             after = _digest(out) if out else None
             self._summary.pop(key, None)
@@ -229,7 +238,8 @@ class ZoneOwners:
         between reads, so the zone is held once (in the provider's snapshot)."""
         keys = list(self._digests) if names is None else [k for k in {name_key(n) for n in names}
                                                           if k in self._digests]
-        return [ep for key in keys for ep in self._build(key)]
+        built, self._built = self._built, {}
+        return [ep for key in keys for ep in (built.get(key) or self._build(key))]
 
     def owned_count(self, owner_id: str, managed: Callable[[str], bool]) -> int:
         """Records of this owner of managed types (the safety gate's denominator)."""

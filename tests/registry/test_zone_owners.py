@@ -165,3 +165,20 @@ def test_snapshot_journal_and_replace_all() -> None:
     assert snap.changed_since(snap.version + 5) is None
     snap.apply(Changes(delete=[_ep("b.example.org", "A", "1.1.1.1")]))
     assert snap.get("b.example.org") == () and len(snap) == 1
+
+
+def test_records_are_fresh_objects_on_every_read() -> None:
+    """The records a refresh built are handed out once: a caller changing them never changes the next read."""
+    provider = InMemoryProvider(["example.org"])
+    reg = TXTRegistry(provider, owner_id="me")
+    reg.apply_changes(Changes(create=[_ep(f"h{i}.example.org", "A", "10.0.0.1") for i in range(3)]))
+    first = reg.zone_records("example.org")
+    for ep in first:
+        ep.labels["owner"] = "someone-else"
+        ep.targets[:] = ["10.9.9.9"]
+    second = reg.zone_records("example.org")
+    assert not {id(e) for e in first} & {id(e) for e in second}
+    assert canon(second) == canon(full_read(provider, "example.org"))
+    assert all(e.labels["owner"] == "me" and list(e.targets) == ["10.0.0.1"] for e in second)
+    reg.apply_changes(Changes(create=[_ep("new.example.org", "A", "10.0.0.2")]))
+    assert canon(reg.zone_records("example.org")) == canon(full_read(provider, "example.org"))
