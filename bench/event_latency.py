@@ -26,7 +26,8 @@ from external_dns.cmd.build import SOURCE_BUILDERS
 from external_dns.cmd.config import load_config
 from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
-from external_dns.controller.process import ControllerProcess, LazyInformerFactory
+from external_dns.controller.informer_factory import LazyInformerFactory
+from external_dns.controller.process import ControllerProcess
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry

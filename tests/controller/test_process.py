@@ -19,7 +19,8 @@ import pytest
 
 from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
-from external_dns.controller.process import ControllerProcess, LazyInformerFactory, ProcessOptions
+from external_dns.controller.informer_factory import LazyInformerFactory
+from external_dns.controller.process import ControllerProcess, ProcessOptions
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets

@@ -12,7 +12,7 @@ import pytest
 from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.cmd.main import _KubeClient
-from external_dns.controller.process import LazyInformerFactory
+from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.informers import DNSENDPOINTS, PODS, SERVICES, Resource
 from external_dns.sources.informer import base
 from external_dns.sources.informer.base import (

@@ -13,7 +13,7 @@ import pytest
 from external_dns.cmd.build_sources import build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.cmd.main import _KubeClient
-from external_dns.controller.process import LazyInformerFactory
+from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.informers import SharedInformerFactory
 from external_dns.sources.informer.base import MissingPermissionError, check_access
 from external_dns.sources.informer.gateway import GatewayRouteInformerSource
