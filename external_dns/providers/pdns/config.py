@@ -8,6 +8,7 @@ names the flag at fault and is an `external_dns.errors.ConfigError`.
 from __future__ import annotations
 
 import base64
+import os
 import ssl
 import urllib.parse
 from dataclasses import dataclass, field
@@ -114,6 +115,11 @@ class PDNSConfig:
         the client certificate when given, no verification with `--pdns-skip-tls-verify`."""
         if urllib.parse.urlsplit(self.server).scheme != "https":
             return None
+        for flag, path in (("--tls-ca", self.tls_ca), ("--tls-client-cert", self.tls_client_cert),
+                           ("--tls-client-cert-key", self.tls_client_cert_key)):
+            # A FIFO would block start-up and a link to /dev/zero would be read without end: regular files only.
+            if path and not os.path.isfile(path):
+                raise ConfigError(f"{flag}: {path} is not a readable file")
         try:
             ctx = ssl.create_default_context(cafile=self.tls_ca or None)
             ctx.minimum_version = ssl.TLSVersion.TLSv1_2

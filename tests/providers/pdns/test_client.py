@@ -5,11 +5,13 @@ demand): answers over the size cap, a body dripped past the request deadline, a 
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -255,12 +257,33 @@ def test_settings_are_checked(settings: dict[str, object], message: str) -> None
         PDNSConfig(**base)  # type: ignore[arg-type]
 
 
-def test_tls_files_that_do_not_load() -> None:
-    cfg = PDNSConfig(server="https://127.0.0.1:8443", api_key=KEY, tls_ca="/nonexistent/ca.pem")
+def test_tls_files_that_do_not_load(tmp_path: Path) -> None:
+    not_pem = tmp_path / "ca.pem"
+    not_pem.write_text("not a certificate")
+    cfg = PDNSConfig(server="https://127.0.0.1:8443", api_key=KEY, tls_ca=str(not_pem))
     with pytest.raises(ConfigError, match="cannot load"):
         cfg.ssl_context()
     ctx = PDNSConfig(server="https://127.0.0.1:8443", api_key=KEY, skip_tls_verify=True).ssl_context()
     assert ctx is not None and not ctx.check_hostname
+
+
+@pytest.mark.parametrize("flag", ["tls_ca", "tls_client_cert", "tls_client_cert_key"])
+def test_tls_files_must_be_regular_files(tmp_path: Path, flag: str) -> None:
+    # A FIFO would block start-up for ever; a link to /dev/zero would be read without end.
+    fifo = tmp_path / "fifo.pem"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.pem"
+    zero.symlink_to("/dev/zero")
+    for path in (fifo, zero, tmp_path / "missing.pem"):
+        regular = tmp_path / "regular.pem"
+        regular.write_text("")
+        # The client certificate and its key go together: the other one of the pair is a regular file.
+        settings: dict[str, object] = {"tls_client_cert": str(regular), "tls_client_cert_key": str(regular)}
+        settings = settings if flag != "tls_ca" else {}
+        settings[flag] = str(path)
+        cfg = PDNSConfig(server="https://127.0.0.1:8443", api_key=KEY, **settings)  # type: ignore[arg-type]
+        with pytest.raises(ConfigError, match=f"--{flag.replace('_', '-')}: .* is not a readable file"):
+            cfg.ssl_context()
 
 
 def test_zone_without_rrsets_is_an_error_not_an_empty_zone(raw: Callable[[Handler], RawServer]) -> None:
