@@ -12,7 +12,6 @@ from collections.abc import Mapping, MutableMapping
 
 import structlog
 
-from external_dns.endpoint import crypto
 from external_dns.endpoint.endpoint import (
     AWS_SD_DESCRIPTION_LABEL,
     OWNED_RECORD_LABEL_KEY,
@@ -69,6 +68,8 @@ def serialize_labels(
     into `labels`, so later serialisations of the same map give the same value."""
     if not aes_key:
         return serialize_labels_plain(labels, with_quotes)
+    from external_dns.endpoint import crypto  # cryptography (~4 ms to import) only with --txt-encrypt-*
+
     plain = serialize_labels_plain(labels, with_quotes=False)
     nonce = labels.get(TXT_ENCRYPTION_NONCE, "")
     try:
@@ -109,6 +110,8 @@ def parse_labels(text: str, aes_key: bytes | None = None) -> dict[str, str]:
     under `txt-encryption-nonce`; a value that does not decrypt is parsed as plain text (registries with mixed
     plain and encrypted records keep working). Raises InvalidHeritageError for non-ownership text."""
     if aes_key:
+        from external_dns.endpoint import crypto
+
         try:
             plain, nonce = crypto.decrypt_text(text.strip('"'), aes_key)
         except crypto.CryptoError as exc:

@@ -13,7 +13,6 @@ from datetime import timedelta
 
 import structlog
 
-from external_dns.endpoint import crypto
 from external_dns.endpoint.endpoint import (
     DEFAULT_MANAGED_RECORD_TYPES,
     OWNED_RECORD_LABEL_KEY,
@@ -54,6 +53,9 @@ def _is_alias_a_record(ep: Endpoint) -> bool:
     return ep.record_type == RECORD_TYPE_A and (alias is True or alias == RECORD_TYPE_A)
 
 
+_MAX_OWNERSHIP_TEXTS = 1 << 17
+
+
 class TXTRegistry(Registry):
     """Ownership through TXT records. Raises ValueError on a bad configuration (empty owner, both prefix and
     suffix, bad AES key)."""
@@ -76,7 +78,11 @@ class TXTRegistry(Registry):
     ) -> None:
         if not owner_id:
             raise ValueError("owner id cannot be empty")
-        aes_key = crypto.parse_aes_key(txt_encrypt_aes_key)
+        aes_key: bytes | None = None
+        if txt_encrypt_aes_key:  # cryptography (~4 ms to import) only when a key is given
+            from external_dns.endpoint import crypto
+
+            aes_key = crypto.parse_aes_key(txt_encrypt_aes_key)
         if txt_encrypt_enabled and aes_key is None:
             raise ValueError("the AES Encryption key must be set when TXT record encryption is enabled")
         if prefix and suffix:
@@ -101,6 +107,9 @@ class TXTRegistry(Registry):
         self._stored_txts: dict[_TxtKey, list[str]] = {}
         self._have_read = False  # whether _stored_txts describes the provider (a read happened)
         self._warned_legacy: set[str] = set()
+        # TXT value -> whether it is an ownership value (this registry's AES key fixed): a zone read parses
+        # each ownership TXT once to take its labels and asks again when building the records (bounded)
+        self._ownership_texts: dict[str, bool] = {}
         # per-zone ownership maps fed by the provider's zone snapshots (registry/zone_owners.py)
         self._owners = OwnershipIndex(self, self.mapper.to_endpoint_name, self.wildcard_replacement,
                                       self._stored_txts)
@@ -280,10 +289,21 @@ class TXTRegistry(Registry):
 
     def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None:
         """The labels of an ownership TXT record (with targets); None when it is an ordinary TXT."""
+        text = record.targets[0]
         try:
-            return parse_labels(record.targets[0], self._aes_key)
+            labels = parse_labels(text, self._aes_key)
         except InvalidHeritageError:
-            return None
+            labels = None
+        memo = self._ownership_texts
+        if len(memo) >= _MAX_OWNERSHIP_TEXTS:
+            memo.clear()
+        memo[text] = labels is not None
+        return labels
+
+    def _is_ownership_txt(self, record: Endpoint) -> bool:
+        """Whether the TXT `record` (with targets) holds an ownership value, as `_ownership_labels` decides."""
+        known = self._ownership_texts.get(record.targets[0])
+        return known if known is not None else self._ownership_labels(record) is not None
 
     def _warn_legacy_alias_txt(self, dns_name: str) -> None:
         legacy = self.mapper.to_txt_name(dns_name, RECORD_TYPE_CNAME)

@@ -37,6 +37,8 @@ class Labeller(Protocol):
 
     def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None: ...
 
+    def _is_ownership_txt(self, record: Endpoint) -> bool: ...
+
     def _attach_labels(self, ep: Endpoint, label_map: dict[LabelKey, dict[str, str]],
                        txt_names: set[str]) -> None: ...
 
@@ -216,7 +218,7 @@ class ZoneOwners:
             if record.record_type == RECORD_TYPE_TXT:
                 if not record.targets:
                     continue  # logged by the full read; never an ordinary record
-                if index.registry._ownership_labels(record) is not None:
+                if index.registry._is_ownership_txt(record):
                     continue
             ep = record.copy()
             index.registry._attach_labels(ep, index.labels, index.txt_names)

@@ -22,7 +22,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import dns.exception
-import dns.resolver
 import structlog
 
 from external_dns.endpoint.endpoint import (
@@ -70,6 +69,8 @@ _RESOLVE_TIMEOUT = 5.0
 
 def default_resolver(hostname: str) -> list[str]:
     """A and AAAA addresses of `hostname` (dnspython, 5 s lifetime per query); raises on failure of both."""
+    import dns.resolver  # its import (~10 ms) only when a service needs a hostname resolved
+
     out: list[str] = []
     errors: list[str] = []
     for rdtype in ("A", "AAAA"):
