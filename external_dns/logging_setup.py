@@ -7,8 +7,10 @@ is printed to stdout by the controller.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import re
 import sys
 import threading
@@ -92,6 +94,22 @@ def _rename_for_json(_logger: Any, _name: str, event_dict: MutableMapping[str, A
     return event_dict
 
 
+def silence_stream(stream: TextIO) -> bool:
+    """Point `stream`'s file descriptor at /dev/null (its reader is gone: EPIPE); False when it has none."""
+    try:
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):
+        return False
+    try:
+        os.dup2(devnull, fd)
+    except OSError:
+        return False
+    finally:
+        os.close(devnull)
+    return True
+
+
 CLEAR_LINE = "\r\x1b[K"  # back to column 0, erase to the end of the line
 
 
@@ -140,16 +158,38 @@ STATUS = StatusLine()
 
 
 class _StatusAwareStream:
-    """The log stream: every write goes through STATUS (a no-op when no status line is shown)."""
+    """The log stream: every write goes through STATUS (a no-op when no status line is shown).
+
+    Writing a log line never raises: a failed write would otherwise end whichever thread logged (a zone
+    worker, the scheduler, the signal watcher) and a process whose log reader went away (`... | head`)
+    would stop reconciling and no longer stop on SIGTERM. When the reader is gone for good (EPIPE) the
+    descriptor is pointed at /dev/null, so later writes (ours, the standard library's, the interpreter's
+    last flush at exit) are dropped quietly; any other failed write loses that line only. Departure from
+    Go, where a write to a closed stderr kills the process with SIGPIPE: losing the log never stops DNS
+    reconciliation (logrus itself drops a line it cannot write and carries on)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self.lost = 0  # log writes that failed (lines dropped)
 
     def write(self, text: str) -> int:
-        return STATUS.write_through(self.stream, text)
+        try:
+            return STATUS.write_through(self.stream, text)
+        except (OSError, ValueError) as exc:  # ValueError: the stream was closed
+            self._failed(exc)
+            return len(text)
 
     def flush(self) -> None:
-        self.stream.flush()
+        try:
+            self.stream.flush()
+        except (OSError, ValueError) as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        self.lost += 1
+        if isinstance(exc, BrokenPipeError) and silence_stream(self.stream):
+            with contextlib.suppress(OSError, ValueError):
+                self.stream.flush()  # what the failed write left in the buffer goes to /dev/null
 
     def isatty(self) -> bool:
         isatty = getattr(self.stream, "isatty", None)

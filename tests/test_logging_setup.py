@@ -93,3 +93,30 @@ def test_rfc3339_local_offset_and_z_for_utc() -> None:
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "TZ": "UTC"},
                          capture_output=True, text=True, check=True).stdout.strip()
     assert out == "1970-01-01T00:00:00Z"
+
+
+def test_a_log_reader_that_went_away_drops_lines_and_never_raises(stream: io.StringIO) -> None:
+    """`external-dns ... | head -1`: once the reader is gone a write fails with EPIPE; the line is dropped, the
+    descriptor now points at /dev/null (later writes, ours and the interpreter's, succeed) and no caller
+    (a zone worker, the signal watcher) sees an exception."""
+    read_fd, write_fd = os.pipe()
+    os.close(read_fd)
+    out = os.fdopen(write_fd, "w")
+    try:
+        configure_logging("info", "text", stream=out)
+        structlog.get_logger("t").info("lost")
+        structlog.get_logger("t").info("dropped too")
+        logging.getLogger("kubernetes.client").warning("and this")
+        assert os.path.samestat(os.fstat(write_fd), os.stat(os.devnull))
+        out.write("still fine\n")
+        out.flush()
+    finally:
+        out.close()
+
+
+def test_a_closed_log_stream_drops_lines_and_never_raises(stream: io.StringIO) -> None:
+    out = io.StringIO()
+    configure_logging("info", "json", stream=out)
+    out.close()
+    structlog.get_logger("t").warning("nowhere to go")  # ValueError from the closed stream: dropped
+    logging.getLogger("boto3").error("nor this")

@@ -11,6 +11,7 @@ as one line naming the flag; 3 an unsafe plan without `--force`; 4 a stale plan 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -33,13 +34,16 @@ from external_dns.controller.controller import Controller
 from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.errors import ConfigError, error_text
 from external_dns.gcsettings import settle_after_startup
-from external_dns.logging_setup import configure_logging
+from external_dns.logging_setup import configure_logging, silence_stream
 
 log = structlog.get_logger(__name__)
 
 
 def config_error(message: str) -> int:
-    print(f"external-dns: error: {message}", file=sys.stderr, flush=True)
+    try:
+        print(f"external-dns: error: {message}", file=sys.stderr, flush=True)
+    except OSError:  # nobody reads stderr any more: the exit code still says it
+        silence_stream(sys.stderr)
     return 2
 
 
@@ -74,8 +78,9 @@ def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
             data = os.read(read_fd, 1)
             if not data or data[0] == 0:  # 0: our own shutdown byte (no signal has number 0)
                 return
-            log.info(f"Received {signal.Signals(data[0]).name}. Terminating...")
-            stop.set()
+            stop.set()  # first: nothing the log line does may keep the signal from stopping the process
+            with contextlib.suppress(Exception):
+                log.info(f"Received {signal.Signals(data[0]).name}. Terminating...")
 
     watcher = threading.Thread(target=watch, name="signal-watcher", daemon=True)
     watcher.start()

@@ -1,0 +1,84 @@
+"""The long-running CLI whose log reader went away (`external-dns ... 2>&1 | head -1`): later log writes hit
+EPIPE. The process keeps reconciling (a manifest change still reaches the zone file), does not spin on the
+failed writes, and SIGTERM still ends it within seconds with exit 0 (a clean shutdown)."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.cli import ROOT, clean_env, dns_endpoint, zone_records
+
+pytestmark = pytest.mark.integration
+
+
+def read_until(proc: subprocess.Popen[bytes], needle: bytes, timeout: float) -> bytes:
+    """The process's output up to and including the first line holding `needle` (as `head` would read it)."""
+    assert proc.stdout is not None
+    fd, seen, deadline = proc.stdout.fileno(), b"", time.monotonic() + timeout
+    while needle not in seen:
+        remaining = deadline - time.monotonic()
+        ready, _, _ = select.select([fd], [], [], max(remaining, 0))
+        chunk = os.read(fd, 65536) if ready else b""
+        assert chunk, f"no {needle!r} in time (or the process ended): {seen.decode(errors='replace')}"
+        seen += chunk
+    return seen
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` so far (/proc/<pid>/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_for(check: object, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return True
+        time.sleep(0.1)  # observing another process's file: there is nothing to wait on
+    return False
+
+
+@pytest.mark.parametrize("close_after", [b"msg=config", b"record(s) were successfully updated"],
+                         ids=["during-start-up", "after-the-first-sync"])
+def test_closed_log_pipe_keeps_reconciling_and_sigterm_still_stops_it(tmp_path: Path, close_after: bytes) -> None:
+    manifests, zones = tmp_path / "manifests", tmp_path / "zones"
+    manifests.mkdir()
+    (manifests / "web.yaml").write_text(dns_endpoint("web", "www.example.org", "192.0.2.10"))
+    args = [sys.executable, "-m", "external_dns", "--source=manifest", f"--manifest-dir={manifests}",
+            "--provider=zonefile", f"--zonefile-dir={zones}", "--zonefile-create-zone=example.org",
+            "--txt-owner-id=pipe-test", "--policy=sync", "--interval=1s", "--metrics-address=127.0.0.1:0",
+            "--log-level=debug"]  # debug: every pass writes lines, so writes keep failing after the close
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
+                            env=clean_env(drop=["KUBECONFIG"]))
+    try:
+        read_until(proc, close_after, 30)
+        assert proc.stdout is not None
+        proc.stdout.close()  # the reader exits (`| head`): the next log write fails with EPIPE
+        (manifests / "api.yaml").write_text(dns_endpoint("api", "api.example.org", "192.0.2.20"))
+        zone_file = zones / "example.org.zone"
+        landed = wait_for(lambda: proc.poll() is not None or ("api.example.org", "A") in zone_records(zone_file), 30)
+        assert proc.poll() is None, f"the process ended with {proc.returncode} when its log reader went away"
+        assert landed, "the change made after the log reader went away never reached the zone file"
+        before = cpu_seconds(proc.pid)
+        time.sleep(2)  # an idle controller with a 1 s interval: a traceback loop would burn this CPU
+        assert cpu_seconds(proc.pid) - before < 1.0
+        proc.send_signal(signal.SIGTERM)
+        signalled = time.monotonic()
+        code = proc.wait(timeout=15)
+        elapsed = time.monotonic() - signalled
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert code == 0
+    assert elapsed < 5, elapsed
+    assert zone_records(zone_file)[("www.example.org", "A")] == ["192.0.2.10"]
