@@ -51,7 +51,12 @@ def test_a_cause_cycle_ends() -> None:
 
 def test_outcome_log_keeps_the_last_and_wakes_waiters() -> None:
     log: OutcomeLog[int] = OutcomeLog(maxlen=2)
-    threading.Timer(0.05, lambda: [log.append(i) for i in range(3)]).start()
+
+    def fill() -> None:
+        for i in range(3):
+            log.append(i)
+
+    threading.Timer(0.05, fill).start()
     assert log.wait_until(lambda: log.total == 3, 5)
     assert log.items() == [1, 2] and log.items(lambda i: i > 1) == [2]
     assert not log.wait_until(lambda: log.total == 4, 0.05)
