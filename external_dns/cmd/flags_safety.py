@@ -7,7 +7,8 @@
   FORMAT=PATH` (repeatable; writes that format to PATH, and implies it);
 * `--plan-file PATH` (the `plan` sub-command writes the two-phase plan file there);
 * `--progress` (auto, bar, log, none), `--progress-interval` (seconds between progress log lines) and
-  `--apply-batch-size` (changes per provider call in `--once`/`apply`; 0 = a whole zone at once).
+  `--apply-batch-size` (changes per provider call in `--once`/`apply`; 0 = a whole zone at once; when it is
+  not given, a provider's `preferred_apply_batch_size` replaces the default: `apply_batch_size_given`).
 
 `safety_config(cfg)` and `plan_output_files(cfg)` turn the flags into objects; both raise ConfigError
 naming the flag and the value, and `validate` calls them so bad values stop the start-up.
@@ -29,6 +30,19 @@ from external_dns.plan.safety import (
     check_fraction,
     parse_zone_threshold,
 )
+
+
+class _DefaultBatchSize(int):
+    """The built-in `--apply-batch-size` value: an int that tells "not given" apart from an explicit 1000
+    (a value from the command line or the environment is a plain int)."""
+
+
+DEFAULT_APPLY_BATCH_SIZE = _DefaultBatchSize(1000)
+
+
+def apply_batch_size_given(cfg: argparse.Namespace) -> bool:
+    """True when `--apply-batch-size` (or EXTERNAL_DNS_APPLY_BATCH_SIZE) was set, even to the default."""
+    return not isinstance(getattr(cfg, "apply_batch_size", DEFAULT_APPLY_BATCH_SIZE), _DefaultBatchSize)
 
 
 def add_flags(p: FlagParser) -> None:
@@ -53,8 +67,9 @@ def add_flags(p: FlagParser) -> None:
     p.add("--progress", default="auto", choices=MODES,
           help="apply progress: a bar on a terminal, log lines otherwise (auto), or forced")
     p.add("--progress-interval", type=duration, default=10.0, help="minimum time between progress log lines")
-    p.add("--apply-batch-size", type=int, default=1000,
-          help="changes sent to the provider per call when applying a plan (0 = a whole zone at once)")
+    p.add("--apply-batch-size", type=int, default=DEFAULT_APPLY_BATCH_SIZE,
+          help="changes sent to the provider per call when applying a plan (0 = a whole zone at once); "
+               "when not given, pdns sends a whole zone per call")
 
 
 def _rejoin(values: list[str]) -> list[str]:

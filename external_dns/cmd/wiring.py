@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from external_dns.cmd.build import REGISTRY_BUILDERS, build_provider, load_builder
-from external_dns.cmd.flags_safety import plan_output_files, safety_config
+from external_dns.cmd.flags_safety import apply_batch_size_given, plan_output_files, safety_config
 from external_dns.controller.controller import Controller
 from external_dns.controller.once import OnceOptions
 from external_dns.controller.safety_gate import SafetyGate
@@ -119,7 +119,8 @@ def once_options(cfg: argparse.Namespace) -> OnceOptions:
         safety=safety_config(cfg), plan_output=list(getattr(cfg, "plan_output", None) or []),
         plan_output_files=plan_output_files(cfg), plan_file=getattr(cfg, "plan_file", "") or "",
         provider=cfg.provider, registry=cfg.registry, dry_run=bool(cfg.dry_run), progress=cfg.progress,
-        progress_interval=float(cfg.progress_interval), apply_batch_size=int(cfg.apply_batch_size))
+        progress_interval=float(cfg.progress_interval), apply_batch_size=int(cfg.apply_batch_size),
+        apply_batch_size_given=apply_batch_size_given(cfg))
 
 
 def _attach_plan_outputs(formats: list[str], files: dict[str, str], process: ControllerProcess) -> None:

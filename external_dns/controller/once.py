@@ -57,6 +57,13 @@ class OnceOptions:
     progress: str = "auto"
     progress_interval: float = 10.0
     apply_batch_size: int = 0
+    # False when --apply-batch-size was not given: a provider's `preferred_apply_batch_size` then replaces it.
+    apply_batch_size_given: bool = True
+
+    def batch_size(self, provider: Provider) -> int:
+        """Changes per provider call when applying to `provider`."""
+        preferred = None if self.apply_batch_size_given else provider.preferred_apply_batch_size
+        return self.apply_batch_size if preferred is None else preferred
 
     def new_progress(self) -> Progress:
         return Progress(self.progress, interval=self.progress_interval)
@@ -145,7 +152,7 @@ def run_once(controller: Controller, options: OnceOptions) -> int:
         return EXIT_OK
     try:
         apply_zone_plans(controller.registry, [(w.zone, w.changes) for w in works], options.new_progress(),
-                         options.apply_batch_size, write=controller.apply_changes)
+                         options.batch_size(controller.registry.provider), write=controller.apply_changes)
     except Exception as exc:
         log.error(f"failed to do run once: {exc}")
         return EXIT_FAILED
@@ -202,7 +209,7 @@ def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: 
         return EXIT_OK
     try:
         applied = apply_zone_plans(registry, [(zone, changes) for zone, changes, _ in items],
-                                   options.new_progress(), options.apply_batch_size)
+                                   options.new_progress(), options.batch_size(registry.provider))
     except Exception as exc:
         log.error(f"failed to apply {path}: {exc}")
         return EXIT_FAILED

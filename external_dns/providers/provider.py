@@ -42,6 +42,10 @@ class Provider(ABC):
     # True when `zone_snapshot` is cheap for an unchanged zone (a serial or stat check, or kept in step with
     # every write): the TXT registry then serves `records()` from its per-zone ownership maps.
     cheap_snapshots = False
+    # Changes per `apply_changes` call for `--once` / `apply` when --apply-batch-size is not given (None: the
+    # flag's default); 0 = a zone's whole plan in one call, for a provider that splits a call into requests
+    # itself and pays per request whatever its size (PowerDNS).
+    preferred_apply_batch_size: int | None = None
 
     @abstractmethod
     def records(self) -> list[Endpoint]:
@@ -118,6 +122,7 @@ class CachedProvider(Provider):
         self._cached: list[Endpoint] | None = None
         self._fetched_at = 0.0
         self._zone_snaps: dict[str, tuple[ZoneSnapshot, float]] = {}  # zone -> (snapshot, read at)
+        self.preferred_apply_batch_size = provider.preferred_apply_batch_size
 
     def _fresh(self) -> bool:
         return self._cached is not None and self._clock() - self._fetched_at < self.refresh_interval

@@ -66,6 +66,11 @@ class _Group:
 class PDNSProvider(Provider):
     """PowerDNS behind the Provider interface. `client` is built from `config` unless given."""
 
+    # A zone's whole plan per call: apply_changes packs it into as few PATCHes as the body limit allows, and
+    # each PATCH costs PowerDNS ~0.1 s on a 40k-rrset zone whatever its size (20 calls of 1,000 changes:
+    # 20 PATCHes). A failed PATCH still leaves the earlier ones applied, as a failed batch does.
+    preferred_apply_batch_size = 0
+
     def __init__(self, config: PDNSConfig, client: PDNSClient | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config

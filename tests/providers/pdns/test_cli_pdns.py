@@ -141,3 +141,47 @@ def test_cli_plan_then_apply(pdns: PdnsServer, manifests: Path, tmp_path: Path) 
                                 "records": [{"content": "203.0.113.1", "disabled": False}]}])
     run_cli(["apply", str(plan), *base], env=env, expect=4)
     assert pdns.records("example.org")[("web.example.org", "A")] == (300, ["203.0.113.1"])
+
+
+def write_many(manifests: Path, n: int, last_octet: int) -> None:
+    """One DNSEndpoint per zone holding `n` A records (host-NNNN.<zone> -> 10.0.x.<last_octet>)."""
+    docs = []
+    for zone in ("example.org", "example.com"):
+        eps = "".join(f"  - {{dnsName: host-{i:04d}.{zone}, recordType: A, targets: [10.0.{i % 250}.{last_octet}]}}\n"
+                      for i in range(n))
+        docs.append(f"apiVersion: externaldns.k8s.io/v1alpha1\nkind: DNSEndpoint\nmetadata:\n  name: many-{zone}\n"
+                    f"  namespace: default\nspec:\n  endpoints:\n{eps}")
+    (manifests / "many.yaml").write_text("---\n".join(docs))
+
+
+def patches_per_zone(srv: PdnsServer, mark: int) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for method, path, _status in srv.requests_since(mark):
+        if method == "PATCH":
+            zone = path.rsplit("/", 1)[-1]
+            out[zone] = out.get(zone, 0) + 1
+    return out
+
+
+def test_cli_one_patch_per_zone_unless_the_batch_size_is_given(pdns: PdnsServer, manifests: Path) -> None:
+    """--apply-batch-size not given: the pdns provider takes a zone's whole plan per call, so 1,200 creates per
+    zone (over the flag's default of 1,000 changes per call) reach the server as one PATCH per zone. Given,
+    even at its default, the flag keeps its meaning: two calls, two PATCHes per zone."""
+    write_many(manifests, 1200, 1)
+    mark = pdns.mark()
+    cli(pdns, manifests)
+    assert patches_per_zone(pdns, mark) == {"example.org.": 1, "example.com.": 1}
+    records = pdns.records("example.com")
+    assert records[("host-1199.example.com", "A")] == (300, ["10.0.199.1"])
+    assert sum(1 for _name, rtype in records if rtype == "TXT") == 1200  # every ownership TXT with its record
+
+    write_many(manifests, 1200, 2)  # every record changes: 1,200 updates per zone
+    mark = pdns.mark()
+    cli(pdns, manifests, "--apply-batch-size=1000", "--force")
+    assert patches_per_zone(pdns, mark) == {"example.org.": 2, "example.com.": 2}
+    assert pdns.records("example.org")[("host-0000.example.org", "A")] == (300, ["10.0.0.2"])
+
+    mark = pdns.mark()
+    out = cli(pdns, manifests)
+    assert "All records are already up to date" in out.stdout + out.stderr
+    assert patches_per_zone(pdns, mark) == {}

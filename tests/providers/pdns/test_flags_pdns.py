@@ -1,5 +1,6 @@
 """The `--pdns-*` and `--tls-*` flags: external-dns names and defaults, the environment, validation only with
---provider=pdns, the API key masked in the config line and in --help, and the provider built from flags."""
+--provider=pdns, the API key masked in the config line and in --help, and the provider built from flags; the
+`--apply-batch-size` default PowerDNS replaces (a whole zone per call) unless the flag is given."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import pytest
 from external_dns.cmd.config import build_parser, load_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.cmd.flags_pdns import build_provider
+from external_dns.cmd.flags_safety import apply_batch_size_given
+from external_dns.cmd.wiring import once_options
+from external_dns.providers.inmemory import InMemoryProvider
+from external_dns.providers.provider import CachedProvider
 
 BASE = ["--source=manifest", "--manifest-dir=/nonexistent", "--provider=pdns", "--policy=sync"]
 KEY = "k3y-that-must-never-show"
@@ -69,3 +74,27 @@ def test_a_key_that_cannot_be_sent_is_refused_without_showing_it(key: str) -> No
 def test_not_checked_for_other_providers() -> None:
     load_config(["--source=manifest", "--manifest-dir=/x", "--provider=inmemory", "--policy=sync",
                  "--pdns-server=nonsense"], environ={})
+
+
+def test_apply_batch_size_not_given_is_told_apart_from_an_explicit_default() -> None:
+    cfg = build_parser().parse(BASE, environ={})
+    assert cfg.apply_batch_size == 1000 and not apply_batch_size_given(cfg)  # the documented default
+    assert apply_batch_size_given(build_parser().parse([*BASE, "--apply-batch-size=1000"], environ={}))
+    assert apply_batch_size_given(build_parser().parse(BASE, environ={"EXTERNAL_DNS_APPLY_BATCH_SIZE": "1000"}))
+    assert build_parser().config_fields(cfg).get("apply-batch-size") is None  # still "at its default"
+
+
+@pytest.mark.parametrize(("args", "environ", "pdns", "others"), [
+    ([], {}, 0, 1000),  # not given: PowerDNS takes a zone's whole plan per call, others keep the default
+    (["--apply-batch-size=1000"], {}, 1000, 1000),  # given, even at the default: its meaning for every provider
+    (["--apply-batch-size=7"], {}, 7, 7),
+    ([], {"EXTERNAL_DNS_APPLY_BATCH_SIZE": "250"}, 250, 250),
+])
+def test_pdns_prefers_a_whole_zone_per_call_unless_the_batch_size_is_given(
+        args: list[str], environ: dict[str, str], pdns: int, others: int) -> None:
+    _parser, cfg = load_config([*BASE, *args], environ={"EXTERNAL_DNS_PDNS_API_KEY": KEY, **environ})
+    options = once_options(cfg)
+    provider = build_provider(cfg)
+    assert options.batch_size(provider) == pdns
+    assert options.batch_size(CachedProvider(provider, 60.0)) == pdns  # --provider-cache-time keeps the hint
+    assert options.batch_size(InMemoryProvider()) == others
