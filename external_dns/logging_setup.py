@@ -59,6 +59,17 @@ def rfc3339(timestamp: float | None = None) -> str:
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
+def _level_name(level: str) -> str:
+    """A level as logrus names it: logrus has no `critical`; its highest levels that log are fatal and panic."""
+    level = level.lower()
+    return "fatal" if level == "critical" else level
+
+
+def _logrus_level(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    event_dict["level"] = _level_name(event_dict.get("level", "info"))
+    return event_dict
+
+
 def _add_time(_logger: Any, _name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     event_dict["timestamp"] = rfc3339()
     return event_dict
@@ -201,7 +212,7 @@ class _StdlibFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         ts = rfc3339(record.created)
-        line = (f'time="{ts}" level={record.levelname.lower()} msg={_quote(record.getMessage())} '
+        line = (f'time="{ts}" level={_level_name(record.levelname)} msg={_quote(record.getMessage())} '
                 f"logger={_quote(record.name)}")
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
@@ -210,7 +221,7 @@ class _StdlibFormatter(logging.Formatter):
 
 class _StdlibJSONFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        doc = {"level": record.levelname.lower(), "logger": record.name, "msg": record.getMessage(),
+        doc = {"level": _level_name(record.levelname), "logger": record.name, "msg": record.getMessage(),
                "time": rfc3339(record.created)}
         if record.exc_info:
             doc["exception"] = self.formatException(record.exc_info)
@@ -237,6 +248,7 @@ def configure_logging(level: str = "info", fmt: str = "text", stream: TextIO | N
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
+            _logrus_level,
             _add_time,
             structlog.processors.format_exc_info,
             *renderer,

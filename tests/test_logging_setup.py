@@ -120,3 +120,12 @@ def test_a_closed_log_stream_drops_lines_and_never_raises(stream: io.StringIO) -
     out.close()
     structlog.get_logger("t").warning("nowhere to go")  # ValueError from the closed stream: dropped
     logging.getLogger("boto3").error("nor this")
+
+
+def test_critical_is_fatal_as_logrus_names_it(stream: io.StringIO) -> None:
+    configure_logging("info", "text", stream=stream)
+    structlog.get_logger("t").critical("Failed to do run once: refused", provider="pdns")
+    logging.getLogger("urllib3").critical("gone")
+    lines = stream.getvalue().splitlines()
+    assert 'level=fatal msg="Failed to do run once: refused" provider=pdns' in lines[0]
+    assert "level=fatal" in lines[1] and "critical" not in stream.getvalue()

@@ -10,6 +10,7 @@ from external_dns.controller.outcomes import OutcomeLog, is_fatal_error
 from external_dns.errors import ConfigError
 from external_dns.providers.pdns import PDNSAuthError
 from external_dns.providers.provider import ProviderError, SoftError
+from external_dns.providers.rfc2136.transport import TsigRejected
 
 
 def wrapped(exc: BaseException) -> BaseException:
@@ -24,6 +25,7 @@ def test_refused_credentials_are_fatal_through_the_pipeline_wrapper() -> None:
     assert is_fatal_error(PDNSAuthError("PowerDNS at http://x refused the API key (HTTP 401 Unauthorized)"))
     assert is_fatal_error(wrapped(PDNSAuthError("refused")))
     assert is_fatal_error(wrapped(ConfigError("--rfc2136-zone: invalid zone name")))
+    assert is_fatal_error(wrapped(TsigRejected("RFC2136 server 127.0.0.1:53 rejected TSIG key 'k' (BadSignature)")))
 
 
 def test_soft_and_other_errors_are_retried() -> None:

@@ -1,11 +1,13 @@
 """Turning botocore failures into provider errors: throttling, 5xx, timeouts and connection problems are
-`SoftError` (the controller retries later), anything else `ProviderError`. Messages carry the operation,
+`SoftError` (the controller retries later), refused or missing credentials `AWSAuthError` (a configuration
+error: the long-running process exits 1), anything else `ProviderError`. Messages carry the operation,
 the AWS error code and message, never request parameters or credentials."""
 
 from __future__ import annotations
 
 import botocore.exceptions
 
+from external_dns.errors import ConfigError
 from external_dns.providers.provider import ProviderError, SoftError
 
 SOFT_CODES = frozenset((
@@ -13,6 +15,17 @@ SOFT_CODES = frozenset((
     "PriorRequestNotComplete", "ServiceUnavailable", "InternalFailure", "InternalError", "RequestTimeout",
     "ProvisionedThroughputExceededException", "RequestThrottled",
 ))
+
+# The credentials are missing, wrong, expired or not allowed: retrying with the same ones cannot help.
+AUTH_CODES = frozenset((
+    "AccessDenied", "AccessDeniedException", "InvalidClientTokenId", "SignatureDoesNotMatch",
+    "UnrecognizedClientException", "InvalidAccessKeyId", "AuthFailure", "MissingAuthenticationToken",
+    "ExpiredToken", "ExpiredTokenException", "IncompleteSignature", "InvalidSignatureException",
+))
+
+
+class AWSAuthError(ProviderError, ConfigError):
+    """AWS refused our credentials or found none."""
 
 
 def error_code(exc: BaseException) -> str:
@@ -39,4 +52,9 @@ def describe(exc: BaseException) -> str:
 def wrap(operation: str, exc: BaseException) -> ProviderError:
     """The provider error for `exc` raised by `operation`."""
     message = f"{operation}: {describe(exc)}"
-    return SoftError(message) if is_soft(exc) else ProviderError(message)
+    if is_soft(exc):
+        return SoftError(message)
+    if error_code(exc) in AUTH_CODES or isinstance(exc, (botocore.exceptions.NoCredentialsError,
+                                                         botocore.exceptions.PartialCredentialsError)):
+        return AWSAuthError(message)
+    return ProviderError(message)

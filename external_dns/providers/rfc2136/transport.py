@@ -30,6 +30,7 @@ import dns.tsig
 import dns.tsigkeyring
 import structlog
 
+from external_dns.errors import ConfigError
 from external_dns.providers.provider import ProviderError, SoftError
 from external_dns.providers.rfc2136 import wire
 from external_dns.providers.rfc2136.config import TSIG_ALGORITHMS, RFC2136Config
@@ -37,8 +38,9 @@ from external_dns.providers.rfc2136.config import TSIG_ALGORITHMS, RFC2136Config
 log = structlog.get_logger(__name__)
 
 
-class TsigRejected(ProviderError):
-    """The server rejected our TSIG signature or key (wrong secret, algorithm or key name)."""
+class TsigRejected(ProviderError, ConfigError):
+    """The server rejected our TSIG signature or key (wrong secret, algorithm or key name): a configuration
+    error, never retried; the long-running process exits 1 (as Go's fatal non-soft errors)."""
 
 
 class Unreachable(SoftError):

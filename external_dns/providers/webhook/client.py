@@ -2,8 +2,9 @@
 
 Start-up negotiation (`GET <url>` with our media type) is tried up to 5 times with exponential backoff on
 connection errors and 5xx; 3xx/4xx or a wrong `Content-Type` fail at once. At run time nothing is retried:
-a 500-510 answer or a connection failure is a `SoftError` (the controller retries with backoff), any other
-unexpected status a `ProviderError`. Timeouts: `--webhook-provider-write-timeout` to connect and send,
+a 500-510 answer or a connection failure is a `SoftError` (the controller retries with backoff), 401/403 a
+`WebhookAuthError` (a configuration error: the long-running process exits 1), any other unexpected status a
+`ProviderError`. Timeouts: `--webhook-provider-write-timeout` to connect and send,
 `--webhook-provider-read-timeout` for the answer; the whole request has a total deadline of both together (a
 server trickling a byte every 2 s never times out per read: a timer closes the socket at the deadline);
 answers are capped at `--webhook-provider-max-body-size`.
@@ -27,6 +28,7 @@ from prometheus_client import Counter
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.errors import ConfigError
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, ProviderError, SoftError
 from external_dns.providers.webhook.protocol import (
@@ -55,6 +57,10 @@ class WebhookClientConfig:
     max_body_size: int = 32 * 1024 * 1024
     negotiate_attempts: int = NEGOTIATE_ATTEMPTS
     negotiate_backoff: float = 0.5  # first retry delay; doubles each time
+
+
+class WebhookAuthError(ProviderError, ConfigError):
+    """The webhook answered 401/403: our credentials are refused; retrying cannot fix it."""
 
 
 class _Transient(Exception):
@@ -150,6 +156,8 @@ class WebhookProvider(Provider):
             CLIENT_REQUESTS.labels(call, "soft_error").inc()
             raise SoftError(message)
         CLIENT_REQUESTS.labels(call, "error").inc()
+        if resp.status in (401, 403):
+            raise WebhookAuthError(message)
         raise ProviderError(message)
 
     # -- negotiation ----------------------------------------------------------------------------------------

@@ -7,11 +7,14 @@ from typing import Any
 
 import boto3
 import botocore.config
+import botocore.exceptions
 import pytest
 from botocore.stub import ANY, Stubber
 
+from external_dns.controller.outcomes import is_fatal_error
 from external_dns.plan.changes import Changes
 from external_dns.providers.aws import AWSConfig, AWSProvider
+from external_dns.providers.aws.errors import AWSAuthError, wrap
 from external_dns.providers.provider import ProviderError, SoftError
 from tests.providers.aws.conftest import E
 
@@ -46,6 +49,13 @@ def test_access_denied_is_a_hard_error(stubbed: Any) -> None:
     with pytest.raises(ProviderError) as info:
         make(client).records()
     assert not isinstance(info.value, SoftError)
+    assert isinstance(info.value, AWSAuthError) and is_fatal_error(info.value)  # the long-running process exits 1
+
+
+def test_an_invalid_change_batch_is_not_a_credential_error() -> None:
+    refused = botocore.exceptions.ClientError({"Error": {"Code": "InvalidChangeBatch", "Message": "no"}}, "x")
+    assert not isinstance(wrap("change", refused), AWSAuthError)
+    assert isinstance(wrap("list", botocore.exceptions.NoCredentialsError()), AWSAuthError)
 
 
 def test_domain_filter_falls_back_to_match_all_on_error(stubbed: Any) -> None:

@@ -9,11 +9,12 @@ import pytest
 
 from external_dns.cmd.build_providers import build_webhook as build
 from external_dns.cmd.config import build_parser
+from external_dns.controller.outcomes import is_fatal_error
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import ProviderError, SoftError
-from external_dns.providers.webhook.client import WebhookClientConfig, WebhookProvider
+from external_dns.providers.webhook.client import WebhookAuthError, WebhookClientConfig, WebhookProvider
 from external_dns.providers.webhook.protocol import MEDIA_TYPE
 from external_dns.providers.webhook.server import WebhookServer
 from tests.providers.webhook.conftest import DictProvider, ScriptedServer
@@ -65,6 +66,15 @@ def test_runtime_5xx_is_soft_and_other_errors_hard(webhook_server: WebhookServer
     with pytest.raises(ProviderError, match="failed to apply changes with code 413") as info:
         c.apply_changes(big)
     assert not isinstance(info.value, SoftError)
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_refused_credentials_are_a_configuration_error(scripted: list[ScriptedServer], status: int) -> None:
+    srv = ScriptedServer([(200, MEDIA_TYPE, b"{}"), (status, "text/plain", b"bad token")])
+    scripted.append(srv)
+    with pytest.raises(WebhookAuthError, match=f"failed to get records with code {status}: bad token") as info:
+        client(srv.url).records()
+    assert is_fatal_error(info.value)  # the long-running process exits 1 instead of retrying
 
 
 def test_negotiation_needs_the_exact_media_type(scripted: list[ScriptedServer]) -> None:
