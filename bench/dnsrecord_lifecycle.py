@@ -1,87 +1,151 @@
-"""The DNSRecord controller (`--source=dnsrecord`) at N records: prints tables.
+"""The DNSRecord controller (`--source=dnsrecord`) at N records: prints tables, on the code of this tree and
+on another checkout (the baseline) in the same run.
 
-1. N DNSRecords (one A record each, one zone-file zone) are created on the test Kubernetes API server while the
-   controller runs (shared informer -> workqueue -> 4 workers, `--min-requeue-time=1s`, so the validation pass
-   comes 0.5-1.5 s after the write): seconds until every record is Ready (create -> AwaitingValidation ->
-   Ready, two provider passes each), provider reads/writes, reconciles (incl. the premature passes triggered by
-   our own status writes); then all are deleted: seconds until every object is gone (delete, validate,
-   finalizer removed).
-2. One reconcile of one record with N records in the zone, mean of 200 calls: a premature pass (no provider
-   call) and a full validation pass (provider read + plan, nothing to write).
+1. Lifecycle, one child process per (provider, N, code): N DNSRecords (one A record each, one zone) are created
+   on the test Kubernetes API server (in the child) while the controller runs (shared informer -> workqueue ->
+   4 workers, `--min-requeue-time=1s`, so the validation pass comes 0.5-1.5 s after the write): seconds until
+   every record is Ready (create -> AwaitingValidation -> Ready: a write, then a validation pass), provider
+   writes (`apply_changes` calls); then all are deleted: seconds until every object is gone (delete, validate,
+   finalizer removed). "Ready" and "gone" are seen from outside the controller: a handler on the DNSRecord
+   informer counts the records whose Ready condition says ProviderSuccess, and the deletions. Providers: a
+   zone-file directory (each write rewrites the zone file) and BIND9 over RFC2136 (a write is one UPDATE
+   message, its cost per name).
+2. One reconcile of one record with N records in the zone (this tree only), mean of 200 calls: a premature
+   pass (no provider call) and a full validation pass (provider snapshot + plan, nothing to write).
+
+Environment: `BENCH_DNSRECORD_SIZES` (default 500,1000,5000), `BENCH_DNSRECORD_PROVIDERS` (zonefile,bind),
+`BENCH_DNSRECORD_BASELINE` (a checkout of the code before the change: its `external_dns` runs the same
+scenario first; the bench and the test servers are this tree's). `python -m bench.dnsrecord_lifecycle --one
+--n 500 --provider bind` runs one lifecycle and prints it as JSON. Wall clock on a shared machine: other work
+moves the figures; compare the two sides of one run.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-import kubernetes.client
-import structlog
-
-from external_dns.controller.dnsrecord.controller import build_dnsrecord_controller
-from external_dns.controller.dnsrecord.reconcile import Options, Reconciler
-from external_dns.controller.dnsrecord.status import RecordAPI
-from external_dns.controller.dnsrecord.types import API_VERSION, KIND
-from external_dns.informers import SharedInformerFactory
-from external_dns.providers.zonefile import ZoneFileProvider
-from external_dns.workqueue import FakeClock
-from tests.controller.dnsrecord.helpers import CountingProvider
-from tests.kubeapi.server import KubeAPIServer
-
-# `BENCH_DNSRECORD_SIZES=500,1000,5000` picks other sizes.
+ROOT = Path(__file__).resolve().parents[1]
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_DNSRECORD_SIZES", "500,1000,5000").split(",") if s.strip())
-TIMEOUT = 600.0
+PROVIDERS = tuple(p for p in os.environ.get("BENCH_DNSRECORD_PROVIDERS", "zonefile,bind").split(",") if p.strip())
+BASELINE = os.environ.get("BENCH_DNSRECORD_BASELINE", "")
+TIMEOUT = 900.0
+ZONE = "example.com"
 
 
 def _record(i: int) -> dict[str, Any]:
-    host = f"r{i:05d}.bench.example.com"
+    from external_dns.controller.dnsrecord.types import API_VERSION, KIND
+
+    host = f"r{i:05d}.bench.{ZONE}"
     return {"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": f"r{i:05d}", "namespace": "default"},
             "spec": {"rootHost": host, "endpoints": [{"dnsName": host, "recordType": "A",
                                                        "targets": [f"10.{i // 65536}.{i // 256 % 256}.{i % 256}"]}]}}
 
 
-def _ready(kubeapi: KubeAPIServer) -> int:
-    count = 0
-    for obj in kubeapi.list(API_VERSION, KIND, "default"):
-        for cond in (obj.get("status") or {}).get("conditions") or []:
+@contextmanager
+def _provider(kind: str) -> Iterator[Any]:
+    if kind == "zonefile":
+        from external_dns.providers.zonefile import ZoneFileProvider
+
+        with tempfile.TemporaryDirectory() as tmp:
+            yield ZoneFileProvider(tmp, create_zones=[ZONE])
+    elif kind == "bind":
+        from external_dns.providers.rfc2136 import RFC2136Config, RFC2136Provider
+        from tests.servers.bind import running_bind
+
+        with running_bind([ZONE], with_tls=False) as srv:
+            yield RFC2136Provider(RFC2136Config(hosts=(srv.host,), port=srv.port, zones=srv.zones,
+                                                tsig_keyname=srv.key_name, tsig_secret=srv.key_secret,
+                                                tsig_secret_alg=srv.key_algorithm, axfr=True, timeout=10.0))
+    else:
+        raise SystemExit(f"unknown provider {kind!r} (zonefile, bind)")
+
+
+class Watch:
+    """Counts, from the DNSRecord informer, the records whose Ready condition is ProviderSuccess and the
+    records deleted; `wait(attr, n)` blocks until the count reaches n."""
+
+    def __init__(self) -> None:
+        self.ready: set[str] = set()
+        self.deleted = 0
+        self.cond = threading.Condition()
+
+    @staticmethod
+    def _key(obj: dict[str, Any]) -> str:
+        meta = obj.get("metadata") or {}
+        return f"{meta.get('namespace')}/{meta.get('name')}"
+
+    def on_update(self, _old: dict[str, Any], new: dict[str, Any]) -> None:
+        for cond in (new.get("status") or {}).get("conditions") or []:
             if cond.get("type") == "Ready" and cond.get("reason") == "ProviderSuccess":
-                count += 1
-    return count
+                with self.cond:
+                    self.ready.add(self._key(new))
+                    self.cond.notify_all()
+
+    def on_delete(self, _obj: Any) -> None:
+        with self.cond:
+            self.deleted += 1
+            self.cond.notify_all()
+
+    def wait(self, what: str, n: int, timeout: float) -> bool:
+        def count() -> int:
+            return len(self.ready) if what == "ready" else self.deleted
+
+        with self.cond:
+            return self.cond.wait_for(lambda: count() >= n, timeout)
 
 
-def lifecycle(n: int) -> dict[str, Any]:
-    with KubeAPIServer() as kubeapi, tempfile.TemporaryDirectory() as tmp:
+def lifecycle(n: int, kind: str) -> dict[str, Any]:
+    import kubernetes.client
+
+    from external_dns.controller.dnsrecord.controller import build_dnsrecord_controller
+    from external_dns.controller.dnsrecord.reconcile import Options
+    from external_dns.controller.dnsrecord.types import API_VERSION, KIND, RESOURCE
+    from external_dns.informers import ResourceEventHandlerFuncs, SharedInformerFactory
+    from tests.controller.dnsrecord.helpers import CountingProvider
+    from tests.kubeapi.server import KubeAPIServer
+
+    with KubeAPIServer() as kubeapi, _provider(kind) as inner:
         kubeapi.ensure_namespace("default")
         api = kubernetes.client.ApiClient(kubeapi.configuration())
-        provider = CountingProvider(ZoneFileProvider(tmp, create_zones=["example.com"]))
+        provider = CountingProvider(inner)
         factory = SharedInformerFactory(api)
+        watch = Watch()
+        factory.informer_for(RESOURCE, namespace=None).add_event_handler(
+            ResourceEventHandlerFuncs(on_update=watch.on_update, on_delete=watch.on_delete))
         options = Options(min_requeue_time=1.0, requeue_time=900.0, valid_for=840.0, write_counter_limit=20)
         ctl = build_dnsrecord_controller(options, factory, provider, api, workers=4, rng=random.Random(1))
         factory.start()
         factory.wait_for_cache_sync(10.0)
         ctl.start()
         try:
-            start = time.perf_counter()
+            cpu0, start = time.process_time(), time.perf_counter()
             for i in range(n):
                 kubeapi.create(_record(i))
-            ok = ctl.wait_until(lambda: sum(o.result.action == "ready" for o in ctl.outcomes()) >= n, TIMEOUT)
-            ready_s = time.perf_counter() - start
-            assert ok and _ready(kubeapi) == n, "not every record became Ready"
-            reconciles = len(ctl.outcomes())
-            reads, writes = provider.reads, provider.writes
+            created_s = time.perf_counter() - start
+            assert watch.wait("ready", n, TIMEOUT), f"{len(watch.ready)} of {n} records Ready"
+            ready_s, ready_cpu = time.perf_counter() - start, time.process_time() - cpu0
+            writes = provider.writes
             start = time.perf_counter()
             for i in range(n):
                 kubeapi.delete(API_VERSION, KIND, "default", f"r{i:05d}")
-            ok = ctl.wait_until(
-                lambda: sum(o.result.action == "finalizer-removed" for o in ctl.outcomes()) >= n, TIMEOUT)
+            assert watch.wait("deleted", n, TIMEOUT), f"{watch.deleted} of {n} records gone"
             deleted_s = time.perf_counter() - start
-            assert ok and kubeapi.list(API_VERSION, KIND, "default") == [], "not every record was removed"
-            return {"n": n, "ready_s": ready_s, "reads": reads, "writes": writes, "reconciles": reconciles,
-                    "deleted_s": deleted_s}
+            assert kubeapi.list(API_VERSION, KIND, "default") == [], "not every record was removed"
+            return {"n": n, "provider": kind, "created_s": created_s, "ready_s": ready_s, "ready_cpu": ready_cpu,
+                    "writes": writes, "delete_writes": provider.writes - writes, "deleted_s": deleted_s}
         finally:
             ctl.close(10.0)
             factory.shutdown(10.0)
@@ -89,22 +153,41 @@ def lifecycle(n: int) -> dict[str, Any]:
 
 
 def pass_cost(n: int) -> tuple[float, float]:
-    with KubeAPIServer() as kubeapi, tempfile.TemporaryDirectory() as tmp:
+    """(premature, full validation) seconds of one reconcile with `n` records in the zone (filled in one write)."""
+    import kubernetes.client
+
+    from external_dns.controller.dnsrecord.reconcile import Options, Reconciler
+    from external_dns.controller.dnsrecord.registry import record_registry
+    from external_dns.controller.dnsrecord.status import RecordAPI
+    from external_dns.controller.dnsrecord.types import API_VERSION, KIND, owner_id_of, validate
+    from external_dns.endpoint.endpoint import OWNER_LABEL_KEY
+    from external_dns.plan.changes import Changes
+    from external_dns.workqueue import FakeClock
+    from tests.kubeapi.server import KubeAPIServer
+
+    with KubeAPIServer() as kubeapi, _provider("zonefile") as provider:
         kubeapi.ensure_namespace("default")
         api = kubernetes.client.ApiClient(kubeapi.configuration())
-        provider = ZoneFileProvider(tmp, create_zones=["example.com"])
         clock = FakeClock(start=1_800_000_000.0)
+        filler = Changes()  # the rest of the zone: other owners' records with their TXT, in one write
+        for i in range(1, n):
+            obj = _record(i)
+            obj["metadata"]["uid"] = f"uid-{i}"
+            registry = record_registry(provider, owner_id_of(obj))
+            for ep in validate(obj).endpoints:
+                ep.labels[OWNER_LABEL_KEY] = owner_id_of(obj)
+                filler.create.extend([ep, *registry.generate_txt_record(ep)])
+        provider.apply_changes(filler)
 
         def cached(key: str) -> dict[str, Any] | None:
             ns, _, name = key.partition("/")
             return kubeapi.get(API_VERSION, KIND, ns, name)
 
         rec = Reconciler(provider, RecordAPI(api), cached, Options(), clock=clock, rng=random.Random(1))
-        for i in range(n):
-            kubeapi.create(_record(i))
-            rec.reconcile(f"default/r{i:05d}")
-        clock.step(10)
+        kubeapi.create(_record(0))
         key = "default/r00000"
+        rec.reconcile(key)
+        clock.step(10)
         assert rec.reconcile(key).action == "ready"
         premature: list[float] = []
         for _ in range(200):
@@ -121,21 +204,59 @@ def pass_cost(n: int) -> tuple[float, float]:
         return statistics.mean(premature), statistics.mean(full)
 
 
+def _child(code: str, n: int, kind: str) -> dict[str, Any]:
+    """One lifecycle in a child process running `code`'s external_dns (this tree's bench and test servers)."""
+    path = str(ROOT)
+    if code != str(ROOT):
+        shim = Path(tempfile.mkdtemp(prefix="bench-dnsrecord-"))
+        (shim / "external_dns").symlink_to(Path(code) / "external_dns")
+        path = f"{shim}{os.pathsep}{ROOT}"
+    env = dict(os.environ, PYTHONPATH=path)
+    out = subprocess.run([sys.executable, "-m", "bench.dnsrecord_lifecycle", "--one", "--n", str(n),
+                          "--provider", kind], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=2 * TIMEOUT + 120, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{kind} N={n} on {code} failed:\n{out.stdout[-2000:]}{out.stderr[-4000:]}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
 def main() -> None:
+    import structlog
+
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
-    print("| records | create -> all Ready (s) | provider reads | provider writes | reconciles | delete -> all gone (s) |")
-    print("|---|---|---|---|---|---|")
-    for n in SIZES:
-        r = lifecycle(n)
-        print(f"| {r['n']} | {r['ready_s']:.2f} | {r['reads']} | {r['writes']} | {r['reconciles']} | "
-              f"{r['deleted_s']:.2f} |", flush=True)
+    sides = ([("before", BASELINE)] if BASELINE else []) + [("after", str(ROOT))]
+    print("| provider | records | code | create -> all Ready (s) | per record (ms) | CPU (s) | provider writes | "
+          "delete -> all gone (s) | delete writes |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for kind in PROVIDERS:
+        for n in SIZES:
+            for label, code in sides:
+                r = _child(code, n, kind)
+                print(f"| {kind} | {n} | {label} | {r['ready_s']:.1f} | {r['ready_s'] / n * 1000:.1f} | "
+                      f"{r['ready_cpu']:.1f} | {r['writes']} | {r['deleted_s']:.1f} | {r['delete_writes']} |",
+                      flush=True)
     print()
     print("| records in zone | premature pass (ms) | full validation pass, no changes (ms) |")
     print("|---|---|---|")
-    for n in [n for n in SIZES if n <= 1000]:  # filling the zone one write at a time is quadratic
+    for n in SIZES:
         premature, full = pass_cost(n)
         print(f"| {n} | {premature * 1000:.2f} | {full * 1000:.2f} |", flush=True)
 
 
+def _main_one(argv: list[str]) -> None:
+    import structlog
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--one", action="store_true")
+    p.add_argument("--n", type=int, default=500)
+    p.add_argument("--provider", default="zonefile")
+    args = p.parse_args(argv)
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
+    print(json.dumps(lifecycle(args.n, args.provider)), flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    if "--one" in sys.argv[1:]:
+        _main_one(sys.argv[1:])
+    else:
+        main()

@@ -1,6 +1,7 @@
 """The per-record DNSRecord controller: a shared informer on kuadrant.io/v1alpha1 DNSRecords feeds its own
 rate-limited workqueue keyed `namespace/name` (sample-controller pattern); worker threads run
-`Reconciler.reconcile(key)`. `install` runs it as a leader task of the long-running process; the rules
+`Reconciler.reconcile_many(keys)` on the keys waiting when they wake (at most `batch_size`), so the records of
+one zone share a provider write. `install` runs it as a leader task of the long-running process; the rules
 (requeues, restarts under leader election) sit beside the methods that implement them.
 """
 from __future__ import annotations
@@ -40,6 +41,9 @@ SOURCE_NAME = "dnsrecord"
 QUEUE_NAME = "dnsrecords"
 GET_HEARTBEAT = 5.0
 HISTORY = 10_000
+# Keys a worker takes at once (those already waiting; it never waits for more): their provider writes are
+# joined per zone (reconcile.py). Bounded so one worker's batch stays short and the others get work too.
+BATCH_SIZE = 64
 
 
 @dataclass(frozen=True)
@@ -63,9 +67,12 @@ class DNSRecordController:
 
     def __init__(self, reconciler: Reconciler, informer: SharedIndexInformer, *, workers: int = 2,
                  rate_limiter_factory: Callable[[], RateLimiter] | None = None,
-                 queue_name: str = QUEUE_NAME) -> None:
+                 queue_name: str = QUEUE_NAME, batch_size: int = BATCH_SIZE) -> None:
         if workers < 1:
             raise ValueError(f"DNSRecord workers must be at least 1, got {workers}")
+        if batch_size < 1:
+            raise ValueError(f"DNSRecord batch size must be at least 1, got {batch_size}")
+        self.batch_size = batch_size
         self.reconciler = reconciler
         self.informer = informer
         self.workers = workers
@@ -154,25 +161,35 @@ class DNSRecordController:
                 if term.stopping.is_set():
                     return
                 continue
+            keys = [key]
+            while len(keys) < self.batch_size:  # what else is waiting now, without blocking: one batch
+                more, _ = term.queue.get(timeout=0)
+                if more is None:
+                    break
+                keys.append(more)
             try:
                 if not term.stopping.is_set():
-                    self._process(term.queue, key)
+                    self._process(term.queue, keys)
             finally:
-                term.queue.done(key)
+                for k in keys:
+                    term.queue.done(k)
 
-    def _process(self, queue: RateLimitingQueue[str], key: str) -> None:
+    def _process(self, queue: RateLimitingQueue[str], keys: list[str]) -> None:
         try:
-            result = self.reconciler.reconcile(key)
-        except Exception as exc:  # a bug or an API failure: never kills the worker
-            log.exception("DNSRecord reconcile failed", record=key)
-            result = Result("error", error=str(exc))
-        if result.error:
-            queue.add_rate_limited(key)
-        else:
-            queue.forget(key)
-            if result.requeue_after is not None:
-                queue.add_after(key, max(0.0, result.requeue_after))
-        self._outcomes.append(RecordOutcome(key, result, time.monotonic()))
+            results = self.reconciler.reconcile_many(keys)
+        except Exception as exc:  # a bug: never kills the worker
+            log.exception("DNSRecord reconcile failed", records=len(keys))
+            results = {key: Result("error", error=str(exc)) for key in keys}
+        now = time.monotonic()
+        for key in keys:
+            result = results.get(key) or Result("error", error="no outcome")
+            if result.error:
+                queue.add_rate_limited(key)
+            else:
+                queue.forget(key)
+                if result.requeue_after is not None:
+                    queue.add_after(key, max(0.0, result.requeue_after))
+            self._outcomes.append(RecordOutcome(key, result, now))
 
     # -- observation ----------------------------------------------------------------------------------------
     def outcomes(self, key: str | None = None) -> list[RecordOutcome]:
@@ -193,13 +210,15 @@ def unwrap_provider(provider: Provider) -> Provider:
 def build_dnsrecord_controller(options: Options, factory: Any, provider: Provider, api_client: Any, *,
                                namespace: str = "", workers: int = 2, clock: WallClock = SYSTEM_CLOCK,
                                rng: random.Random | None = None,
-                               rate_limiter_factory: Callable[[], RateLimiter] | None = None) -> DNSRecordController:
+                               rate_limiter_factory: Callable[[], RateLimiter] | None = None,
+                               batch_size: int = BATCH_SIZE) -> DNSRecordController:
     """The controller on `factory`'s DNSRecord informer (one namespace, or all when empty)."""
     informer = factory.informer_for(RESOURCE, namespace=namespace or None)
     store = informer.get_store()
     reconciler = Reconciler(unwrap_provider(provider), RecordAPI(api_client), store.get_by_key, options,
                             clock=clock, rng=rng)
-    return DNSRecordController(reconciler, informer, workers=workers, rate_limiter_factory=rate_limiter_factory)
+    return DNSRecordController(reconciler, informer, workers=workers, rate_limiter_factory=rate_limiter_factory,
+                               batch_size=batch_size)
 
 
 class ProcessHost(Protocol):

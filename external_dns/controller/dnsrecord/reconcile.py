@@ -1,13 +1,22 @@
-"""One reconcile of one DNSRecord (`Reconciler.reconcile(key) -> Result`): dns-operator's per-record
-lifecycle of the queuedAt/validFor generation (write counter with a limit, validation requeues, the
+"""Reconciles of DNSRecords (`Reconciler.reconcile(key) -> Result`, `reconcile_many(keys)`): dns-operator's
+per-record lifecycle of the queuedAt/validFor generation (write counter with a limit, validation requeues, the
 finalizer held until the provider holds nothing of the record). Records of other owners are never updated
-or deleted (the plan's owner filter). Time and randomness are injected (`clock`, `rng`)."""
+or deleted (the plan's owner filter). Time and randomness are injected (`clock`, `rng`).
+
+A batch of records (`reconcile_many`, the keys a worker took at once) is checked and planned record by record
+as single passes are; the records of one zone then share one provider write instead of one each (a zone file
+is rewritten whole per write, so a write per record made N records cost N zone rewrites). The rules that keep
+each record's outcome what its own pass would give sit in `_round` and `_settle`: overlapping records are
+written one after the other, a refused write is split until the refused record stands alone, and each record's
+status comes from its own part of the outcome.
+"""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -28,7 +37,14 @@ from external_dns.controller.dnsrecord.defaults import (
     DEFAULT_VALID_FOR,
     DEFAULT_WRITE_COUNTER_LIMIT,
 )
-from external_dns.controller.dnsrecord.registry import MANAGED_RECORD_TYPES, record_registry, view_registry
+from external_dns.controller.dnsrecord.registry import (
+    MANAGED_RECORD_TYPES,
+    Collecting,
+    SubtreeIndex,
+    SubtreeView,
+    record_registry,
+    subtree_registry,
+)
 from external_dns.controller.dnsrecord.status import (
     ConflictError,
     GoneError,
@@ -70,7 +86,7 @@ from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, Endpoint, endpoints_
 from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import Plan
-from external_dns.providers.provider import Provider, zone_for_name
+from external_dns.providers.provider import Provider, SoftError, zone_for_name
 from external_dns.registry.registry import Registry
 
 log = structlog.get_logger(__name__)
@@ -101,6 +117,36 @@ class Result:
     error: str = ""
 
 
+@dataclass
+class _Job:
+    """One record's provider pass inside a batch: planned (again after a deferral or a split), then finished
+    from its own part of the outcome (`result`)."""
+
+    key: str
+    obj: Obj
+    start: float
+    deleting: bool
+    owner: str
+    root: str
+    spec: DNSRecordSpec | None = None
+    same_gen: bool = False
+    ready: Mapping[str, Any] = field(default_factory=dict)
+    counter: int = 0  # status.writeCounter (live records: of this generation, else 0)
+    zone: str = ""
+    changes: Changes | None = None  # the last plan's changes; None: nothing to write
+    collected: Changes | None = None  # what the write sends: `changes` with their ownership TXTs
+    read_names: set[str] | None = None  # names the plan read besides those under `root`; None: everything
+    result: Result | None = None
+
+    @property
+    def write_counter(self) -> int:
+        """The counter once this generation's write is sent (a new generation starts again from 0)."""
+        return self.counter + 1 if self.same_gen and not self.deleting else self.counter
+
+    def balanced(self) -> bool:
+        return self.collected is None or len(self.collected.update_old) == len(self.collected.update_new)
+
+
 class Reconciler:
     """Reconciles DNSRecords by key (`namespace/name`) against one provider (see the module docstring)."""
 
@@ -116,12 +162,45 @@ class Reconciler:
         self.clock = clock
         self.rng = rng or random.Random()
         self.registry_factory = registry_factory
+        self._index_lock = threading.Lock()
+        self._indexes: dict[str, SubtreeIndex] = {}  # zone -> names under a rootHost, shared by the workers
 
     # -- entry ------------------------------------------------------------------------------------------
     def validation_requeue_time(self) -> float:
         return randomize(self.options.min_requeue_time, self.options.variance, self.rng)
 
     def reconcile(self, key: str) -> Result:
+        """One pass of one record (a batch of one)."""
+        return self.reconcile_many([key])[key]
+
+    def reconcile_many(self, keys: Sequence[str]) -> dict[str, Result]:
+        """One pass of each record of `keys` (distinct), their provider writes joined per zone: each record is
+        checked and planned on its own as in a pass of its own, then the zone gets one write for the records
+        whose plans do not overlap (see `_settle`), and each record's status is written from its own part of
+        the outcome. A record whose pass fails (an API error, a bug) fails alone."""
+        results: dict[str, Result] = {}
+        jobs: list[_Job] = []
+        for key in keys:
+            try:
+                begun = self._begin(key)
+            except Exception as exc:  # an API failure or a bug: this record only
+                log.exception("DNSRecord reconcile failed", record=key)
+                begun = Result("error", error=str(exc))
+            if isinstance(begun, Result):
+                results[key] = begun
+            else:
+                jobs.append(begun)
+        by_zone: dict[str, list[_Job]] = {}
+        for job in jobs:
+            by_zone.setdefault(job.zone, []).append(job)
+        for group in by_zone.values():
+            self._settle(group)
+        for job in jobs:
+            results[job.key] = job.result or Result("error", error="no outcome")
+        return results
+
+    def _begin(self, key: str) -> Result | _Job:
+        """The checks before any provider call: a Result when the pass ends there, else the provider pass."""
         namespace, _, name = key.rpartition("/")
         obj = self.get_cached(key)
         if obj is None:  # gone from the cache: only its metrics are left to remove
@@ -133,7 +212,7 @@ class Reconciler:
         if meta.get("deletionTimestamp"):
             if FINALIZER not in finalizers:
                 return Result("gone")
-            return self._delete(obj, start)
+            return self._begin_delete(key, obj, start)
         if FINALIZER not in finalizers:  # added on first sight (merge patch with the resourceVersion)
             try:
                 obj = self.api.set_finalizers(obj, [*finalizers, FINALIZER])
@@ -143,10 +222,10 @@ class Reconciler:
                 metrics.forget(namespace, name)
                 return Result("gone")
             log.debug("added finalizer", record=key)
-        return self._reconcile_live(key, obj, start)
+        return self._begin_live(key, obj, start)
 
     # -- live records -------------------------------------------------------------------------------------
-    def _reconcile_live(self, key: str, obj: Obj, start: float) -> Result:
+    def _begin_live(self, key: str, obj: Obj, start: float) -> Result | _Job:
         status: Mapping[str, Any] = obj.get("status") or {}
         gen = generation_of(obj)
         same_gen = status.get("observedGeneration") == gen
@@ -171,41 +250,43 @@ class Reconciler:
             remaining = self._remaining_validity(key, status, start)
             if remaining > 0:
                 return Result("premature", requeue_after=remaining)
-
+        job = _Job(key, obj, start, deleting=False, owner=spec.owner_id, root=spec.root_host, spec=spec,
+                   same_gen=same_gen, ready=ready, counter=counter)
         try:
-            zone = self._zone(spec.root_host)
-            registry = self._registry(spec.owner_id, spec.root_host, [ep.dns_name for ep in spec.endpoints])
-            desired = registry.adjust_endpoints([ep.copy() for ep in spec.endpoints])
-            changes = self._plan(registry, desired, spec.root_host, spec.owner_id)
-            # Changes: apply, AwaitingValidation, requeue after min_requeue_time +/- 50 %; a rewrite within one
-            # generation counts towards the write limit. No changes: Ready, requeue after requeue_time.
-            if changes.has_changes():
-                if same_gen:
-                    if counter >= self.options.write_counter_limit:
-                        return self._give_up(key, obj, spec, counter, start)
-                    counter += 1
-                registry.apply_changes(changes)
-                validation = self.validation_requeue_time()
-                new = self._status(obj, ready=False, reason=REASON_AWAITING_VALIDATION,
-                                   message=MESSAGE_AWAITING_VALIDATION, start=start, spec=spec)
-                new.update(queuedAt=format_time(start), validFor=format_duration(validation), writeCounter=counter,
-                           endpoints=endpoints_to_json(spec.endpoints), zoneID=zone, zoneDomainName=zone)
-                log.info("DNSRecord changes applied, awaiting validation", record=key, writeCounter=counter,
-                         creates=len(changes.create), updates=len(changes.update_new), deletes=len(changes.delete),
-                         requeue_after=validation)
-                requeue = validation if self._write(obj, new, counter, ready=False) else 0.0
-                return Result("applied", requeue_after=requeue)
-            new = self._status(obj, ready=True, reason=REASON_PROVIDER_SUCCESS, message=MESSAGE_PROVIDER_SUCCESS,
-                               start=start, spec=spec)
-            new.update(queuedAt=format_time(start), validFor=format_duration(self.options.valid_for),
-                       writeCounter=0, endpoints=endpoints_to_json(spec.endpoints), zoneID=zone, zoneDomainName=zone)
-            if not self._write(obj, new, 0, ready=True):
-                return Result("stale", requeue_after=0.0)  # a newer status exists: decide again from it
-            if ready.get("reason") != REASON_PROVIDER_SUCCESS or not same_gen:
-                log.info("DNSRecord ready: the provider holds its records", record=key, zone=zone)
-            return Result("ready", requeue_after=self.options.requeue_time)
-        except Exception as exc:  # provider, registry, no zone for rootHost, another owner's record
+            job.zone = self._zone_of(spec.root_host)
+        except LookupError as exc:
             return self._provider_error(key, obj, spec, counter, start, exc)
+        return job
+
+    def _applied_live(self, job: _Job) -> Result:
+        """Changes applied: AwaitingValidation, requeue after min_requeue_time +/- 50 %; a rewrite within one
+        generation counted towards the write limit."""
+        assert job.spec is not None and job.changes is not None
+        spec, changes, counter, zone = job.spec, job.changes, job.write_counter, job.zone.rstrip(".")
+        validation = self.validation_requeue_time()
+        new = self._status(job.obj, ready=False, reason=REASON_AWAITING_VALIDATION, message=MESSAGE_AWAITING_VALIDATION,
+                           start=job.start, spec=spec)
+        new.update(queuedAt=format_time(job.start), validFor=format_duration(validation), writeCounter=counter,
+                   endpoints=endpoints_to_json(spec.endpoints), zoneID=zone, zoneDomainName=zone)
+        log.info("DNSRecord changes applied, awaiting validation", record=job.key, writeCounter=counter,
+                 creates=len(changes.create), updates=len(changes.update_new), deletes=len(changes.delete),
+                 requeue_after=validation)
+        requeue = validation if self._write(job.obj, new, counter, ready=False) else 0.0
+        return Result("applied", requeue_after=requeue)
+
+    def _clean_live(self, job: _Job) -> Result:
+        """No changes: Ready, requeue after requeue_time."""
+        assert job.spec is not None
+        spec, zone = job.spec, job.zone.rstrip(".")
+        new = self._status(job.obj, ready=True, reason=REASON_PROVIDER_SUCCESS, message=MESSAGE_PROVIDER_SUCCESS,
+                           start=job.start, spec=spec)
+        new.update(queuedAt=format_time(job.start), validFor=format_duration(self.options.valid_for),
+                   writeCounter=0, endpoints=endpoints_to_json(spec.endpoints), zoneID=zone, zoneDomainName=zone)
+        if not self._write(job.obj, new, 0, ready=True):
+            return Result("stale", requeue_after=0.0)  # a newer status exists: decide again from it
+        if job.ready.get("reason") != REASON_PROVIDER_SUCCESS or not job.same_gen:
+            log.info("DNSRecord ready: the provider holds its records", record=job.key, zone=zone)
+        return Result("ready", requeue_after=self.options.requeue_time)
 
     def _remaining_validity(self, key: str, status: Mapping[str, Any], start: float) -> float:
         """Seconds until queuedAt + validFor; a `validFor` that does not parse counts as 0, a
@@ -247,13 +328,11 @@ class Reconciler:
         return Result("error", error=str(exc))
 
     # -- deletion -------------------------------------------------------------------------------------------
-    def _delete(self, obj: Obj, start: float) -> Result:
+    def _begin_delete(self, key: str, obj: Obj, start: float) -> Result | _Job:
         """A deleting record: plan with no desired endpoints (names under rootHost only) and apply, Ready
         False / ProviderEndpointsDeletion, requeue after the validation time; a pass that finds nothing left
         writes ProviderEndpointsRemoved and removes the finalizer. A status write that loses to a newer
         status ends the pass `stale` with an immediate requeue (no early finalizer removal)."""
-        meta = obj.get("metadata") or {}
-        key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
         owner, root = owner_id_of(obj), root_host_of(obj)
         status = obj.get("status") or {}
         counter = _int(status.get("writeCounter"))
@@ -262,32 +341,37 @@ class Reconciler:
             remaining = self._remaining_validity(key, status, start)
             if remaining > 0:
                 return Result("premature", requeue_after=remaining)
+        job = _Job(key, obj, start, deleting=True, owner=owner, root=root, ready=ready, counter=counter)
+        if not root:
+            return self._clean_delete(job)
         try:
-            changes = Changes()
-            registry = None
-            if root:
-                registry = self._registry(owner, root, [])
-                changes = self._plan(registry, [], root, owner)
-            if registry is not None and changes.has_changes():
-                registry.apply_changes(changes)
-                validation = self.validation_requeue_time()
-                new = self._status(obj, ready=False, reason=REASON_ENDPOINTS_DELETION,
-                                   message=MESSAGE_ENDPOINTS_DELETION, start=start)
-                new.update(queuedAt=format_time(start), validFor=format_duration(validation))
-                log.info("DNSRecord deleting its records, awaiting validation", record=key,
-                         deletes=len(changes.delete), requeue_after=validation)
-                self._write(obj, new, counter, ready=False)
-                return Result("deleting", requeue_after=validation)
-        except Exception as exc:
+            job.zone = self._zone_of(root)
+        except LookupError as exc:
             return self._provider_error(key, obj, None, counter, start, exc)
+        return job
+
+    def _applied_delete(self, job: _Job) -> Result:
+        assert job.changes is not None
+        validation = self.validation_requeue_time()
+        new = self._status(job.obj, ready=False, reason=REASON_ENDPOINTS_DELETION, message=MESSAGE_ENDPOINTS_DELETION,
+                           start=job.start)
+        new.update(queuedAt=format_time(job.start), validFor=format_duration(validation))
+        log.info("DNSRecord deleting its records, awaiting validation", record=job.key,
+                 deletes=len(job.changes.delete), requeue_after=validation)
+        self._write(job.obj, new, job.counter, ready=False)
+        return Result("deleting", requeue_after=validation)
+
+    def _clean_delete(self, job: _Job) -> Result:
+        obj, meta = job.obj, job.obj.get("metadata") or {}
+        namespace, name = str(meta.get("namespace", "")), str(meta.get("name", ""))
         new = self._status(obj, ready=False, reason=REASON_ENDPOINTS_REMOVED, message=MESSAGE_ENDPOINTS_REMOVED,
-                           start=start)
+                           start=job.start)
         for gone in ("zoneID", "zoneDomainName", "endpoints"):
             new.pop(gone, None)
         base = self.status_writer.write(obj, new)
         if base is None:  # gone, or a newer status was written: decide again from the object as it is now
-            if self.api.get(str(meta.get("namespace", "")), str(meta.get("name", ""))) is None:
-                metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
+            if self.api.get(namespace, name) is None:
+                metrics.forget(namespace, name)
                 return Result("gone")
             return Result("stale", requeue_after=0.0)
         finalizers = [f for f in ((base.get("metadata") or {}).get("finalizers") or []) if f != FINALIZER]
@@ -296,14 +380,138 @@ class Reconciler:
         except ConflictError:
             return Result("conflict", requeue_after=1.0)
         except GoneError:  # a pass on a stale cache: an earlier pass removed the finalizer already
-            metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
+            metrics.forget(namespace, name)
             return Result("gone")
-        metrics.forget(str(meta.get("namespace", "")), str(meta.get("name", "")))
-        log.info("DNSRecord records removed from the provider, finalizer removed", record=key)
+        metrics.forget(namespace, name)
+        log.info("DNSRecord records removed from the provider, finalizer removed", record=job.key)
         return Result("finalizer-removed")
 
+    # -- the provider pass of a batch ---------------------------------------------------------------------------
+    def _plan_job(self, job: _Job) -> None:
+        """Plan one record against the zone as it is now; its writes (with their ownership TXTs) are kept in
+        `job.collected`, not sent. Sets `job.result` when the pass ends here (the write limit)."""
+        job.changes = job.collected = None
+        desired_names = [ep.dns_name for ep in job.spec.endpoints] if job.spec is not None else []
+        registry, sink = self._registry(job.owner, job.root, job.zone, desired_names)
+        desired = registry.adjust_endpoints([ep.copy() for ep in job.spec.endpoints]) if job.spec is not None else []
+        changes = self._plan(registry, desired, job.root, job.owner)
+        job.read_names = sink.read_names if isinstance(sink, SubtreeView) else None
+        if not changes.has_changes():
+            return
+        if not job.deleting and job.same_gen and job.counter >= self.options.write_counter_limit:
+            assert job.spec is not None
+            job.result = self._give_up(job.key, job.obj, job.spec, job.counter, job.start)
+            return
+        registry.apply_changes(changes)
+        job.changes = changes
+        job.collected = sink.collected or Changes()
+
+    def _round(self, jobs: list[_Job]) -> tuple[list[_Job], list[_Job]]:
+        """Plan `jobs` in order; finish those that end without a write (no changes, write limit, a failed
+        plan). Returns (the records written together now, the records deferred to after that write). A record
+        is deferred when it reads a name an earlier record of the write changes (it must see that write, as
+        it would one pass after the other), when either reads the whole provider (a custom registry), or when
+        its updates are not in old/new pairs (the write must keep every record's pairs aligned)."""
+        accepted: list[_Job] = []
+        later: list[_Job] = []
+        written: set[str] = set()
+        above: set[str] = set()  # every written name and each of its parent names
+        exclusive = False
+        for job in jobs:
+            try:
+                self._plan_job(job)
+            except Exception as exc:  # provider, registry, another owner's record
+                self._finish(job, self._failed, exc)
+                continue
+            if job.result is not None:
+                continue
+            mine = {name_key(ep.dns_name) for ep in job.collected.all_endpoints()} if job.collected else set()
+            if accepted and (exclusive or job.read_names is None or not job.balanced() or job.root in above
+                             or not written.isdisjoint(mine) or not written.isdisjoint(job.read_names)):
+                later.append(job)
+                continue
+            if job.changes is None:
+                self._finish(job, self._clean_delete if job.deleting else self._clean_live)
+                continue
+            accepted.append(job)
+            exclusive = exclusive or job.read_names is None or not job.balanced()
+            written |= mine
+            for name in mine:
+                labels = name.split(".")
+                above.update(".".join(labels[i:]) for i in range(len(labels)))
+        return accepted, later
+
+    def _settle(self, jobs: list[_Job], soft: Exception | None = None) -> None:
+        """Write the records of one zone: rounds of one provider write each (`_round`). A refused write of
+        several records is split in halves, each planned again and written on its own, until the refused
+        record stands alone and fails alone (changes a provider applied before refusing show up as done in
+        the new plan). A `SoftError` (a provider down or busy, a lock held) is not split: the records are
+        planned again, and when none of them moved, all fail with it (no 2n-1 attempts on a dead provider).
+        """
+        while jobs:
+            accepted, later = self._round(jobs)
+            if soft is not None:
+                if len(accepted) + len(later) == len(jobs) and all(j.changes is not None for j in later):
+                    for job in [*accepted, *later]:
+                        self._finish(job, self._failed, soft)
+                    return
+                soft = None
+            if accepted:
+                self._write_batch(accepted)
+            jobs = later
+
+    def _write_batch(self, jobs: list[_Job]) -> None:
+        merged = Changes()
+        for job in jobs:
+            assert job.collected is not None
+            merged.create.extend(job.collected.create)
+            merged.update_old.extend(job.collected.update_old)
+            merged.update_new.extend(job.collected.update_new)
+            merged.delete.extend(job.collected.delete)
+        try:
+            if not merged.is_empty():
+                self.provider.apply_changes(merged)
+        except Exception as exc:
+            if len(jobs) == 1:
+                self._finish(jobs[0], self._failed, exc)
+            elif isinstance(exc, SoftError):
+                log.info("DNSRecord batch write failed, planning its records again", records=len(jobs),
+                         error=str(exc))
+                self._settle(jobs, soft=exc)
+            else:
+                log.info("DNSRecord batch write refused, writing it in halves", records=len(jobs), error=str(exc))
+                mid = len(jobs) // 2
+                self._settle(jobs[:mid])
+                self._settle(jobs[mid:])
+            return
+        if len(jobs) > 1:
+            log.debug("DNSRecord batch written", records=len(jobs), zone=jobs[0].zone)
+        for job in jobs:
+            self._finish(job, self._applied_delete if job.deleting else self._applied_live)
+
+    def _failed(self, job: _Job, exc: Exception) -> Result:
+        counter = job.write_counter if job.changes is not None else job.counter
+        return self._provider_error(job.key, job.obj, job.spec, counter, job.start, exc)
+
+    def _finish(self, job: _Job, step: Callable[..., Result], *args: Any) -> None:
+        """`job.result = step(job, *args)`; an exception fails this record only: after a plan, as a provider
+        error (as in a pass of its own), else (an API failure, a bug) as a failed reconcile."""
+        try:
+            job.result = step(job, *args)
+            return
+        except Exception as exc:
+            if step not in (self._failed, self._clean_delete):
+                try:
+                    job.result = self._failed(job, exc)
+                    return
+                except Exception:
+                    pass
+            log.exception("DNSRecord reconcile failed", record=job.key)
+            job.result = Result("error", error=str(exc))
+
     # -- helpers --------------------------------------------------------------------------------------------
-    def _zone(self, root_host: str) -> str:
+    def _zone_of(self, root_host: str) -> str:
+        """The provider zone holding `root_host` ("" when the provider lists no zones); LookupError if none."""
         zones = list(self.provider.zones())
         if not zones:
             return ""
@@ -311,20 +519,19 @@ class Reconciler:
         if zone is None:
             raise LookupError(f"Unable to find suitable zone in provider: no zone of the provider holds rootHost "
                               f"{root_host} (zones: {', '.join(sorted(zones))})")
-        return zone.rstrip(".")
+        return zone
 
-    def _registry(self, owner_id: str, root_host: str, desired_names: list[str]) -> Registry:
-        """The record's registry; the default one reads only the names under `root_host` from the provider's
-        zone snapshot (registry.SubtreeView) instead of the whole provider."""
+    def _registry(self, owner_id: str, root_host: str, zone: str,
+                  desired_names: list[str]) -> tuple[Registry, SubtreeView | Collecting]:
+        """The record's registry and what it writes into (kept for the batch's write). The default one reads
+        only the names under `root_host` from the provider's zone snapshot (registry.SubtreeView) instead of
+        the whole provider."""
         if self.registry_factory is not record_registry:
-            return self.registry_factory(self.provider, owner_id)
-        zones = list(self.provider.zones())
-        zone = zone_for_name(root_host, zones) if zones else ""
-        if zone is None:
-            raise LookupError(f"Unable to find suitable zone in provider: no zone of the provider holds rootHost "
-                              f"{root_host} (zones: {', '.join(sorted(zones))})")
-        return view_registry(self.provider, owner_id, zone, root_host, desired_names)
-
+            sink = Collecting(self.provider)
+            return self.registry_factory(sink, owner_id), sink
+        with self._index_lock:
+            index = self._indexes.setdefault(zone, SubtreeIndex())
+        return subtree_registry(self.provider, owner_id, zone, root_host, desired_names, index=index, collect=True)
     def _plan(self, registry: Registry, desired: list[Endpoint], root_host: str, owner_id: str) -> Changes:
         current = registry.records()
         _check_conflicts(current, desired, owner_id)
