@@ -46,9 +46,14 @@ def test_text_and_stdlib_lines_share_the_stream(stream: io.StringIO) -> None:
     configure_logging("debug", "text", stream=stream)
     structlog.get_logger("t").info("Desired change: CREATE a.example.org A", zone="example.org")
     logging.getLogger("kubernetes.client").warning("retrying")
+    structlog.get_logger("t").critical("Failed to do run once: refused", provider="pdns")
+    logging.getLogger("urllib3").critical("gone")
     lines = stream.getvalue().splitlines()
     assert 'level=info msg="Desired change: CREATE a.example.org A" zone=example.org' in lines[0]
     assert "retrying" in lines[1] and "level=warning" in lines[1]
+    # logrus has no `critical`: its level above error is fatal
+    assert 'level=fatal msg="Failed to do run once: refused" provider=pdns' in lines[2]
+    assert "level=fatal" in lines[3] and "critical" not in stream.getvalue()
 
 
 def test_json_lines(stream: io.StringIO) -> None:
@@ -120,12 +125,3 @@ def test_a_closed_log_stream_drops_lines_and_never_raises(stream: io.StringIO) -
     out.close()
     structlog.get_logger("t").warning("nowhere to go")  # ValueError from the closed stream: dropped
     logging.getLogger("boto3").error("nor this")
-
-
-def test_critical_is_fatal_as_logrus_names_it(stream: io.StringIO) -> None:
-    configure_logging("info", "text", stream=stream)
-    structlog.get_logger("t").critical("Failed to do run once: refused", provider="pdns")
-    logging.getLogger("urllib3").critical("gone")
-    lines = stream.getvalue().splitlines()
-    assert 'level=fatal msg="Failed to do run once: refused" provider=pdns' in lines[0]
-    assert "level=fatal" in lines[1] and "critical" not in stream.getvalue()
