@@ -36,6 +36,7 @@ from external_dns.sources.objects.service import collect_service_endpoints
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.problems import ERROR, Problem, log_problems
 from external_dns.sources.source import Source
+from external_dns.sources.yamlblock import load_block_documents
 from external_dns.sources.yamlfast import FastSafeLoader
 
 log = structlog.get_logger(__name__)
@@ -214,6 +215,9 @@ class ManifestSource(Source):
                 reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
                 problems.append(Problem(str(path), "", "", f"invalid JSON: {reason}; file skipped", severity=ERROR))
                 return []
+        block = load_block_documents(text)  # plain block YAML without the parser's node objects
+        if block is not None:
+            return list(enumerate(block, 1))
         docs: list[tuple[int, Any]] = []
         try:
             # Without an anchor (`&`) nothing can be aliased: the plain loader is enough (deep nesting then
