@@ -87,6 +87,7 @@ from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import Plan
 from external_dns.providers.provider import Provider, SoftError, zone_for_name
+from external_dns.providers.snapshot import ZoneSnapshot
 from external_dns.registry.registry import Registry
 
 log = structlog.get_logger(__name__)
@@ -387,12 +388,13 @@ class Reconciler:
         return Result("finalizer-removed")
 
     # -- the provider pass of a batch ---------------------------------------------------------------------------
-    def _plan_job(self, job: _Job) -> None:
-        """Plan one record against the zone as it is now; its writes (with their ownership TXTs) are kept in
-        `job.collected`, not sent. Sets `job.result` when the pass ends here (the write limit)."""
+    def _plan_job(self, job: _Job, snapshot: ZoneSnapshot | None) -> None:
+        """Plan one record against `snapshot` (the zone as the round read it; None: read it now); its writes
+        (with their ownership TXTs) are kept in `job.collected`, not sent. Sets `job.result` when the pass
+        ends here (the write limit)."""
         job.changes = job.collected = None
         desired_names = [ep.dns_name for ep in job.spec.endpoints] if job.spec is not None else []
-        registry, sink = self._registry(job.owner, job.root, job.zone, desired_names)
+        registry, sink = self._registry(job.owner, job.root, job.zone, desired_names, snapshot)
         desired = registry.adjust_endpoints([ep.copy() for ep in job.spec.endpoints]) if job.spec is not None else []
         changes = self._plan(registry, desired, job.root, job.owner)
         job.read_names = sink.read_names if isinstance(sink, SubtreeView) else None
@@ -417,9 +419,10 @@ class Reconciler:
         written: set[str] = set()
         above: set[str] = set()  # every written name and each of its parent names
         exclusive = False
+        snapshot = self._snapshot(jobs[0].zone) if jobs else None
         for job in jobs:
             try:
-                self._plan_job(job)
+                self._plan_job(job, snapshot)
             except Exception as exc:  # provider, registry, another owner's record
                 self._finish(job, self._failed, exc)
                 continue
@@ -521,8 +524,19 @@ class Reconciler:
                               f"{root_host} (zones: {', '.join(sorted(zones))})")
         return zone
 
-    def _registry(self, owner_id: str, root_host: str, zone: str,
-                  desired_names: list[str]) -> tuple[Registry, SubtreeView | Collecting]:
+    def _snapshot(self, zone: str) -> ZoneSnapshot | None:
+        """The zone's snapshot, read once for a round of records that all plan before anything is written (so
+        each would have read the same); None with a custom registry, or when the read fails: each record then
+        reads (and fails) on its own."""
+        if self.registry_factory is not record_registry:
+            return None
+        try:
+            return self.provider.zone_snapshot(zone)
+        except Exception:
+            return None
+
+    def _registry(self, owner_id: str, root_host: str, zone: str, desired_names: list[str],
+                  snapshot: ZoneSnapshot | None = None) -> tuple[Registry, SubtreeView | Collecting]:
         """The record's registry and what it writes into (kept for the batch's write). The default one reads
         only the names under `root_host` from the provider's zone snapshot (registry.SubtreeView) instead of
         the whole provider."""
@@ -531,7 +545,8 @@ class Reconciler:
             return self.registry_factory(sink, owner_id), sink
         with self._index_lock:
             index = self._indexes.setdefault(zone, SubtreeIndex())
-        return subtree_registry(self.provider, owner_id, zone, root_host, desired_names, index=index, collect=True)
+        return subtree_registry(self.provider, owner_id, zone, root_host, desired_names, index=index, collect=True,
+                                snapshot=snapshot)
     def _plan(self, registry: Registry, desired: list[Endpoint], root_host: str, owner_id: str) -> Changes:
         current = registry.records()
         _check_conflicts(current, desired, owner_id)

@@ -106,15 +106,19 @@ class SubtreeView(Provider):
     read: the records at or under `root_host` and at the names of `desired`, plus the records at every
     ownership TXT name those names can have (each managed type, the legacy `cname-` and the old format
     without a type). The plan only looks at names under `root_host` (its domain filter), and the TXT registry
-    only attaches labels from TXTs at those TXT names, so the result is the full read's. Zones, adjustment and
+    only attaches labels from TXTs at those TXT names, so the result is the full read's. A batch passes the
+    `snapshot` it read once for all its records (reconcile.py) instead of a freshness check per record (an SOA
+    query on RFC2136). Zones, adjustment and
     the domain filter are the provider's. `read_names` holds the names read (for the batch's overlap check).
 
     Writes go to the provider, or with `collect=True` are kept in `collected` (the registry's changes with
     their ownership TXTs) for one provider write shared by a batch of records (reconcile.py)."""
 
     def __init__(self, provider: Provider, zone: str, root_host: str, desired: Iterable[str] = (), *,
-                 index: SubtreeIndex | None = None, collect: bool = False) -> None:
+                 index: SubtreeIndex | None = None, collect: bool = False,
+                 snapshot: ZoneSnapshot | None = None) -> None:
         self.provider = provider
+        self.snapshot = snapshot  # the zone as a batch's round read it (None: read it now)
         self.zone = zone
         self.root = name_key(root_host)
         self.desired = [name_key(n) for n in desired]
@@ -125,7 +129,7 @@ class SubtreeView(Provider):
         self.to_txt_name: Callable[[str, str], str] | None = None  # set by `view_registry`
 
     def records(self) -> list[Endpoint]:
-        snap = self.provider.zone_snapshot(self.zone)
+        snap = self.snapshot if self.snapshot is not None else self.provider.zone_snapshot(self.zone)
         if self.index is not None:
             names = set(self.index.under(snap, self.root))
         else:
@@ -187,10 +191,11 @@ class Collecting(Provider):
 
 
 def subtree_registry(provider: Provider, owner_id: str, zone: str, root_host: str, desired: Iterable[str] = (), *,
-                     index: SubtreeIndex | None = None, collect: bool = False) -> tuple[TXTRegistry, SubtreeView]:
+                     index: SubtreeIndex | None = None, collect: bool = False,
+                     snapshot: ZoneSnapshot | None = None) -> tuple[TXTRegistry, SubtreeView]:
     """`record_registry` over a `SubtreeView` of `zone` for `root_host` (and the `desired` names), and the
     view."""
-    view = SubtreeView(provider, zone, root_host, desired, index=index, collect=collect)
+    view = SubtreeView(provider, zone, root_host, desired, index=index, collect=collect, snapshot=snapshot)
     registry = record_registry(view, owner_id)
     view.to_txt_name = registry.mapper.to_txt_name
     return registry, view
