@@ -189,16 +189,18 @@ class Controller:
         return sorted(self.registry.provider.zones()) or [""]
 
     # -- one sync -------------------------------------------------------------------------------------------
-    def run_once(self, zone: str | None = None) -> RunResult:
-        """One sync (of everything, or of one zone). Raises RunOnceError naming the failed step."""
+    def run_once(self, zone: str | None = None, desired: list[Endpoint] | None = None) -> RunResult:
+        """One sync (of everything, or of one zone). `desired`: the zone's share of a source read already made
+        (the zone controller's one read per periodic pass), instead of reading the source. Raises RunOnceError
+        naming the failed step."""
         with self._locks_lock:
             lock = self._run_locks.setdefault(zone, threading.Lock())
         with lock:
-            return self._run_once(zone)
+            return self._run_once(zone, desired)
 
-    def _run_once(self, zone: str | None) -> RunResult:
+    def _run_once(self, zone: str | None, given: list[Endpoint] | None = None) -> RunResult:
         started = time.monotonic()
-        current, desired = self.read(zone)
+        current, desired = self.read(zone, given)
         zones: list[str] = []
         if zone is not None:  # names whose closest zone (longest label-boundary suffix) is `zone`
             zones = list(self.registry.provider.zones()) or [""]
@@ -232,9 +234,11 @@ class Controller:
         return result
 
     # -- the steps of one sync, shared by run_once and the plan-first engine (zone_plans.py) ------------------
-    def read(self, zone: str | None = None) -> tuple[list[Endpoint], list[Endpoint]]:
+    def read(self, zone: str | None = None,
+             given: list[Endpoint] | None = None) -> tuple[list[Endpoint], list[Endpoint]]:
         """(current records, adjusted desired endpoints) of every zone, with the registry and source metrics
-        and the source observers (told which `zone` the read is for). Raises RunOnceError naming the failed step."""
+        and the source observers (told which `zone` the read is for). `given`: the source's endpoints already
+        read (the caller set the source metrics). Raises RunOnceError naming the failed step."""
         metrics.LAST_RECONCILE_TIMESTAMP.set(self._clock())
         try:
             # A zone's reconcile reads that zone only (the TXT registry answers from its per-zone map).
@@ -243,24 +247,29 @@ class Controller:
             metrics.REGISTRY_ERRORS.inc()
             raise RunOnceError("registry records", exc) from exc
 
-        try:
-            desired = self.source.endpoints()
-        except Exception as exc:
-            metrics.SOURCE_ERRORS.inc()
-            raise RunOnceError("source endpoints", exc) from exc
+        desired = self.read_source() if given is None else given
         for observe in self.source_observers:
             try:
                 observe(zone, desired)
             except Exception:  # an observer must never break a sync
                 log.exception("source observer failed", zone=zone)
-        metrics.SOURCE_ENDPOINTS.set(len(desired))
-        metrics.set_per_type(metrics.SOURCE_RECORDS, metrics.count_by_type(desired))
         self._registry_metrics(zone, current, desired)
 
         try:
             return current, self.registry.adjust_endpoints(desired)
         except Exception as exc:
             raise RunOnceError("adjusting endpoints", exc) from exc
+
+    def read_source(self) -> list[Endpoint]:
+        """The source's endpoints, with the source metrics; RunOnceError (step `source endpoints`) on failure."""
+        try:
+            desired = self.source.endpoints()
+        except Exception as exc:
+            metrics.SOURCE_ERRORS.inc()
+            raise RunOnceError("source endpoints", exc) from exc
+        metrics.SOURCE_ENDPOINTS.set(len(desired))
+        metrics.set_per_type(metrics.SOURCE_RECORDS, metrics.count_by_type(desired))
+        return desired
 
     def _registry_metrics(self, zone: str | None, current: list[Endpoint], desired: list[Endpoint]) -> None:
         """The registry and verified gauges: of everything for a full read; for a zone's read, the sum over

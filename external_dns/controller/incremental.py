@@ -31,6 +31,7 @@ import structlog
 
 from external_dns.controller import metrics
 from external_dns.controller.controller import Controller, RunOnceError, RunResult, change_lines
+from external_dns.controller.pass_read import NameWatch
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import zone_for_name
@@ -78,6 +79,7 @@ class IncrementalPlanner:
         self._events: dict[str, set[str]] = {}
         # zones whose next run must compare fingerprints: the source could not name its changes at some point
         self._compare_due: set[str] = set()
+        self._watches: list[NameWatch] = []  # shared periodic reads recording the names read by name
         self._local = threading.local()
         self.runs = 0
         self.planned_names = 0  # rows planned by incremental runs (for benches and tests)
@@ -132,6 +134,22 @@ class IncrementalPlanner:
         take = getattr(self.controller.registry, "zone_changes", None)
         return None if take is None else take(zone)
 
+    def watch(self) -> NameWatch:
+        """Record, from now until `stop()`, the names event runs read by name (controller/pass_read.py)."""
+        watch = NameWatch(self._unwatch)
+        with self._lock:
+            self._watches.append(watch)
+        return watch
+
+    def _unwatch(self, watch: NameWatch) -> None:
+        with self._lock:
+            if watch in self._watches:
+                self._watches.remove(watch)
+
+    def read_whole_source(self) -> bool:
+        """True when this thread's last `run` read the whole source (it compared fingerprints)."""
+        return bool(getattr(self._local, "whole", False))
+
     def forget(self, zone: str) -> None:
         """Drop the zone's baseline: its next run returns None (a full pass is needed)."""
         with self._lock:
@@ -174,6 +192,9 @@ class IncrementalPlanner:
         if found is None:
             self._owe(zone, dirty)
             return None
+        with self._lock:  # after the read: a shared read that began before it re-reads these names
+            for watch in self._watches:
+                watch.names |= dirty
         groups = self._zone_groups(zone, found)
         try:
             result = self._plan_and_apply(zone, dirty, groups, started)
@@ -191,6 +212,18 @@ class IncrementalPlanner:
                         baseline.pop(name, None)
         return result
 
+    def _registry_changes(self, zone: str) -> set[str] | None:
+        """The names whose current records moved since the last take (`Registry.zone_changes`); None (and
+        the zone's baseline dropped) when the whole zone may have changed."""
+        try:
+            moved = self._take_moved(zone)
+        except Exception as exc:
+            metrics.REGISTRY_ERRORS.inc()
+            raise RunOnceError("registry records", exc) from exc
+        if moved is None:
+            self.forget(zone)
+        return moved
+
     def _zone_groups(self, zone: str, endpoints: Iterable[Endpoint]) -> dict[str, list[Endpoint]]:
         zones = self.controller.zone_keys()
         if len(zones) == 1 and zones[0] == zone:
@@ -202,10 +235,10 @@ class IncrementalPlanner:
         """Reconcile the zone's dirty names; None when only a full pass can be exact (see the docstring).
         Raises RunOnceError like `Controller.run_once`."""
         ctl = self.controller
-        take = getattr(ctl.registry, "zone_changes", None)
+        self._local.whole = False
         with self._lock:
             baseline = self._baseline.get(zone)
-        if take is None or baseline is None:
+        if getattr(ctl.registry, "zone_changes", None) is None or baseline is None:
             return None
         started = time.monotonic()
         metrics.LAST_RECONCILE_TIMESTAMP.set(time.time())
@@ -213,22 +246,14 @@ class IncrementalPlanner:
         with self._lock:
             named = named and zone not in self._compare_due
         if named:
-            try:
-                moved = take(zone)
-            except Exception as exc:
-                metrics.REGISTRY_ERRORS.inc()
-                raise RunOnceError("registry records", exc) from exc
+            moved = self._registry_changes(zone)
             if moved is None:
-                self.forget(zone)
                 return None
             result = self._run_by_events(zone, moved, started)
             if result is not None:
                 return result
-        try:
-            raw = ctl.source.endpoints()
-        except Exception as exc:
-            metrics.SOURCE_ERRORS.inc()
-            raise RunOnceError("source endpoints", exc) from exc
+        self._local.whole = True
+        raw = ctl.read_source()
         for observe in ctl.source_observers:  # the others (the zone controller's per-zone fingerprint)
             if observe != self._observe_full_read:
                 try:
@@ -237,13 +262,8 @@ class IncrementalPlanner:
                     log.exception("source observer failed", zone=zone)
         groups = self._zone_groups(zone, raw)
         now = fingerprints(groups)
-        try:
-            moved = take(zone)
-        except Exception as exc:
-            metrics.REGISTRY_ERRORS.inc()
-            raise RunOnceError("registry records", exc) from exc
+        moved = self._registry_changes(zone)
         if moved is None:
-            self.forget(zone)
             return None
         with self._lock:
             self._events.pop(zone, None)  # taken before the read above: the comparison covers them

@@ -1,12 +1,18 @@
 """The long-running, zone-keyed controller (sample-controller's pattern): a rate-limited workqueue of the
 provider's zones, worker threads reconciling one zone each through `Controller.run_once(zone=key)`, and a
 scheduler thread queueing every zone at start, every `interval`, and after informer events. One broken
-zone never stops the others (unlike upstream's fatal exit): it is retried with back-off."""
+zone never stops the others (unlike upstream's fatal exit): it is retried with back-off.
+
+A periodic pass reads the source once for all its zones (controller/pass_read.py) and releases its zones
+into the queue a few at a time (`workers - 1`, at least one; zones never synced all at once): a worker stays
+free for event runs, which are queued as they come, so an event never waits behind the other zones' full
+runs. The queue keeps its rule: one worker per zone at a time."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
@@ -23,6 +29,7 @@ from external_dns.controller.controller import (
 from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.incremental import IncrementalPlanner
 from external_dns.controller.outcomes import OutcomeLog
+from external_dns.controller.pass_read import PassRead
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.durations import format_go_duration
 from external_dns.endpoint.endpoint import Endpoint
@@ -70,13 +77,16 @@ class ZoneOutcome:
 
 
 class _Term:
-    """One start..stop period: its own queue, scheduler and threads."""
+    """One start..stop period: its own queue, scheduler and threads, and the periodic pass's zones waiting
+    to be released into the queue (`pending`) or released and not yet through their full run (`released`)."""
 
     def __init__(self, queue: RateLimitingQueue[str], scheduler: Scheduler) -> None:
         self.queue = queue
         self.scheduler = scheduler
         self.stopping = threading.Event()
         self.threads: list[threading.Thread] = []
+        self.pending: deque[str] = deque()
+        self.released: set[str] = set()
 
 
 class ZoneController:
@@ -104,7 +114,10 @@ class ZoneController:
         # Event-triggered reconciles plan only the zone's dirty names (controller/incremental.py); periodic
         # passes (and a zone whose last full pass failed) run the full plan: drift repair.
         self.planner = IncrementalPlanner(controller) if incremental else None
-        self._full_due: set[str] = set()
+        self._full_due: set[str] = set()  # zones whose next run is full: released by a pass, or failed full
+        self._pass_read: PassRead | None = None  # the source read of the current periodic pass
+        self._whole_reads: dict[str, int] = {}  # zone -> runs that read the whole source themselves
+        self._synced_once: set[str] = set()  # zones with a successful run in this controller
 
         self._lock = threading.Lock()
         self._term: _Term | None = None
@@ -154,15 +167,49 @@ class ZoneController:
         if term.stopping.is_set():
             return []
         keys = self.zone_keys()
-        queued = self._zones_to_sync(keys) if reason == EVENT else keys
         if reason != EVENT:
+            self.begin_pass(keys)
             with self._state:
-                self._full_due.update(queued)
+                waiting = set(term.pending)
+                term.pending.extend(k for k in keys if k not in waiting)
+            self._release(term)
+            self.passes += 1
+            return keys
+        queued = self._zones_to_sync(keys)
         for key in queued:
             term.queue.add(key)
         self.passes += 1
         self.skipped += len(keys) - len(queued)
         return queued
+
+    def begin_pass(self, keys: list[str]) -> None:
+        """A new periodic pass over `keys`: a new shared source read (made on its first zone's full run)."""
+        watch = self.planner.watch if self.planner is not None else None
+        with self._state:
+            old, self._pass_read = self._pass_read, PassRead(self.controller, keys, self._whole_reads, watch)
+        if old is not None:
+            old.close()
+
+    def _release(self, term: _Term) -> None:
+        """Queue the pass's next zones for their full run: zones never synced at once, the others while fewer
+        than `workers - 1` (at least one) are released and not through their full run."""
+        slots = max(1, self.workers - 1)
+        known = set(self._known_keys)
+        with self._state:
+            release: list[str] = []
+            pass_read = self._pass_read
+            for key in list(term.pending):
+                if known and key not in known:
+                    term.pending.remove(key)  # the zone went away
+                elif pass_read is not None and not pass_read.pending(key):
+                    term.pending.remove(key)  # an event run of a zone never synced ran in full with its share
+                elif key not in self._synced_once or len(term.released) < slots:
+                    term.pending.remove(key)
+                    term.released.add(key)
+                    self._full_due.add(key)
+                    release.append(key)
+        for key in release:
+            term.queue.add(key)
 
     def _zones_to_sync(self, keys: list[str]) -> list[str]:
         """An event pass queues only the zones whose desired endpoints changed since their last successful
@@ -278,28 +325,46 @@ class ZoneController:
                 term.queue.add_rate_limited(key)
         finally:
             term.queue.done(key)
+            if getattr(self._local, "full", False):  # its full run ended (a failed one retries with back-off)
+                with self._state:
+                    term.released.discard(key)
+            self._release(term)
         return True
 
     # -- one reconcile -----------------------------------------------------------------------------------
-    def reconcile(self, zone: str) -> bool:
-        """Reconcile one zone now (on the calling thread); True on success. Never raises."""
+    def reconcile(self, zone: str, full: bool = False) -> bool:
+        """Reconcile one zone now (on the calling thread); True on success. Never raises. `full`: the full run
+        of a periodic pass (also run when the zone is due one or never synced; else an event run)."""
         started = time.monotonic()
         with self._state:
             requeues = self._failures.get(zone, 0)
             self._in_flight.add(zone)
         self._local.zone = zone
         self._local.fingerprint = None
+        self._local.full = False
+        whole = False
         try:
             with self._state:
-                full = self.planner is None or zone in self._full_due
-            result = None if full or self.planner is None else self.planner.run(zone)
+                full = full or self.planner is None or zone in self._full_due or zone not in self._synced_once
+                pass_read = self._pass_read
+            result = None
+            if not full and self.planner is not None:
+                try:
+                    result = self.planner.run(zone)
+                finally:
+                    whole = self.planner.read_whole_source()
             if result is None:
-                result = self.controller.run_once(zone=zone)
+                self._local.full = True
+                desired = pass_read.take(zone) if pass_read is not None else None
+                whole = whole or desired is None
+                result = self.controller.run_once(zone=zone, desired=desired)
                 with self._state:
                     self._full_due.discard(zone)
         except Exception as exc:
             soft = is_soft_error(exc)
             with self._state:
+                if whole:  # this run's read is newer than the pass's shared read: see controller/pass_read.py
+                    self._whole_reads[zone] = self._whole_reads.get(zone, 0) + 1
                 self._applied.pop(zone, None)
                 self._in_flight.discard(zone)
                 self._failures[zone] = requeues + 1
@@ -315,6 +380,9 @@ class ZoneController:
                                      requeues=requeues))
             return False
         with self._state:
+            if whole:
+                self._whole_reads[zone] = self._whole_reads.get(zone, 0) + 1
+            self._synced_once.add(zone)
             fp = self._local.fingerprint
             if fp is not None:
                 self._applied[zone] = fp
@@ -361,6 +429,7 @@ class ZoneController:
         """One reconcile of every zone on `workers` threads (no retries), for one-shot use and benches.
         Returns the outcome per zone; zones not finished within `timeout` are missing."""
         keys = self.zone_keys()
+        self.begin_pass(keys)
         with self._state:
             self._full_due.update(keys)
         results: dict[str, ZoneOutcome] = {}

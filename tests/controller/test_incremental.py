@@ -217,3 +217,97 @@ def test_the_safety_gate_counts_the_whole_zone_on_an_incremental_run() -> None:
     assert _held(provider, "h5.a.test", "A") is not None
     with pytest.raises(RunOnceError, match="Too many deletes"):
         ctl.run_once("a.test")
+
+
+# -- one source read per periodic pass, shared by its zones (controller/pass_read.py) ---------------------------
+pass_op = st.one_of(
+    op,
+    st.tuples(st.just("pass"), st.just(""), st.integers(0, 1), st.just(""), st.just(0)),
+    st.tuples(st.just("rest"), st.just(""), st.just(0), st.just(""), st.just(0)),
+)
+
+
+class CountingNamedSource(NamedListSource):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def endpoints(self) -> list[Endpoint]:
+        self.reads += 1
+        return super().endpoints()
+
+
+def _names(changes: Changes) -> set[str]:
+    return {e.dns_name for eps in (changes.create, changes.update_new, changes.delete) for e in eps}
+
+
+def shared_full_run(zc: Any, provider: InMemoryProvider, zone: str) -> None:
+    """A full run with the pass's share: a share may miss changes not run yet (the event run after plans
+    them), but it never touches a name whose records already are what the source asks now (a stale share
+    must never undo what an event run wrote)."""
+    fresh = _names(full_plan(zc.controller, provider, zone))
+    if zc.reconcile(zone, full=True):
+        result = zc.outcomes(zone)[-1].result
+        assert _names(result.changes) <= fresh, (zone, result.changes, fresh)
+
+
+@pytest.mark.parametrize(("policy", "named"), [("sync", False), ("sync", True), ("upsert-only", True)])
+def test_shared_pass_reads_keep_every_event_run_equal_to_the_full_plan(policy: str, named: bool) -> None:
+    """A periodic pass reads the source once (on its first zone's full run) and each zone's full run plans its
+    share, maybe long after: source changes, event runs (named or comparing), outside edits and failures
+    happen in between. Every event run still plans exactly the full plan of the moment (a stale share must
+    never undo what an event run wrote), and once everything ran the zones hold exactly what the source asks."""
+    from external_dns.controller.zone_controller import ZoneController
+
+    seen = {"shared": 0, "overlaid": 0, "event": 0}
+
+    @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(st.tuples(pass_op, st.lists(st.booleans(), min_size=2, max_size=2)), min_size=1, max_size=20))
+    def run(steps: list[tuple[tuple[str, str, int, str, int], list[bool]]]) -> None:
+        provider = FlakyProvider(ZONES)
+        source = NamedListSource() if named else ListSource()
+        ctl = Controller(source, TXTRegistry(provider, owner_id="me"), policy)
+        zc = ZoneController(ctl, skip_unchanged_zones=False)
+        for zone in ZONES:
+            assert zc.reconcile(zone, full=True)  # the first pass: the baselines
+        for zone in ZONES:
+            assert zc.reconcile(zone)  # a named source's first report is None: one comparing run each
+        pass_read = None
+        passes = []
+        for action, event_zones in steps:
+            _step(provider, source, action)
+            if action[0] == "pass":  # a new pass; its first zone runs now (and makes the read)
+                zc.begin_pass(list(ZONES))
+                pass_read = zc._pass_read
+                passes.append(pass_read)
+                shared_full_run(zc, provider, ZONES[action[2]])
+                continue
+            if action[0] == "rest" and pass_read is not None:  # the pass's other zones, with their shares
+                for zone in ZONES:
+                    if pass_read.pending(zone):
+                        shared_full_run(zc, provider, zone)
+                continue
+            for zone, go in zip(ZONES, event_zones, strict=True):
+                if not go:
+                    continue
+                expected = canon(full_plan(ctl, provider, zone))
+                if zc.reconcile(zone):  # an event run (a full one when the zone has no baseline)
+                    result = zc.outcomes(zone)[-1].result
+                    assert result is not None
+                    seen["event"] += 1
+                    assert canon(result.changes) == expected, (action, zone)
+        provider.fail_next = False
+        if pass_read is not None:
+            for zone in ZONES:
+                if pass_read.pending(zone):
+                    assert zc.reconcile(zone, full=True)
+        for zone in ZONES:  # what the source changed since the pass's read: the next event run plans it
+            assert zc.reconcile(zone)
+            assert canon(full_plan(ctl, provider, zone)) == [], zone
+        seen["shared"] += sum(p.reads for p in passes if p is not None)
+        seen["overlaid"] += sum(p.overlaid for p in passes if p is not None)
+
+    run()
+    assert seen["shared"] > 20 and seen["event"] > 100, seen
+    if named:
+        assert seen["overlaid"] > 5, seen

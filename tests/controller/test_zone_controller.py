@@ -544,3 +544,82 @@ def test_single_zone_and_disabled_skipping_reconcile_on_every_event_pass() -> No
     finally:
         assert zc2.stop(5)
     assert zc2.skipped == 0
+
+
+# -- periodic passes: one source read, zones released a few at a time -------------------------------------------
+class CountingSource(ListSource):
+    def __init__(self, endpoints: list[Endpoint]) -> None:
+        super().__init__(endpoints)
+        self.reads = 0
+
+    def endpoints(self) -> list[Endpoint]:
+        with self.lock:
+            self.reads += 1
+        return super().endpoints()
+
+
+FOUR_ZONES = ["a.test", "b.test", "c.test", "d.test"]
+
+
+def four_zone_records(d_ip: str = "10.0.0.4") -> list[Endpoint]:
+    return [*three_zone_records(), ep("www.d.test", "A", d_ip)]
+
+
+def counting(zones: list[str], desired: list[Endpoint], **kw: Any) -> tuple[ZoneController, CountingSource,
+                                                                             HookedProvider]:
+    provider = HookedProvider(zones)
+    source = CountingSource(desired)
+    ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync", domain_filter=DomainFilter())
+    return ZoneController(ctl, rate_limiter_factory=fast_limiter, **kw), source, provider
+
+
+def test_a_periodic_pass_reads_the_source_once_for_all_its_zones() -> None:
+    zc, source, provider = counting(FOUR_ZONES, four_zone_records(), workers=2, interval=3600)
+    zc.start()
+    try:
+        assert zc.wait_until(lambda: len(zc.outcomes()) >= 4, 10)  # the first pass: every zone at once
+        assert source.reads == 1
+        source.set(four_zone_records("10.4.4.4"))  # no event: the next periodic pass picks it up
+        zc.enqueue_all()
+        assert zc.wait_until(lambda: len(zc.outcomes()) >= 8, 10)
+        assert source.reads == 2
+    finally:
+        assert zc.stop(5)
+    assert stored(provider)[("www.d.test", "A")] == ["10.4.4.4"]
+    assert all(o.ok for o in zc.outcomes())
+
+
+def test_an_event_is_not_queued_behind_a_periodic_pass() -> None:
+    """Two workers: a periodic pass runs one zone in full at a time, so the other worker takes the event at
+    once, even while a full run hangs; the pass's other zones wait their turn."""
+    zc, source, provider = counting(FOUR_ZONES, four_zone_records(), workers=2, interval=3600,
+                                    min_event_sync_interval=0)
+    full_runs: list[str] = []
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hold_full_runs(zone: str | None, _endpoints: list[Endpoint]) -> None:
+        if not zc._local.full:  # an event run comparing the whole source
+            return
+        full_runs.append(zone or "")
+        if zone == "a.test":
+            entered.set()
+            assert release.wait(5)
+
+    zc.start()
+    try:
+        assert zc.wait_until(lambda: len(zc.outcomes()) >= 4, 10)
+        zc.controller.source_observers.append(hold_full_runs)
+        zc.enqueue_all()
+        assert entered.wait(5)  # a.test's full run hangs
+        source.set(four_zone_records("10.4.4.4"))
+        zc.on_event()
+        assert zc.wait_until(lambda: stored(provider).get(("www.d.test", "A")) == ["10.4.4.4"], 5)
+        assert full_runs == ["a.test"]  # the pass's other zones were not started meanwhile
+        release.set()
+        assert zc.wait_until(lambda: len(full_runs) >= 4, 10)
+    finally:
+        release.set()
+        assert zc.stop(5)
+    assert sorted(full_runs) == FOUR_ZONES  # each zone ran its full run of the pass once
+    assert all(o.ok for o in zc.outcomes())
