@@ -118,10 +118,10 @@ class DNSRecordController:
                 term.threads.append(threading.Thread(target=self._worker, args=(term,),
                                                      name=f"dnsrecord-worker-{i}", daemon=True))
             self._term = term
+            for key in self.informer.get_store().list_keys():  # queued first: the workers start on full batches
+                queue.add(key)
             for thread in term.threads:
                 thread.start()
-        for key in self.informer.get_store().list_keys():
-            term.queue.add(key)
         log.info("DNSRecord controller started", workers=self.workers)
 
     def stop(self, timeout: float = 10.0) -> bool:
