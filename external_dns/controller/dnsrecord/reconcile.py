@@ -255,7 +255,7 @@ class Reconciler:
                    same_gen=same_gen, ready=ready, counter=counter)
         try:
             job.zone = self._zone_of(spec.root_host)
-        except LookupError as exc:
+        except Exception as exc:  # no zone for rootHost, or the provider cannot list its zones
             return self._provider_error(key, obj, spec, counter, start, exc)
         return job
 
@@ -347,7 +347,7 @@ class Reconciler:
             return self._clean_delete(job)
         try:
             job.zone = self._zone_of(root)
-        except LookupError as exc:
+        except Exception as exc:  # no zone for rootHost, or the provider cannot list its zones
             return self._provider_error(key, obj, None, counter, start, exc)
         return job
 
