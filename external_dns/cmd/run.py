@@ -3,9 +3,10 @@
 (controller/process.py) until SIGTERM/SIGINT. `--webhook-server` turns the process into the
 `webhook-server` command, as external-dns's flag of the same name.
 
-Exit codes: 0 success (and a clean shutdown); 1 a `--once` sync failed or the long-running process could
-not start (metrics port taken, informer caches not synced within 60 s); 2 a configuration error, printed
-as one line naming the flag; 3 an unsafe plan without `--force`; 4 a stale plan file (`apply`).
+Exit codes: 0 success (and a clean shutdown); 1 a `--once` sync failed, the long-running process could
+not start (metrics port taken, informer caches not synced within 60 s) or met a failure no retry can fix (a
+refused credential, `FatalStop`); 2 a configuration error, printed as one line naming the flag; 3 an unsafe
+plan without `--force`; 4 a stale plan file (`apply`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from external_dns.gcsettings import settle_after_startup
 from external_dns.logging_setup import configure_logging, silence_stream
 
 log = structlog.get_logger(__name__)
+
+EXIT_FATAL = 1  # as a sync that failed: a refused credential ended the long-running process
 
 
 def config_error(message: str) -> int:
@@ -157,14 +160,38 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
 
     process = ControllerProcess(process_options(cfg), controller, stop=stop, kube_client=kube_client,
                                 informer_factory=informer_factory, features=process_features(cfg))
+    fatal = FatalStop(stop, cfg.provider)
+    process.zone_controller.on_fatal = fatal
     restore = _install_signal_handlers(stop)
     try:
-        return process.run()
+        code = process.run()
     except ConfigError as exc:
         process.shutdown()
         return config_error(str(exc))
     finally:
         stop.set()
         restore()
+    return EXIT_FATAL if fatal.error is not None and code == 0 else code
+
+
+class FatalStop:
+    """A failure no retry can fix (the provider refused our credentials: controller/outcomes.is_fatal_error)
+    ends the long-running process: one `level=fatal` line naming the provider, the zone and the cause, then
+    the usual clean shutdown (in-flight syncs finish, the Lease is released) and exit 1. As Go's controller
+    loop, where a non-soft error is fatal (log.Fatal); Kubernetes restarts the pod with back-off."""
+
+    def __init__(self, stop: threading.Event, provider: str) -> None:
+        self.stop = stop
+        self.provider = provider
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, zone: str, exc: BaseException) -> None:
+        with self._lock:
+            first, self.error = self.error is None, self.error or exc
+        if first:  # the other zones' workers may meet the same refusal: one line is enough
+            log.critical(f"Failed to do run once: {error_text(exc)}", provider=self.provider,
+                         **({"zone": zone} if zone else {}))  # no zone: listing the zones failed
+        self.stop.set()
 
 

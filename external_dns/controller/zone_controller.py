@@ -28,7 +28,7 @@ from external_dns.controller.controller import (
 )
 from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.incremental import IncrementalPlanner
-from external_dns.controller.outcomes import OutcomeLog
+from external_dns.controller.outcomes import OutcomeLog, is_fatal_error
 from external_dns.controller.pass_read import PassRead
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.durations import format_go_duration
@@ -132,6 +132,9 @@ class ZoneController:
         self._applied: dict[str, str] = {}
         self._in_flight: set[str] = set()
         self._local = threading.local()
+        # Called (zone, error) instead of logging a failure that no retry can fix; the long-running process
+        # sets it to log one fatal line and stop with exit 1 (cmd/run.py). None: such failures are retried.
+        self.on_fatal: Callable[[str, BaseException], None] | None = None
         controller.source_observers.append(self._observe_source)
 
     # -- scheduling --------------------------------------------------------------------------------------
@@ -146,7 +149,8 @@ class ZoneController:
         try:
             keys = self.controller.zone_keys()
         except Exception as exc:
-            log.error(f"cannot list the provider's zones, keeping the last known ones: {exc}")
+            if not self._fatal("", exc):
+                log.error(f"cannot list the provider's zones, keeping the last known ones: {exc}")
             return list(self._known_keys) or [""]
         self._known_keys = keys
         with self._state:
@@ -374,7 +378,7 @@ class ZoneController:
                 self._update_soft_gauge()
             if soft:
                 log.error(f"Failed to do run once: {exc} (consecutive soft errors: {count})", zone=zone)
-            else:
+            elif not self._fatal(zone, exc):
                 log.error(f"Failed to do run once: {exc}", zone=zone, failures=requeues + 1)
             self._record(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
                                      requeues=requeues))
@@ -395,6 +399,14 @@ class ZoneController:
         if recovered:
             log.info("Reconciliation succeeded after soft errors", zone=zone)
         self._record(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues))
+        return True
+
+    def _fatal(self, zone: str, exc: BaseException) -> bool:
+        """Hand a failure no retry can fix (controller/outcomes.is_fatal_error: refused credentials) to
+        `on_fatal`, which logs it and ends the process; False when there is no such handler or it is not one."""
+        if self.on_fatal is None or not is_fatal_error(exc):
+            return False
+        self.on_fatal(zone, exc)
         return True
 
     def _update_soft_gauge(self) -> None:

@@ -1,6 +1,6 @@
 """Finds the error messages the program prints for the user to act on (every `ConfigError(...)`,
-`RFC2136ConfigError(...)` and `PlanFileError(...)` in external_dns/) by reading the source with `ast`, as templates: the literal text and `{}` where a value is
-filled in at run time. tests/charts/test_docs.py checks each appears in docs/troubleshooting.md.
+`RFC2136ConfigError(...)`, `PlanFileError(...)` and refused-credential error in external_dns/) by reading the
+source with `ast`, as templates: the literal text and `{}` where a value is filled in at run time. tests/charts/test_docs.py checks each appears in docs/troubleshooting.md.
 
     .venv/bin/python -m tests.charts.error_messages      # list them (path:line  template)
 """
@@ -17,8 +17,9 @@ from tests.charts.render import ROOT
 PACKAGE = ROOT / "external_dns"
 HOLE = "{}"
 # Errors the program prints for the user to act on: flags and their combinations, the RFC2136 provider's
-# settings, plan files given to `apply`.
-ACTIONABLE_ERRORS = ("ConfigError", "RFC2136ConfigError", "PlanFileError")
+# settings, plan files given to `apply`, credentials a provider refused (fatal in the long-running mode).
+ACTIONABLE_ERRORS = ("ConfigError", "RFC2136ConfigError", "PlanFileError", "TsigRejected", "PDNSAuthError",
+                     "WebhookAuthError", "AWSAuthError")
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """cmd/run.py's signal handling: SIGTERM/SIGINT set the stop event through the wake-up pipe watcher, even when
-writing the log line about it fails, and the previous handlers come back afterwards."""
+writing the log line about it fails, and the previous handlers come back afterwards; FatalStop, which ends the
+long-running process on a failure no retry can fix."""
 
 from __future__ import annotations
 
@@ -38,3 +39,19 @@ def test_a_signal_stops_the_process_even_when_its_log_line_cannot_be_written(
         restore()
     assert signal.getsignal(signum) is before
     assert not [t for t in threading.enumerate() if t.name == "signal-watcher"]
+
+
+def test_a_fatal_failure_logs_one_line_and_stops_the_process() -> None:
+    from structlog.testing import capture_logs
+
+    from external_dns.cmd.run import FatalStop
+
+    stop = threading.Event()
+    fatal = FatalStop(stop, "pdns")
+    first = ConnectionRefusedError("refused the API key")
+    with capture_logs() as logs:
+        fatal("example.org", first)
+        fatal("example.com", ValueError("again"))  # another worker meets the same refusal
+    assert stop.is_set() and fatal.error is first
+    assert logs == [{"event": "Failed to do run once: refused the API key", "log_level": "critical",
+                     "provider": "pdns", "zone": "example.org"}]

@@ -1,14 +1,16 @@
 """The long-running CLI with `--provider=pdns`: records reach PowerDNS, the server goes away (soft errors,
 retried with back-off, the process keeps running), comes back, and the change made meanwhile lands; SIGTERM
-ends it with exit 0 and the API key never shows in the log."""
+ends it with exit 0 and the API key never shows in the log. A refused API key ends it with exit 1 and one
+fatal line (as ExternalDNS's fatal non-soft errors)."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -31,22 +33,40 @@ def eventually(check: Callable[[], bool], timeout: float) -> bool:
     return False
 
 
-def test_server_outage_is_survived_and_the_change_lands(tmp_path: Path, pdns: PdnsServer) -> None:
+Running = tuple[subprocess.Popen[bytes], LogTail, Path]
+
+
+@contextlib.contextmanager
+def long_running(tmp_path: Path, pdns: PdnsServer, key: str, *flags: str) -> Iterator[Running]:
+    """The long-running CLI on a manifest dir holding www.example.org A 192.0.2.10, against `pdns` with API key
+    `key`: yields (process, its log, the manifest file); afterwards the process is gone (killed if it still
+    runs) and the server runs again."""
     manifests = tmp_path / "manifests"
     manifests.mkdir()
     record = manifests / "web.yaml"
     record.write_text(dns_endpoint("web", "www.example.org", "192.0.2.10"))
     args = [sys.executable, "-m", "external_dns", "--source=manifest", f"--manifest-dir={manifests}",
-            "--provider=pdns", *pdns.pdns_flags(), "--txt-owner-id=lr-pdns", "--policy=sync", "--interval=1s",
-            "--metrics-address=127.0.0.1:0", "--log-level=debug"]
+            "--provider=pdns", *pdns.pdns_flags(), "--policy=sync", "--metrics-address=127.0.0.1:0", *flags]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-                            env=clean_env({"EXTERNAL_DNS_PDNS_API_KEY": pdns.api_key}))
+                            env=clean_env({"EXTERNAL_DNS_PDNS_API_KEY": key}))
     tail = LogTail(proc, "pdns-long-running")
+    try:
+        yield proc, tail, record
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        tail.join()
+        if pdns.process is None:
+            pdns.start()
 
+
+def test_server_outage_is_survived_and_the_change_lands(tmp_path: Path, pdns: PdnsServer) -> None:
     def www() -> list[str]:
         return pdns.records("example.org").get(("www.example.org", "A"), (0, []))[1]
 
-    try:
+    with long_running(tmp_path, pdns, pdns.api_key, "--txt-owner-id=lr-pdns", "--interval=1s",
+                      "--log-level=debug") as (proc, tail, record):
         assert eventually(lambda: www() == ["192.0.2.10"], 30), tail.text()
         pdns.stop()
         record.write_text(dns_endpoint("web", "www.example.org", "192.0.2.20"))
@@ -57,13 +77,6 @@ def test_server_outage_is_survived_and_the_change_lands(tmp_path: Path, pdns: Pd
         assert eventually(lambda: www() == ["192.0.2.20"], 60), tail.text()
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        tail.join()
-        if pdns.process is None:
-            pdns.start()
     text = tail.text()
     assert code == 0, text
     assert pdns.api_key not in text
@@ -71,35 +84,37 @@ def test_server_outage_is_survived_and_the_change_lands(tmp_path: Path, pdns: Pd
         '"heritage=external-dns,external-dns/owner=lr-pdns')
 
 
-def test_refused_api_key_is_logged_and_retried_with_back_off_without_showing_it(
+def test_refused_api_key_ends_the_long_running_process_with_one_fatal_line(
         tmp_path: Path, pdns: PdnsServer) -> None:
-    """A wrong key fails every sync (a configuration error: nothing is written); the long-running process
-    keeps retrying with back-off (no hot loop against the server) and never prints the key."""
-    manifests = tmp_path / "manifests"
-    manifests.mkdir()
-    (manifests / "web.yaml").write_text(dns_endpoint("web", "www.example.org", "192.0.2.10"))
+    """A wrong key cannot be fixed by retrying: as ExternalDNS's fatal non-soft errors, the long-running
+    process logs one fatal line naming the provider and the cause, shuts down cleanly and exits 1 (Kubernetes
+    restarts it with back-off), without hammering the server, writing anything or printing the key."""
     wrong = "wrong-key-" + pdns.api_key[:6]
-    args = [sys.executable, "-m", "external_dns", "--source=manifest", f"--manifest-dir={manifests}",
-            "--provider=pdns", *pdns.pdns_flags(), "--policy=sync", "--interval=1m",
-            "--metrics-address=127.0.0.1:0"]
     mark = pdns.mark()
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-                            env=clean_env({"EXTERNAL_DNS_PDNS_API_KEY": wrong}))
-    tail = LogTail(proc, "pdns-bad-key")
-    try:
-        assert tail.wait_for("refused the API key (HTTP 401", 30), tail.text()
-        time.sleep(4)  # let retries happen: their number is what is checked
-        assert proc.poll() is None
-        proc.send_signal(signal.SIGTERM)
+    with long_running(tmp_path, pdns, wrong, "--interval=1m") as (proc, tail, _):
         code = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        tail.join()
     text = tail.text()
-    assert code == 0, text
-    assert "check --pdns-api-key" in text and wrong not in text and pdns.api_key not in text
+    assert code == 1, text
+    fatal = [line for line in text.splitlines() if "level=fatal" in line]
+    assert len(fatal) == 1, text
+    assert "refused the API key (HTTP 401" in fatal[0] and "check --pdns-api-key" in fatal[0], fatal[0]
+    assert "provider=pdns" in fatal[0] and f"PowerDNS at {pdns.url}" in fatal[0], fatal[0]
+    assert "Shut down" in text  # a clean shutdown before exiting
+    assert "Traceback" not in text and wrong not in text and pdns.api_key not in text
     refused = [r for r in pdns.requests_since(mark) if r[2] == 401]
-    assert 1 <= len(refused) <= 30, refused  # back-off, not a tight loop
+    assert 1 <= len(refused) <= 3, refused
     assert ("www.example.org", "A") not in pdns.records("example.org")
+
+
+def test_server_errors_are_retried_and_a_refused_key_after_them_is_fatal(tmp_path: Path, pdns: PdnsServer) -> None:
+    """Soft errors (the server down: connection refused) keep the process running; once the server is back
+    with another key (a rotated secret), the refusal ends it with exit 1."""
+    pdns.stop()
+    with long_running(tmp_path, pdns, "not-" + pdns.api_key, "--interval=1s") as (proc, tail, _):
+        assert tail.wait_for("consecutive soft errors: 2", 60), tail.text()
+        assert proc.poll() is None  # soft errors never end the process
+        pdns.start()
+        code = proc.wait(timeout=60)
+    text = tail.text()
+    assert code == 1, text
+    assert text.count("level=fatal") == 1 and "refused the API key" in text, text
