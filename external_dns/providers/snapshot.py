@@ -58,6 +58,11 @@ class ZoneSnapshot:
         with self._lock:
             return list(self._by_name)
 
+    def items(self) -> list[tuple[str, tuple[Endpoint, ...]]]:
+        """Every (name key, records) pair (shared objects: copy before changing one)."""
+        with self._lock:
+            return list(self._by_name.items())
+
     def endpoints(self) -> list[Endpoint]:
         """Every record (shared objects: copy before changing one)."""
         with self._lock:
@@ -134,4 +139,4 @@ def _group(endpoints: Iterable[Endpoint]) -> dict[str, tuple[Endpoint, ...]]:
     grouped: dict[str, list[Endpoint]] = {}
     for ep in endpoints:
         grouped.setdefault(name_key(ep.dns_name), []).append(ep)
-    return {k: tuple(sorted(v, key=_sort_key)) for k, v in grouped.items()}
+    return {k: (v[0],) if len(v) == 1 else tuple(sorted(v, key=_sort_key)) for k, v in grouped.items()}

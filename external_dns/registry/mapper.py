@@ -13,12 +13,16 @@ RECORD_TYPE_TEMPLATE = "%{record_type}"
 SUPPORTED_RECORD_TYPES = ("A", "AAAA", "CNAME", "NS", "MX", "PTR", "SRV", "NAPTR", "TXT", "DNAME")
 
 
+_TYPE_OF_WORD = {rtype.lower(): rtype for rtype in SUPPORTED_RECORD_TYPES}
+_MAX_AFFIXES = 64  # record types remembered by `to_txt_name` (types are few; any string may arrive)
+
+
 def _extract_type_default_position(name: str) -> tuple[str, str]:
     """`a-foo.example.com` -> (`foo.example.com`, `A`); no known type before the first `-` -> (name, "")."""
-    first = name.split("-", 1)[0]
-    for rtype in SUPPORTED_RECORD_TYPES:
-        if first == rtype.lower():
-            return name.removeprefix(first + "-"), rtype
+    first = name.partition("-")[0]
+    rtype = _TYPE_OF_WORD.get(first)
+    if rtype is not None:
+        return name.removeprefix(first + "-"), rtype
     return name, ""
 
 
@@ -30,6 +34,8 @@ class AffixNameMapper:
         self.prefix = prefix.lower()
         self.suffix = suffix.lower()
         self.wildcard_replacement = wildcard_replacement.lower()
+        # record type -> (text before the first label, text after it): `to_txt_name` runs once per record
+        self._affixes: dict[str, tuple[str, str]] = {}
 
     def __repr__(self) -> str:
         return (
@@ -47,21 +53,33 @@ class AffixNameMapper:
     # -- forward --------------------------------------------------------------------------------------------
     def to_txt_name(self, dns_name: str, record_type: str) -> str:
         """The ownership TXT name of the record (`dns_name`, `record_type`). The name is not lower-cased."""
+        affixes = self._affixes.get(record_type)
+        if affixes is None:
+            affixes = self._affixes_of(record_type)
+        first, dot, rest = dns_name.partition(".")
+        if first == "*" and self.wildcard_replacement:
+            first = self.wildcard_replacement
+        return affixes[0] + first + affixes[1] + dot + rest
+
+    def _affixes_of(self, record_type: str) -> tuple[str, str]:
+        """What `to_txt_name` puts before and after the first label for `record_type` (remembered)."""
         rtype = record_type.lower()
         prefix = self.prefix.replace(RECORD_TYPE_TEMPLATE, rtype)
         suffix = self.suffix.replace(RECORD_TYPE_TEMPLATE, rtype)
-        first, dot, rest = dns_name.partition(".")
-        if self.wildcard_replacement and first == "*":
-            first = self.wildcard_replacement
         if not self.record_type_in_affix():
-            first = f"{rtype}-{first}"
-        return prefix + first + suffix + (dot + rest if dot else "")
+            prefix = f"{prefix}{rtype}-"
+        if len(self._affixes) >= _MAX_AFFIXES:
+            self._affixes.clear()
+        self._affixes[record_type] = (prefix, suffix)
+        return prefix, suffix
 
     # -- reverse --------------------------------------------------------------------------------------------
     def to_endpoint_name(self, txt_name: str) -> tuple[str, str]:
         """(endpoint name, record type) for a TXT name; the type is "" for old-format names, and ("", "")
         when the name does not carry this mapper's affix."""
         lower = txt_name.lower()
+        if not self.prefix and not self.suffix:  # the default mapper: the type word before the first `-`
+            return _extract_type_default_position(lower)
         if self.prefix and self.suffix:
             return "", ""  # both set (the registry refuses it): external-dns maps nothing back either
         if self._is_prefix():

@@ -29,7 +29,6 @@ from external_dns.endpoint.labels import InvalidHeritageError, parse_labels, ser
 from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.utils import filter_endpoints_by_owner_id
 from external_dns.plan.changes import Changes
-from external_dns.plan.plan import is_managed_record
 from external_dns.providers.provider import Provider, zone_for_name
 from external_dns.registry.admission import admit_owned
 from external_dns.registry.mapper import AffixNameMapper
@@ -54,6 +53,7 @@ def _is_alias_a_record(ep: Endpoint) -> bool:
 
 
 _MAX_OWNERSHIP_TEXTS = 1 << 17
+_UNKNOWN: dict[str, str] = {}  # marks a TXT value not parsed yet (never handed out)
 
 
 class TXTRegistry(Registry):
@@ -96,6 +96,8 @@ class TXTRegistry(Registry):
         self.wildcard_replacement = wildcard_replacement.lower()
         self.managed_record_types = tuple(managed_record_types)
         self.exclude_record_types = tuple(exclude_record_types)
+        # `is_managed_record` as one set lookup (labelling runs once per record of a zone read)
+        self._managed = frozenset(self.managed_record_types) - frozenset(self.exclude_record_types)
         self.txt_encrypt_enabled = txt_encrypt_enabled
         self._aes_key = aes_key  # used to decrypt whenever given; to encrypt only when enabled
         self.old_owner_id = old_owner_id
@@ -107,9 +109,10 @@ class TXTRegistry(Registry):
         self._stored_txts: dict[_TxtKey, list[str]] = {}
         self._have_read = False  # whether _stored_txts describes the provider (a read happened)
         self._warned_legacy: set[str] = set()
-        # TXT value -> whether it is an ownership value (this registry's AES key fixed): a zone read parses
-        # each ownership TXT once to take its labels and asks again when building the records (bounded)
-        self._ownership_texts: dict[str, bool] = {}
+        # TXT value -> its labels (None: not an ownership value), this registry's AES key fixed: a value is
+        # parsed once (many records share one, e.g. the endpoints of one object), and building the records
+        # asks again without parsing (bounded). The label maps are shared: never changed after parsing.
+        self._ownership_texts: dict[str, dict[str, str] | None] = {}
         # per-zone ownership maps fed by the provider's zone snapshots (registry/zone_owners.py)
         self._owners = OwnershipIndex(self, self.mapper.to_endpoint_name, self.wildcard_replacement,
                                       self._stored_txts)
@@ -255,33 +258,32 @@ class TXTRegistry(Registry):
         case) is missing or names the old owner, so the plan's update writes the TXT. Departure from Go:
         external-dns does not force the takeover case, so there the TXT keeps the old owner until something
         else changes."""
-        first, dot, rest = ep.dns_name.lower().partition(".")
-        if self.wildcard_replacement and first == "*":
-            first = self.wildcard_replacement
-        lookup = first + dot + rest
-        found = label_map.get((lookup, ep.record_type, ep.set_identifier))
-        if _is_alias_a_record(ep):
-            legacy = label_map.get((lookup, RECORD_TYPE_CNAME, ep.set_identifier))
+        name, rtype, set_id, labels = ep.dns_name, ep.record_type, ep.set_identifier, ep.labels
+        lookup = name.lower()
+        if lookup[:1] == "*" and self.wildcard_replacement:
+            first, dot, rest = lookup.partition(".")
+            if first == "*":
+                lookup = self.wildcard_replacement + dot + rest
+        found = label_map.get((lookup, rtype, set_id))
+        if rtype == RECORD_TYPE_A and ep.provider_specific and _is_alias_a_record(ep):
+            legacy = label_map.get((lookup, RECORD_TYPE_CNAME, set_id))
             if legacy is not None:
                 if found is None:
                     found = legacy
-                self._warn_legacy_alias_txt(ep.dns_name)
-        if found is None and ep.record_type != RECORD_TYPE_AAAA:
-            found = label_map.get((lookup, "", ep.set_identifier))
+                self._warn_legacy_alias_txt(name)
+        if found is None and rtype != RECORD_TYPE_AAAA:
+            found = label_map.get((lookup, "", set_id))
         if found is not None:
-            ep.labels.update(found)
+            labels.update(found)
         migrated = False
-        if self.old_owner_id and ep.labels.get(OWNER_LABEL_KEY) == self.old_owner_id:
-            ep.labels[OWNER_LABEL_KEY] = self._owner_id
+        if self.old_owner_id and labels.get(OWNER_LABEL_KEY) == self.old_owner_id:
+            labels[OWNER_LABEL_KEY] = self._owner_id
             migrated = True
         if (
             txt_names
-            and ep.labels.get(OWNER_LABEL_KEY) == self._owner_id
-            and is_managed_record(ep.record_type, self.managed_record_types, self.exclude_record_types)
-            and (
-                migrated
-                or self.mapper.to_txt_name(ep.dns_name, ep.record_type).removesuffix(".").lower() not in txt_names
-            )
+            and labels.get(OWNER_LABEL_KEY) == self._owner_id
+            and rtype in self._managed
+            and (migrated or self.mapper.to_txt_name(name, rtype).removesuffix(".").lower() not in txt_names)
         ):
             # The TXT this owner would write is missing or still names the old owner: make the plan
             # update the record, so the update writes the TXT.
@@ -290,20 +292,22 @@ class TXTRegistry(Registry):
     def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None:
         """The labels of an ownership TXT record (with targets); None when it is an ordinary TXT."""
         text = record.targets[0]
+        memo = self._ownership_texts
+        labels = memo.get(text, _UNKNOWN)
+        if labels is not _UNKNOWN:
+            return labels
         try:
             labels = parse_labels(text, self._aes_key)
         except InvalidHeritageError:
             labels = None
-        memo = self._ownership_texts
         if len(memo) >= _MAX_OWNERSHIP_TEXTS:
             memo.clear()
-        memo[text] = labels is not None
+        memo[text] = labels
         return labels
 
     def _is_ownership_txt(self, record: Endpoint) -> bool:
         """Whether the TXT `record` (with targets) holds an ownership value, as `_ownership_labels` decides."""
-        known = self._ownership_texts.get(record.targets[0])
-        return known if known is not None else self._ownership_labels(record) is not None
+        return self._ownership_labels(record) is not None
 
     def _warn_legacy_alias_txt(self, dns_name: str) -> None:
         legacy = self.mapper.to_txt_name(dns_name, RECORD_TYPE_CNAME)

@@ -15,7 +15,7 @@ Not thread-safe on its own: the registry calls it under its lock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from hashlib import blake2b
 from typing import Protocol, overload
 
@@ -90,7 +90,8 @@ class OwnershipIndex:
 
     def relabel_all(self) -> None:
         for owners in self.zones.values():
-            owners.relabel(set(owners._digests) | set(owners.snapshot.names()))
+            records_of = dict(owners.snapshot.items())
+            owners.relabel(records_of.keys() | owners._summary.keys(), records_of)
 
     def clear(self) -> None:
         for owners in list(self.zones.values()):
@@ -108,10 +109,14 @@ class ZoneOwners:
         self.version = -1
         self._from_txt: dict[str, list[LabelKey]] = {}  # snapshot name -> label keys its TXTs give
         self._stored_at: dict[str, list[TxtKey]] = {}  # snapshot name -> TXT keys stored from it
-        self._digests: dict[str, bytes] = {}  # name holding records -> digest of its labelled records
-        # name -> (record type, owner label) of each labelled record but ownership markers: what the safety
-        # gate counts, without building the records (`view`)
+        # name holding labelled records -> (record type, owner label) of each but ownership markers: what the
+        # safety gate counts, without building the records (`view`); its keys are the names holding records
         self._summary: dict[str, tuple[tuple[str, str], ...]] = {}
+        # name holding records -> digest of its labelled records, taken only while someone asks which names
+        # changed (`take_changed`): names labelled before that (a first read, e.g. a --once run, never asks)
+        # are `_undigested` instead, and count as changed when they are next labelled
+        self._digests: dict[str, bytes] = {}
+        self._undigested: set[str] = set()
         # names whose labelled records were redone since `take_changed` (None: the whole zone)
         self._changed: set[str] | None = None
         # the records `relabel` just built, handed out by the next `records` instead of building them again
@@ -124,12 +129,14 @@ class ZoneOwners:
         """Bring the map up to the snapshot's version; returns the names redone."""
         version = self.snapshot.version
         changed = self.snapshot.changed_since(self.version) if self.version >= 0 else None
-        if changed is None:
+        records_of: dict[str, tuple[Endpoint, ...]] | None = None
+        if changed is None:  # a rebuild: every name, read in one pass over the snapshot
             self.drop()
-            changed = set(self.snapshot.names())
+            records_of = dict(self.snapshot.items())
+            changed = set(records_of)
         if changed:
             had_txt = bool(self.index.txt_names)
-            affected = self._take_txts(changed)
+            affected = self._take_txts(changed, records_of)
             if had_txt != bool(self.index.txt_names):
                 self.index.relabel_all()
             else:
@@ -152,6 +159,7 @@ class ZoneOwners:
         self._from_txt.clear()
         self._stored_at.clear()
         self._digests.clear()
+        self._undigested.clear()
         self._summary.clear()
         self._built.clear()
         self.version = -1
@@ -161,67 +169,85 @@ class ZoneOwners:
             if foreign:
                 self.index.relabel(foreign)
 
-    def _take_txts(self, names: Iterable[str]) -> set[str]:
-        """Re-read the ownership TXTs at `names`; returns the names whose records need labelling again."""
+    def _take_txts(self, names: Collection[str], records_of: dict[str, tuple[Endpoint, ...]] | None = None) -> set[str]:
+        """Re-read the ownership TXTs at `names` (their records from `records_of` when given, the snapshot's
+        records by name key); returns the names whose records need labelling again."""
         index = self.index
-        affected: set[str] = set()
+        labels_of, stored_txts, txt_names = index.labels, index.stored_txts, index.txt_names
+        ownership_labels, to_endpoint_name = index.registry._ownership_labels, index.to_endpoint_name
+        from_txt, stored_at = self._from_txt, self._stored_at
+        snapshot_get = self.snapshot.get
+        affected: set[str] = set(names)
         for name in names:
-            for key in self._from_txt.pop(name, ()):
-                index.labels.pop(key, None)
-                affected.add(key[0])
-            for tkey in self._stored_at.pop(name, ()):
-                index.stored_txts.pop(tkey, None)
-            index.txt_names.discard(name)
-            for record in self.snapshot.get(name):
+            if from_txt:
+                for key in from_txt.pop(name, ()):
+                    labels_of.pop(key, None)
+                    affected.add(key[0])
+            if stored_at:
+                for tkey in stored_at.pop(name, ()):
+                    stored_txts.pop(tkey, None)
+            txt_names.discard(name)
+            for record in snapshot_get(name) if records_of is None else records_of.get(name, ()):
                 if record.record_type != RECORD_TYPE_TXT or not record.targets:
                     continue
-                labels = index.registry._ownership_labels(record)
+                labels = ownership_labels(record)
                 if labels is None:
                     continue
-                ep_name, rtype = index.to_endpoint_name(record.dns_name)
+                ep_name, rtype = to_endpoint_name(record.dns_name)
                 key = (ep_name, rtype, record.set_identifier)
-                index.labels[key] = labels
-                self._from_txt.setdefault(name, []).append(key)
+                labels_of[key] = labels
+                from_txt.setdefault(name, []).append(key)
                 tkey = (record.dns_name.lower(), record.set_identifier)
-                index.stored_txts[tkey] = list(record.targets)
-                self._stored_at.setdefault(name, []).append(tkey)
-                index.txt_names.add(name)
+                stored_txts[tkey] = list(record.targets)
+                stored_at.setdefault(name, []).append(tkey)
+                txt_names.add(name)
                 affected.add(ep_name)
-            affected.add(name)
         return affected
 
-    def relabel(self, names: Iterable[str]) -> None:
-        """Label the records at `names` (of this zone) again from the shared label map; a name whose labelled
-        records changed is remembered for `take_changed`."""
+    def relabel(self, names: Iterable[str], records_of: dict[str, tuple[Endpoint, ...]] | None = None) -> None:
+        """Label the records at `names` (of this zone) again from the shared label map (their records from
+        `records_of` when given: the snapshot's records by name key, and then `names` are name keys too); a
+        name whose labelled records changed is remembered for `take_changed`."""
+        built, digests, undigested, summary = self._built, self._digests, self._undigested, self._summary
+        changed = self._changed
+        snapshot_get, build = self.snapshot.get, self._build
         for name in names:
-            key = name_key(name)
-            out = self._build(key)
+            key = name_key(name) if records_of is None else name  # `records_of` comes with name keys
+            out = build(snapshot_get(key) if records_of is None else records_of.get(key, ()))
+            before = digests.pop(key, None)
+            unknown = False
+            if undigested:
+                unknown = key in undigested
+                undigested.discard(key)
+            after: bytes | None = None
             if out:
-                self._built[key] = out
+                built[key] = out
+                summary[key] = tuple([(e.record_type, e.labels.get(OWNER_LABEL_KEY, "")) for e in out
+                                      if e.record_type != RECORD_TYPE_TXT or not is_ownership_txt(e)])
+                if changed is None:  # nobody asks what changed yet: no digest (see `_digests`)
+                    undigested.add(key)
+                else:
+                    after = digests[key] = _digest(out)
             else:
-                self._built.pop(key, None)
-            before = self._digests.pop(key, None)
-            after = _digest(out) if out else None
-            self._summary.pop(key, None)
-            if after is not None:
-                self._digests[key] = after
-                self._summary[key] = tuple((e.record_type, e.labels.get(OWNER_LABEL_KEY, "")) for e in out
-                                           if not is_ownership_txt(e))
-            if self._changed is not None and before != after:
-                self._changed.add(key)
+                built.pop(key, None)
+                summary.pop(key, None)
+            if changed is not None and (unknown or before != after):
+                changed.add(key)
 
-    def _build(self, key: str) -> list[Endpoint]:
-        """The records at `key` with their labels (ownership TXTs left out), built from the snapshot."""
+    def _build(self, records: Iterable[Endpoint]) -> list[Endpoint]:
+        """`records` (of one name, from the snapshot) with their labels, ownership TXTs left out: copies."""
         index = self.index
+        registry = index.registry
+        label_map, txt_names = index.labels, index.txt_names
         out: list[Endpoint] = []
-        for record in self.snapshot.get(key):
+        for record in records:
             if record.record_type == RECORD_TYPE_TXT:
                 if not record.targets:
                     continue  # logged by the full read; never an ordinary record
-                if index.registry._is_ownership_txt(record):
+                if registry._is_ownership_txt(record):
                     continue
             ep = record.copy()
-            index.registry._attach_labels(ep, index.labels, index.txt_names)
+            registry._attach_labels(ep, label_map, txt_names)
             out.append(ep)
         return out
 
@@ -238,10 +264,11 @@ class ZoneOwners:
     def records(self, names: Iterable[str] | None = None) -> list[Endpoint]:
         """The labelled records (of `names` only, when given), fresh objects. Only a digest per name is kept
         between reads, so the zone is held once (in the provider's snapshot)."""
-        keys = list(self._digests) if names is None else [k for k in {name_key(n) for n in names}
-                                                          if k in self._digests]
+        keys = list(self._summary) if names is None else [k for k in {name_key(n) for n in names}
+                                                          if k in self._summary]
         built, self._built = self._built, {}
-        return [ep for key in keys for ep in (built.get(key) or self._build(key))]
+        get = self.snapshot.get
+        return [ep for key in keys for ep in (built.get(key) or self._build(get(key)))]
 
     def owned_count(self, owner_id: str, managed: Callable[[str], bool]) -> int:
         """Records of this owner of managed types (the safety gate's denominator)."""
@@ -283,9 +310,11 @@ class CountingView(Sequence[Endpoint]):
 
 
 def _digest(eps: list[Endpoint]) -> bytes:
-    items = sorted((e.dns_name, e.record_type, e.set_identifier, tuple(e.targets), e.record_ttl,
-                    tuple(sorted(e.labels.items())), tuple((p.name, p.value) for p in e.provider_specific))
-                   for e in eps)
+    items = [(e.dns_name, e.record_type, e.set_identifier, tuple(e.targets), e.record_ttl,
+              tuple(sorted(e.labels.items())), tuple([(p.name, p.value) for p in e.provider_specific]))
+             for e in eps]
+    if len(items) > 1:
+        items.sort()
     return blake2b(repr(items).encode(), digest_size=16).digest()
 
 

@@ -182,3 +182,55 @@ def test_records_are_fresh_objects_on_every_read() -> None:
     assert all(e.labels["owner"] == "me" and list(e.targets) == ["10.0.0.1"] for e in second)
     reg.apply_changes(Changes(create=[_ep("new.example.org", "A", "10.0.0.2")]))
     assert canon(reg.zone_records("example.org")) == canon(full_read(provider, "example.org"))
+
+
+def _by_name(eps: list[Endpoint]) -> dict[str, list[tuple[Any, ...]]]:
+    out: dict[str, list[Endpoint]] = {}
+    for e in eps:
+        out.setdefault(e.dns_name.lower().rstrip("."), []).append(e)
+    return {k: canon(v) for k, v in out.items()}
+
+
+@pytest.mark.parametrize("kw", [{}, {"prefix": "pre-"}, {"wildcard_replacement": "wild"}])
+def test_zone_changes_name_every_name_whose_records_changed(kw: dict[str, Any]) -> None:
+    """`zone_changes` after each step names at least every name whose labelled records differ from the step
+    before (a full read each time); names labelled before anyone asked (no digest taken) may be named too."""
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(step, min_size=1, max_size=25), st.booleans())
+    def run(steps: list[tuple[str, str, str, int]], read_first: bool) -> None:
+        provider = InMemoryProvider(ZONES)
+        reg = TXTRegistry(provider, owner_id="me", **kw)
+        if read_first:  # a first read nobody asks about (as --once): no digests taken, names count as changed
+            reg.records()
+        before = {zone: _by_name(full_read(provider, zone, **kw)) for zone in ZONES}
+        for zone in ZONES:
+            reg.zone_changes(zone)
+        for op, name, rtype, n in steps:
+            _run(reg, provider, op, name, rtype, n)
+            for zone in ZONES:
+                moved = reg.zone_changes(zone)
+                now = _by_name(full_read(provider, zone, **kw))
+                truly = {k for k in now.keys() | before[zone].keys() if now.get(k) != before[zone].get(k)}
+                if moved is not None:
+                    assert truly <= moved, (op, name, zone, truly - moved)
+                before[zone] = now
+
+    run()
+
+
+def test_a_read_nobody_asks_about_takes_no_digests() -> None:
+    """A first read (a --once run) labels the records without digesting them; once `zone_changes` is asked,
+    a name labelled again is digested and, having no digest to compare with, counted as changed."""
+    provider = InMemoryProvider(["example.org"])
+    TXTRegistry(provider, owner_id="me").apply_changes(
+        Changes(create=[_ep(f"h{i}.example.org", "A", "10.0.0.1") for i in range(20)]))
+    reg = TXTRegistry(provider, owner_id="me")
+    assert len(reg.records()) == 20
+    owners = reg._owners.zones["example.org"]
+    assert not owners._digests and len(owners._undigested) == 20
+    assert reg.zone_changes("example.org") is None  # the first ask: the whole zone may have changed
+    assert reg.zone_changes("example.org") == set()
+    reg.apply_changes(Changes(create=[_ep("new.example.org", "A", "10.0.0.2")]))
+    assert reg.zone_changes("example.org") == {"new.example.org"}
+    assert set(owners._digests) == {"new.example.org"} and len(owners._undigested) == 20
+    assert canon(reg.zone_records("example.org")) == canon(full_read(provider, "example.org"))
