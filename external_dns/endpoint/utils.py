@@ -89,13 +89,15 @@ def remove_duplicates(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
     return out
 
 
-def merge_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
+def merge_endpoints(endpoints: Iterable[Endpoint], copy: bool = True) -> list[Endpoint]:
     """Merge endpoints sharing (dns_name, record_type, set_identifier, record_ttl) into one whose targets
     are the sorted, de-duplicated union; the first endpoint's metadata wins and ref_objects accumulate.
 
     CNAME and DNAME endpoints are additionally keyed by their first target (never merged: one canonical
     name per owner name), empty ones are skipped and a second, different target for the same name logs a
-    warning. Output keeps first-seen order (Go: map order). Inputs are not modified.
+    warning. Output keeps first-seen order (Go: map order). Inputs are not modified, unless `copy=False`: the
+    caller hands over endpoints it built for this call and never uses again, and the first of each key is
+    then reused instead of copied.
     """
     merged: dict[tuple[str, str, str, int, str], Endpoint] = {}
     single_targets: dict[tuple[str, str, str], str] = {}
@@ -118,7 +120,7 @@ def merge_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
         key = (ep.dns_name, ep.record_type, ep.set_identifier, ep.record_ttl, target_key)
         existing = merged.get(key)
         if existing is None:
-            merged[key] = ep.copy()
+            merged[key] = ep.copy() if copy else ep
         else:
             existing.targets.extend(ep.targets)
             for ref in ep.ref_objects:

@@ -52,6 +52,7 @@ DNSENDPOINT_KIND = "DNSEndpoint"
 
 _UNCHECKED_TYPES = frozenset((RECORD_TYPE_TXT, RECORD_TYPE_MX, RECORD_TYPE_SRV))
 _EITHER_TYPES = frozenset((RECORD_TYPE_CNAME, RECORD_TYPE_DNAME))
+_KNOWN_TYPES = frozenset(KNOWN_RECORD_TYPES)
 
 
 def illegal_target_message(namespace: str, name: str, dns_name: str, record_type: str, target: str) -> str | None:
@@ -81,30 +82,56 @@ def _string(item: Mapping[str, Any], key: str, where: str) -> str:
 
 
 def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endpoint:
-    """One spec.endpoints item -> Endpoint; FieldError naming the field when it is unusable."""
+    """One spec.endpoints item -> Endpoint; FieldError naming the field when it is unusable (the fields are
+    checked in this order, so the first bad one is named)."""
     if not isinstance(item, Mapping):
         raise FieldError(where, item, "must be an object")
-    dns_name = _string(item, "dnsName", where)
+    get = item.get
+    dns_name = get("dnsName")
+    if dns_name is None:
+        dns_name = ""
+    elif not isinstance(dns_name, str):
+        raise FieldError(f"{where}.dnsName", dns_name, "must be a string")
     problem = dns_name_problem(dns_name)
     if problem is not None:
         raise FieldError(f"{where}.dnsName", dns_name, problem)
     record_type = _string(item, "recordType", where)
-    if record_type not in KNOWN_RECORD_TYPES:
+    if record_type not in _KNOWN_TYPES:
         raise FieldError(f"{where}.recordType", record_type,
                          f"unknown record type (one of: {', '.join(KNOWN_RECORD_TYPES)})")
-    targets_raw = item.get("targets") or []
+    targets_raw = get("targets") or []
     if not isinstance(targets_raw, list):
         raise FieldError(f"{where}.targets", targets_raw, "must be a list of strings")
+    dotted = record_type not in _EITHER_TYPES and record_type not in _UNCHECKED_TYPES
     for j, t in enumerate(targets_raw):
         if not isinstance(t, str):
             raise FieldError(f"{where}.targets[{j}]", t, "must be a string")
-        message = illegal_target_message(namespace, name, dns_name, record_type, t)
-        if message is not None:
-            raise FieldError(f"{where}.targets[{j}]", t, message)
-    ttl = item.get("recordTTL") or 0
+        if dotted:
+            message = illegal_target_message(namespace, name, dns_name, record_type, t)
+            if message is not None:
+                raise FieldError(f"{where}.targets[{j}]", t, message)
+    ttl = get("recordTTL") or 0
     if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
         raise FieldError(f"{where}.recordTTL", ttl, "must be a non-negative integer")
-    labels_raw = item.get("labels") or {}
+    labels = _labels(get("labels"), where)
+    props = _provider_specific(get("providerSpecific"), where)
+    set_identifier = _string(item, "setIdentifier", where)
+    ep = Endpoint.record(dns_name, record_type, Targets(targets_raw), ttl)
+    if set_identifier:
+        ep.set_identifier = set_identifier
+    if labels:
+        ep.labels = labels
+    if props:
+        ep.provider_specific = props
+    reason = ep.invalid_reason() if ep.targets else None
+    if reason is not None:
+        raise FieldError(f"{where}.targets", targets_raw, reason)
+    return ep
+
+
+def _labels(labels_raw: Any, where: str) -> dict[str, str]:
+    if not labels_raw:
+        return {}
     if not isinstance(labels_raw, Mapping):
         raise FieldError(f"{where}.labels", labels_raw, "must be a map of strings")
     labels: dict[str, str] = {}
@@ -112,7 +139,12 @@ def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endp
         if not isinstance(k, str) or not isinstance(v, str):
             raise FieldError(f"{where}.labels[{k!r}]", v, "must be a string")
         labels[k] = v
-    ps_raw = item.get("providerSpecific") or []
+    return labels
+
+
+def _provider_specific(ps_raw: Any, where: str) -> list[ProviderSpecificProperty]:
+    if not ps_raw:
+        return []
     if not isinstance(ps_raw, list):
         raise FieldError(f"{where}.providerSpecific", ps_raw, "must be a list of {name, value}")
     props: list[ProviderSpecificProperty] = []
@@ -123,12 +155,7 @@ def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endp
         if not isinstance(value, str):
             raise FieldError(f"{where}.providerSpecific[{j}].value", value, "must be a string")
         props.append(ProviderSpecificProperty(p["name"], value))
-    ep = Endpoint(dns_name=dns_name, record_type=record_type, targets=Targets(targets_raw), record_ttl=ttl,
-                  set_identifier=_string(item, "setIdentifier", where), labels=labels, provider_specific=props)
-    reason = ep.invalid_reason() if ep.targets else None
-    if reason is not None:
-        raise FieldError(f"{where}.targets", targets_raw, reason)
-    return ep
+    return props
 
 
 def dnsendpoint_endpoints(obj: Mapping[str, Any], options: SourceOptions) -> ObjectEndpoints:
@@ -164,11 +191,13 @@ def dnsendpoint_needs_status_update(obj: Mapping[str, Any]) -> bool:
                 and status.get("observedGeneration") != meta.get("generation"))
 
 
-def merge_dnsendpoint_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
-    """The CRD source's final step over all objects: `merge_endpoints`."""
-    return merge_endpoints(endpoints)
+def merge_dnsendpoint_endpoints(endpoints: Iterable[Endpoint], copy: bool = True) -> list[Endpoint]:
+    """The CRD source's final step over all objects: `merge_endpoints` (`copy=False`: the endpoints were built
+    for this call and nothing else holds them, so they are merged in place instead of copied)."""
+    return merge_endpoints(endpoints, copy=copy)
 
 
 def collect_dnsendpoint_endpoints(objs: Iterable[Mapping[str, Any]], options: SourceOptions) -> ObjectEndpoints:
     """What a CRD source returns for all its DNSEndpoints (merged) and the problems of all of them."""
-    return collect_objects(objs, lambda obj: dnsendpoint_endpoints(obj, options), merge_dnsendpoint_endpoints)
+    return collect_objects(objs, lambda obj: dnsendpoint_endpoints(obj, options),
+                           lambda eps: merge_dnsendpoint_endpoints(eps, copy=False))  # built here, for this call
