@@ -137,6 +137,7 @@ class _Job:
     changes: Changes | None = None  # the last plan's changes; None: nothing to write
     collected: Changes | None = None  # what the write sends: `changes` with their ownership TXTs
     read_names: set[str] | None = None  # names the plan read besides those under `root`; None: everything
+    limit_reached: bool = False  # the plan has changes, and this generation's writes are used up
     result: Result | None = None
 
     @property
@@ -390,58 +391,66 @@ class Reconciler:
     # -- the provider pass of a batch ---------------------------------------------------------------------------
     def _plan_job(self, job: _Job, snapshot: ZoneSnapshot | None) -> None:
         """Plan one record against `snapshot` (the zone as the round read it; None: read it now); its writes
-        (with their ownership TXTs) are kept in `job.collected`, not sent. Sets `job.result` when the pass
-        ends here (the write limit)."""
+        (with their ownership TXTs) are kept in `job.collected`, not sent; `job.limit_reached` when they would
+        pass the write limit."""
         job.changes = job.collected = None
+        job.limit_reached = False
         desired_names = [ep.dns_name for ep in job.spec.endpoints] if job.spec is not None else []
         registry, sink = self._registry(job.owner, job.root, job.zone, desired_names, snapshot)
+        job.read_names = sink.read_names if isinstance(sink, SubtreeView) else None  # filled by the read
         desired = registry.adjust_endpoints([ep.copy() for ep in job.spec.endpoints]) if job.spec is not None else []
         changes = self._plan(registry, desired, job.root, job.owner)
-        job.read_names = sink.read_names if isinstance(sink, SubtreeView) else None
         if not changes.has_changes():
             return
         if not job.deleting and job.same_gen and job.counter >= self.options.write_counter_limit:
-            assert job.spec is not None
-            job.result = self._give_up(job.key, job.obj, job.spec, job.counter, job.start)
+            job.limit_reached = True
             return
         registry.apply_changes(changes)
         job.changes = changes
         job.collected = sink.collected or Changes()
 
     def _round(self, jobs: list[_Job]) -> tuple[list[_Job], list[_Job]]:
-        """Plan `jobs` in order; finish those that end without a write (no changes, write limit, a failed
-        plan). Returns (the records written together now, the records deferred to after that write). A record
-        is deferred when it reads a name an earlier record of the write changes (it must see that write, as
-        it would one pass after the other), when either reads the whole provider (a custom registry), or when
-        its updates are not in old/new pairs (the write must keep every record's pairs aligned)."""
+        """Plan `jobs` in order against one read of the zone; finish those that end without a write (no
+        changes, the write limit, a failed plan). Returns (the records written together now, the records
+        deferred to after that write). A record is deferred, whatever its plan said, when it read a name an
+        earlier record of the write changes (it must see that write, as it would one pass after the other),
+        when either reads the whole provider (a custom registry), or when its updates are not in old/new pairs
+        (the write must keep every record's pairs aligned)."""
         accepted: list[_Job] = []
         later: list[_Job] = []
         written: set[str] = set()
         above: set[str] = set()  # every written name and each of its parent names
         exclusive = False
-        snapshot = self._snapshot(jobs[0].zone) if jobs else None
+        try:
+            snapshot = self._snapshot(jobs[0].zone) if jobs else None
+        except Exception as exc:  # the zone cannot be read: every record would have failed on it
+            for job in jobs:
+                self._finish(job, self._failed, exc)
+            return [], []
         for job in jobs:
+            error: Exception | None = None
             try:
                 self._plan_job(job, snapshot)
             except Exception as exc:  # provider, registry, another owner's record
-                self._finish(job, self._failed, exc)
-                continue
-            if job.result is not None:
-                continue
+                error = exc
             mine = {name_key(ep.dns_name) for ep in job.collected.all_endpoints()} if job.collected else set()
             if accepted and (exclusive or job.read_names is None or not job.balanced() or job.root in above
                              or not written.isdisjoint(mine) or not written.isdisjoint(job.read_names)):
                 later.append(job)
                 continue
-            if job.changes is None:
+            if error is not None:
+                self._finish(job, self._failed, error)
+            elif job.limit_reached:
+                self._finish(job, self._gave_up)
+            elif job.changes is None:
                 self._finish(job, self._clean_delete if job.deleting else self._clean_live)
-                continue
-            accepted.append(job)
-            exclusive = exclusive or job.read_names is None or not job.balanced()
-            written |= mine
-            for name in mine:
-                labels = name.split(".")
-                above.update(".".join(labels[i:]) for i in range(len(labels)))
+            else:
+                accepted.append(job)
+                exclusive = exclusive or job.read_names is None or not job.balanced()
+                written |= mine
+                for name in mine:
+                    labels = name.split(".")
+                    above.update(".".join(labels[i:]) for i in range(len(labels)))
         return accepted, later
 
     def _settle(self, jobs: list[_Job], soft: Exception | None = None) -> None:
@@ -492,6 +501,10 @@ class Reconciler:
         for job in jobs:
             self._finish(job, self._applied_delete if job.deleting else self._applied_live)
 
+    def _gave_up(self, job: _Job) -> Result:
+        assert job.spec is not None
+        return self._give_up(job.key, job.obj, job.spec, job.counter, job.start)
+
     def _failed(self, job: _Job, exc: Exception) -> Result:
         counter = job.write_counter if job.changes is not None else job.counter
         return self._provider_error(job.key, job.obj, job.spec, counter, job.start, exc)
@@ -526,14 +539,10 @@ class Reconciler:
 
     def _snapshot(self, zone: str) -> ZoneSnapshot | None:
         """The zone's snapshot, read once for a round of records that all plan before anything is written (so
-        each would have read the same); None with a custom registry, or when the read fails: each record then
-        reads (and fails) on its own."""
+        each would have read the same); None with a custom registry (it reads for itself)."""
         if self.registry_factory is not record_registry:
             return None
-        try:
-            return self.provider.zone_snapshot(zone)
-        except Exception:
-            return None
+        return self.provider.zone_snapshot(zone)
 
     def _registry(self, owner_id: str, root_host: str, zone: str, desired_names: list[str],
                   snapshot: ZoneSnapshot | None = None) -> tuple[Registry, SubtreeView | Collecting]:

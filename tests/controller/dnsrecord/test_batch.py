@@ -237,3 +237,40 @@ def test_subtree_index_follows_the_snapshot() -> None:
         for root in ("example.com", "a.example.com", "c.example.com", "b.a.example.com", "zz.example.com"):
             want = sorted(n for n in snap.names() if n == root or n.endswith("." + root))
             assert sorted(index.under(snap, root)) == want, (step, root)
+
+
+def test_a_plan_refused_before_an_earlier_write_is_planned_again_after_it(
+        kubeapi: KubeAPIServer, kube_api_client: Any, tmp_path: Path, clock: FakeClock) -> None:
+    """A deleting record frees a name that another owner's record claims in the same batch: the claim, refused
+    against the zone before the delete, is planned again after the delete's write (as a pass after it would)."""
+    provider = CountingProvider(zonefile(tmp_path))
+    rec = reconciler(kubeapi, kube_api_client, provider, clock)
+    kubeapi.create(record("old", "shared.example.com", [a_record("shared.example.com", "192.0.2.1")],
+                          owner="owner-one"))
+    assert rec.reconcile("default/old").action == "applied"
+    kubeapi.delete(API_VERSION, KIND, "default", "old")
+    kubeapi.create(record("new", "shared.example.com", [a_record("shared.example.com", "192.0.2.2")],
+                          owner="owner-two"))
+    results = rec.reconcile_many(["default/old", "default/new"])
+    assert results["default/old"].action == "deleting" and results["default/new"].action == "applied"
+    assert provider.writes == 3
+    ep = find(provider, "shared.example.com")
+    assert ep is not None and list(ep.targets) == ["192.0.2.2"]
+
+
+class Unreadable(CountingProvider):
+    def zone_snapshot(self, zone: str) -> ZoneSnapshot:
+        self.reads += 1
+        raise SoftError(f"zone {zone} unreachable")
+
+
+def test_a_zone_that_cannot_be_read_is_read_once_per_batch(kubeapi: KubeAPIServer, kube_api_client: Any,
+                                                           tmp_path: Path, clock: FakeClock) -> None:
+    provider = Unreadable(zonefile(tmp_path))
+    rec = reconciler(kubeapi, kube_api_client, provider, clock)
+    ns = names(6)
+    create_all(kubeapi, ns)
+    results = rec.reconcile_many([f"default/{n}" for n in ns])
+    assert all(r.error == "zone example.com unreachable" for r in results.values())
+    assert all(reason(kubeapi, n) == "ProviderError" for n in ns)
+    assert provider.reads == 1 and provider.writes == 0  # one read for the batch, not one per record
