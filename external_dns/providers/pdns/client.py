@@ -120,18 +120,25 @@ class PDNSClient:
             raise ProviderError(f"PowerDNS at {self.config.shown_server}: zone {zone_id} is not a JSON object")
         return data
 
+    def export_zone(self, zone_id: str) -> bytes:
+        """The zone as PowerDNS exports it: one `name<TAB>ttl<TAB>IN<TAB>type<TAB>content` line per enabled
+        record (the body as received; asked for as text/plain)."""
+        data = self.call("GET", f"/zones/{_quote(zone_id)}/export", what=f"exporting zone {zone_id}", raw=True)
+        return bytes(data or b"")
+
     def patch_zone(self, zone_id: str, body: bytes) -> None:
         """One PATCH of rrsets (`body` is the JSON `{"rrsets": [...]}`); 204 on success."""
         self.call("PATCH", f"/zones/{_quote(zone_id)}", body=body, what=f"changing zone {zone_id}")
 
     # -- one call, with retries -----------------------------------------------------------------------------
-    def call(self, method: str, path: str, body: bytes | None = None, what: str = "") -> Any:
-        """The decoded JSON answer (None for an empty body). Raises the errors of the module docstring."""
+    def call(self, method: str, path: str, body: bytes | None = None, what: str = "", raw: bool = False) -> Any:
+        """The decoded JSON answer (None for an empty body), or with `raw` the answer's bytes as they came
+        (asked for as text/plain). Raises the errors of the module docstring."""
         what = what or f"{method} {path}"
         attempt = 0
         while True:
             try:
-                status, data = self._exchange(method, self._base + path, body)
+                status, data = self._exchange(method, self._base + path, body, raw)
             except _Transient as exc:
                 if attempt >= self.config.retries or self._stop.is_set():
                     raise SoftError(f"PowerDNS at {self.config.shown_server}: {what} failed: {exc}") from None
@@ -145,10 +152,12 @@ class PDNSClient:
                 # PowerDNS answers a plain "Bad Request" (no JSON error) to a body over its size limit when it
                 # is not busy resetting the connection instead.
                 raise PDNSBodyTooLarge(len(body))
-            return self._result(status, data, what)
+            return self._result(status, data, what, raw)
 
-    def _result(self, status: int, data: bytes | bytearray, what: str) -> Any:
+    def _result(self, status: int, data: bytes | bytearray, what: str, raw: bool = False) -> Any:
         if 200 <= status < 300:
+            if raw:
+                return data
             if not data:
                 return None
             try:
@@ -166,7 +175,8 @@ class PDNSClient:
             raise PDNSRefused(f"PowerDNS refused {what} (HTTP 422): {text}", text)
         raise ProviderError(f"PowerDNS at {self.config.shown_server}: {what}: HTTP {status}: {text}")
 
-    def _exchange(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes | bytearray]:
+    def _exchange(self, method: str, path: str, body: bytes | None,
+                  raw: bool = False) -> tuple[int, bytes | bytearray]:
         """Send one request and read the whole answer within the deadlines."""
         cfg = self.config
         deadline = self._clock() + cfg.request_deadline
@@ -178,7 +188,7 @@ class PDNSClient:
             # Every read of the answer (status line and headers included) waits at most until the deadline.
             conn.sock = _DeadlineSocket(sock, cfg.read_timeout, deadline, self._clock)
             _set_timeout(sock, cfg.read_timeout, deadline - self._clock())
-            conn.request(method, path, body=body, headers=self._headers(body is not None))
+            conn.request(method, path, body=body, headers=self._headers(body is not None, raw))
             _set_timeout(sock, cfg.read_timeout, deadline - self._clock())
             resp = conn.getresponse()
             status = resp.status
@@ -203,9 +213,10 @@ class PDNSClient:
             raise _Transient(f"HTTP {status}: {_error_text(data)}")
         return status, data
 
-    def _headers(self, with_body: bool) -> dict[str, str]:
+    def _headers(self, with_body: bool, text: bool = False) -> dict[str, str]:
         # Built at the call, never kept in a local of ours: no traceback with locals can show the key.
-        headers = {"X-API-Key": self.config.api_key, "Accept": "application/json", "Connection": "close"}
+        headers = {"X-API-Key": self.config.api_key, "Accept": "text/plain" if text else "application/json",
+                   "Connection": "close"}
         if with_body:
             headers["Content-Type"] = "application/json"
         if "@" in self.config.server:  # user:password@ in the URL: basic auth for a proxy, as Go's client

@@ -1,7 +1,7 @@
 """The PowerDNS provider (`--provider=pdns`): PowerDNS Authoritative through its HTTP API.
 
 Owns the managed zones (the server's zones through the domain filter, cached), reading a zone into endpoints
-(one GET per zone), the read-back form of desired endpoints (so a re-sync sends nothing), and writing a plan
+(one GET of its plain-text export per zone, the JSON zone where that is not served), the read-back form of desired endpoints (so a re-sync sends nothing), and writing a plan
 as RRset PATCHes per zone (REPLACE/DELETE per name and type; other rrsets and their comments untouched).
 Conversions live in records.py, HTTP, deadlines and error mapping in client.py.
 """
@@ -31,6 +31,7 @@ from external_dns.providers.pdns.records import (
     canonical_name,
     canonical_target,
     endpoint_from_rrset,
+    endpoints_from_export,
     rrset_delete,
     rrset_replace,
 )
@@ -80,6 +81,8 @@ class PDNSProvider(Provider):
             maxsize=1, ttl=max(config.zones_cache_seconds, 1e-9), timer=clock)
         # The request body limit in use: lowered when the server turns out to accept less.
         self._max_bytes = config.max_patch_bytes
+        # Zones are read from their export until it turns out not to be served whole (a proxy in front, ...).
+        self._export = True
 
     def __repr__(self) -> str:
         return f"PDNSProvider(server={self.config.shown_server!r}, server_id={self.config.server_id!r})"
@@ -152,6 +155,29 @@ class PDNSProvider(Provider):
         return []
 
     def _read_zone(self, zone: Zone) -> list[Endpoint]:
+        """The zone's records, from its export: PowerDNS builds it in about a third of the time of the JSON
+        zone (no JSON, no comments), and it decodes with less work; the same names, contents and TTLs, enabled
+        records only. Where it is not served whole the zone is read as JSON, and so from then on."""
+        failure = ""
+        if self._export:
+            try:
+                endpoints = endpoints_from_export(self.client.export_zone(zone.id), zone.name)
+            except SoftError:
+                raise  # a server or connection failure: the JSON read would only wait for it again
+            except ProviderError as exc:  # 404 from a proxy that does not know the path, ... (or a bad key:
+                failure = str(exc)  # then the JSON read below says so)
+            else:
+                if endpoints is not None:
+                    return endpoints
+                failure = "the answer is not a whole zone export"
+        endpoints = self._read_zone_json(zone)
+        if failure:
+            self._export = False
+            log.info(f"PowerDNS at {self.config.shown_server}: reading zones as JSON from now on (zone export of "
+                     f"{zone.name}: {failure})")
+        return endpoints
+
+    def _read_zone_json(self, zone: Zone) -> list[Endpoint]:
         try:
             data = self.client.get_zone(zone.id)
         except PDNSNotFound:

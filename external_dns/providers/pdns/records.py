@@ -16,6 +16,7 @@ are all disabled is skipped.
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from typing import Any
 
@@ -166,6 +167,60 @@ def endpoint_from_rrset(rrset: dict[str, Any]) -> Endpoint | None:
         ep.record_type = "CNAME"
         ep.provider_specific.append(ProviderSpecificProperty(PROVIDER_SPECIFIC_ALIAS, "true"))
     return ep
+
+
+def endpoints_from_export(data: bytes, zone: str) -> list[Endpoint] | None:
+    """The endpoints of a zone export (`GET .../zones/<id>/export`: one `name TAB ttl TAB IN TAB type TAB
+    content` line per enabled record, names and contents as the JSON zone gives them), read as
+    `endpoint_from_rrset` reads the JSON rrsets: one endpoint per name and type, its TTL the lowest of its
+    records, SOA left out, ALIAS as a CNAME with `alias=true`. None when `data` does not read as the whole
+    export of `zone` (a line of another shape, a carriage return, no SOA at the apex, not UTF-8): the caller
+    then reads the zone as JSON. An export wrapped in JSON (`{"zone": "..."}`, PowerDNS's answer to
+    `Accept: application/json`) is taken too. (Runs once per record of every zone on every sync.)"""
+    try:
+        if data[:1] == b"{":
+            wrapped = json.loads(data)
+            text = wrapped.get("zone") if isinstance(wrapped, dict) else None
+            if not isinstance(text, str):
+                return None
+        else:
+            text = data.decode("utf-8")
+        if "\r" in text:
+            return None  # line ends rewritten on the way: contents could not be trusted to the last byte
+        rrsets: dict[tuple[str, str], list[str]] = {}
+        ttls: dict[tuple[str, str], int] = {}
+        for line in text.split("\n"):
+            if not line:
+                continue
+            name, ttl_text, klass, rtype, content = line.split("\t", 4)  # ValueError: another shape
+            if klass != "IN" or not rtype or not ttl_text.isdigit() or not ttl_text.isascii():
+                return None
+            key = (name.lower(), rtype)
+            contents = rrsets.get(key)
+            if contents is None:
+                rrsets[key] = [content]
+                ttls[key] = int(ttl_text)
+            else:
+                contents.append(content)
+                ttls[key] = min(ttls[key], int(ttl_text))
+    except ValueError:  # UnicodeDecodeError and JSON errors included
+        return None
+    if (zone.lower().rstrip(".") + ".", "SOA") not in rrsets:
+        return None  # not the whole zone (PowerDNS exports the SOA of every zone it serves)
+    out: list[Endpoint] = []
+    for (name, rtype), contents in rrsets.items():
+        if rtype in _SKIP_READ:
+            continue
+        if rtype not in _KEEP_DOT:
+            contents = [c[:-1] if c.endswith(".") and c != "." else c for c in contents]
+        if len(contents) > 1:
+            contents.sort()
+        ep = Endpoint(dns_name=_undot(name), record_type=rtype, targets=Targets(contents), record_ttl=ttls[(name, rtype)])
+        if rtype == "ALIAS":
+            ep.record_type = "CNAME"
+            ep.provider_specific.append(ProviderSpecificProperty(PROVIDER_SPECIFIC_ALIAS, "true"))
+        out.append(ep)
+    return out
 
 
 def rrset_replace(ep: Endpoint) -> dict[str, Any]:

@@ -1,13 +1,16 @@
-"""Fixtures for the pdns provider tests: a provider pointed at the session's PowerDNS server (fast retries)."""
+"""Fixtures for the pdns provider tests: a provider pointed at the session's PowerDNS server (fast retries), and
+`raw`: start misbehaving HTTP servers (tests/providers/pdns/rawhttp.py), stopped after the test."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import threading
+from collections.abc import Callable, Generator
 
 import pytest
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.providers.pdns import PDNSConfig, PDNSProvider
+from tests.providers.pdns.rawhttp import Handler, RawServer
 from tests.servers.pdns import PdnsServer
 
 
@@ -23,3 +26,23 @@ def provider(pdns: PdnsServer) -> Generator[PDNSProvider, None, None]:
     p = make_provider(pdns)
     yield p
     p.close()
+
+
+@pytest.fixture
+def raw() -> Generator[Callable[[Handler], RawServer], None, None]:
+    servers: list[RawServer] = []
+
+    def start(handler: Handler) -> RawServer:
+        srv = RawServer(handler)
+        t = threading.Thread(target=srv.serve, daemon=True)
+        srv.threads.append(t)
+        t.start()
+        servers.append(srv)
+        return srv
+
+    yield start
+    for srv in servers:
+        srv.stop.set()
+        for t in srv.threads:
+            t.join(5)
+        srv.sock.close()
