@@ -16,9 +16,10 @@ through the API.
 
 octoDNS sends a whole zone's changes in one PATCH, over PowerDNS's default 2 MB body limit from about 8,000
 records, so the server here accepts bodies up to 256 MB; ours stays under its 1.94 MiB request limit anyway.
-A third row, "ours, whole zone per call", adds `--apply-batch-size=0`: `--once` then hands each zone's plan to
-the provider in one call instead of batches of 1,000 changes, and the provider packs it into as few PATCHes
-as fit its 1.94 MiB request limit (every PATCH costs PowerDNS ~0.1 s on a 40k-rrset zone, whatever its size).
+Ours runs with the default flags: without `--apply-batch-size` the pdns provider takes a zone's whole plan per
+call and packs it into as few PATCHes as fit (every PATCH costs PowerDNS ~0.1 s on a 40k-rrset zone, whatever
+its size). `BENCH_PDNS_BASELINE` (a checkout of the code before a change, e.g. a `git worktree`) adds a
+"before" row: the same command on that tree, in the same run.
 Goals: ours/octoDNS <= 0.5 for full syncs, <= 0.35 for no-ops. `BENCH_PDNS_SIZES` (5000,20000),
 `BENCH_PDNS_REPEAT` (best of 2). `.venv/bin/python -m bench provider_sync_pdns`.
 """
@@ -44,7 +45,7 @@ OCTO_PACKAGES = ("octodns==1.22.*", "octodns-powerdns==1.2.*")
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_PDNS_SIZES", "5000,20000").split(",") if s.strip())
 REPEAT = max(1, int(os.environ.get("BENCH_PDNS_REPEAT", "2")))
 GOALS = {"full sync": 0.5, "no-op": 0.35}
-WHOLE = "ours, whole zone per call"
+BASELINE = os.environ.get("BENCH_PDNS_BASELINE", "")
 TIMEOUT = 1800
 
 
@@ -82,15 +83,15 @@ def count(srv: PdnsServer, zone: str) -> tuple[int, int]:
     return a, txt
 
 
-def ours(srv: PdnsServer, work: Path, zone: str, n: int, extra: Sequence[str] = ()) -> tuple[Timing, Timing]:
+def ours(srv: PdnsServer, work: Path, zone: str, n: int, tree: Path = ROOT) -> tuple[Timing, Timing]:
     manifests = work / f"m-{zone}"
     write_manifests(manifests, zone, n)
     env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")}
     env["EXTERNAL_DNS_PDNS_API_KEY"] = srv.api_key
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = str(tree)
     cmd = [sys.executable, "-m", "external_dns", "--once", "--source=manifest", f"--manifest-dir={manifests}",
            "--registry=txt", "--txt-owner-id=bench", "--policy=sync", "--provider=pdns", *srv.pdns_flags(),
-           f"--domain-filter={zone}", "--log-level=warning", *extra]
+           f"--domain-filter={zone}", "--log-level=warning"]
     full = run_timed(cmd, env, work)
     if count(srv, zone) != (n, n):
         raise RuntimeError(f"ours: zone {zone} holds {count(srv, zone)} (A, TXT), expected {(n, n)}")
@@ -122,20 +123,21 @@ def octo(python: Path, srv: PdnsServer, work: Path, zone: str, n: int) -> tuple[
 
 def main() -> None:
     python, why = ensure_octodns(OCTO_PACKAGES, "octodns_powerdns")
-    compile_trees([str(ROOT)])
+    compile_trees([str(ROOT), *([BASELINE] if BASELINE else [])])
     results: dict[tuple[int, str, str], Timing] = {}
     with tempfile.TemporaryDirectory(prefix="bench-pdns-") as tmp, start_pdns(zones=(), max_body_mb=256) as srv:
         work = Path(tmp)
         for n in SIZES:
             for rep in range(REPEAT):
-                tools = [("ours", None), (WHOLE, None)] + ([("octoDNS", python)] if python is not None else [])
+                tools = ([("before", None)] if BASELINE else []) + [("ours", None)] + (
+                    [("octoDNS", python)] if python is not None else [])
                 for i, (tool, octo_python) in enumerate(tools):
                     zone = f"t{i}-{n}-{rep}.test"
                     srv.create_zone(zone)
                     if octo_python is not None:
                         full, noop = octo(octo_python, srv, work, zone, n)
                     else:
-                        full, noop = ours(srv, work, zone, n, ["--apply-batch-size=0"] if tool == WHOLE else [])
+                        full, noop = ours(srv, work, zone, n, Path(BASELINE) if tool == "before" else ROOT)
                     srv.delete_zone(zone)
                     for step, timing in (("full sync", full), ("no-op", noop)):
                         key = (n, tool, step)
@@ -156,7 +158,7 @@ def print_table(results: dict[tuple[int, str, str], Timing], why: str) -> None:
     for n in SIZES:
         for step, goal in GOALS.items():
             peer = results.get((n, "octoDNS", step))
-            for tool in ("ours", WHOLE):
+            for tool in ("before", "ours") if BASELINE else ("ours",):
                 mine = results.get((n, tool, step))
                 cells = []
                 for i in (0, 1):
