@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
+import types
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -42,13 +44,35 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
+class _DeferredModule(types.ModuleType):
+    """Stands in for a module imported at start-up but used, if ever, only later: the real module is imported
+    on the first attribute access (by whichever thread comes first) and every access is forwarded to it;
+    `sys.modules` then holds the real one."""
+
+    _lock = threading.Lock()
+
+    def __getattr__(self, attr: str) -> Any:
+        with _DeferredModule._lock:
+            real = self.__dict__.get("_deferred_real")
+            if real is None:
+                if sys.modules.get(self.__name__) is self:
+                    del sys.modules[self.__name__]
+                real = importlib.import_module(self.__name__)
+                self.__dict__["_deferred_real"] = real
+        return getattr(real, attr)
+
+
 def _import_structlog_without_rich() -> None:
     """structlog.dev imports rich, when a development tool brought it into the environment, for tracebacks
     our log renderers never use: about 0.1 s of every start-up. structlog is imported with rich hidden (it
-    falls back to plain tracebacks, as in a production install); rich stays importable afterwards."""
+    falls back to plain tracebacks, as in a production install); rich stays importable afterwards.
+    structlog.stdlib imports asyncio for its async logger methods, which we never call: asyncio (with ssl,
+    subprocess, concurrent.futures: ~7 ms of CPU) is imported only if something uses it."""
     if "structlog" in sys.modules or "rich" in sys.modules:
         return
     sys.modules["rich"] = None  # type: ignore[assignment]  # makes `import rich` raise ImportError
+    if "asyncio" not in sys.modules:
+        sys.modules["asyncio"] = _DeferredModule("asyncio")
     try:
         import structlog  # noqa: F401
     finally:
