@@ -200,7 +200,9 @@ class PDNSProvider(Provider):
         out: list[Endpoint] = []
         for original in endpoints:
             ep = original.copy()
-            ep.dns_name = canonical_name(ep.dns_name)[:-1]  # as read back: ASCII, lower case, no dot
+            name = ep.dns_name.strip()
+            name = name.lower() if name.isascii() else canonical_name(name)
+            ep.dns_name = name[:-1] if name.endswith(".") else name  # as read back: ASCII, lower case, no dot
             if ep.set_identifier:
                 # PowerDNS has one rrset per name and type and no routing policies: a set identifier could
                 # never be read back (the record would be planned again at every sync).

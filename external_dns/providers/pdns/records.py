@@ -161,8 +161,8 @@ def endpoint_from_rrset(rrset: dict[str, Any]) -> Endpoint | None:
         return None
     if len(targets) > 1:
         targets.sort()
-    ep = Endpoint(dns_name=_undot(str(rrset.get("name", "")).lower()), record_type=rtype,
-                  targets=Targets(targets), record_ttl=int(rrset.get("ttl") or 0))
+    ep = Endpoint.record(_undot(str(rrset.get("name", "")).lower()), rtype, Targets(targets),
+                         int(rrset.get("ttl") or 0))
     if rtype == "ALIAS":
         ep.record_type = "CNAME"
         ep.provider_specific.append(ProviderSpecificProperty(PROVIDER_SPECIFIC_ALIAS, "true"))
@@ -187,7 +187,7 @@ def endpoints_from_export(data: bytes, zone: str) -> list[Endpoint] | None:
             text = data.decode("utf-8")
         if "\r" in text:
             return None  # line ends rewritten on the way: contents could not be trusted to the last byte
-        rrsets: dict[tuple[str, str], list[str]] = {}
+        rrsets: dict[tuple[str, str], Targets] = {}  # (name with its dot, type) -> targets in read-back form
         ttls: dict[tuple[str, str], int] = {}
         for line in text.split("\n"):
             if not line:
@@ -195,27 +195,28 @@ def endpoints_from_export(data: bytes, zone: str) -> list[Endpoint] | None:
             name, ttl_text, klass, rtype, content = line.split("\t", 4)  # ValueError: another shape
             if klass != "IN" or not rtype or not ttl_text.isdigit() or not ttl_text.isascii():
                 return None
+            if rtype not in _KEEP_DOT and content[-1:] == "." and content != ".":
+                content = content[:-1]
             key = (name.lower(), rtype)
-            contents = rrsets.get(key)
-            if contents is None:
-                rrsets[key] = [content]
+            targets = rrsets.get(key)
+            if targets is None:
+                rrsets[key] = Targets((content,))
                 ttls[key] = int(ttl_text)
             else:
-                contents.append(content)
+                targets.append(content)
                 ttls[key] = min(ttls[key], int(ttl_text))
     except ValueError:  # UnicodeDecodeError and JSON errors included
         return None
     if (zone.lower().rstrip(".") + ".", "SOA") not in rrsets:
         return None  # not the whole zone (PowerDNS exports the SOA of every zone it serves)
     out: list[Endpoint] = []
-    for (name, rtype), contents in rrsets.items():
+    for key, targets in rrsets.items():
+        name, rtype = key
         if rtype in _SKIP_READ:
             continue
-        if rtype not in _KEEP_DOT:
-            contents = [c[:-1] if c.endswith(".") and c != "." else c for c in contents]
-        if len(contents) > 1:
-            contents.sort()
-        ep = Endpoint(dns_name=_undot(name), record_type=rtype, targets=Targets(contents), record_ttl=ttls[(name, rtype)])
+        if len(targets) > 1:
+            targets.sort()
+        ep = Endpoint.record(name[:-1] if name[-1:] == "." and name != "." else name, rtype, targets, ttls[key])
         if rtype == "ALIAS":
             ep.record_type = "CNAME"
             ep.provider_specific.append(ProviderSpecificProperty(PROVIDER_SPECIFIC_ALIAS, "true"))
