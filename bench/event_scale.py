@@ -19,7 +19,9 @@ then the real CLI as a child process (`python -m external_dns --source=service -
 `python -m bench event_scale` runs the default matrix; `python -m bench.event_scale --n 10000 --provider bind
 --code /tmp/baseline --intervals 3` one scenario. Environment: `BENCH_SCALE_SIZES` (default 1000,10000),
 `BENCH_SCALE_PROVIDERS` (zonefile,bind), `BENCH_SCALE_BASELINE` (a checkout of the code before the change:
-run side by side when set), `BENCH_SCALE_INTERVALS` (passes measured, default 3), `BENCH_SCALE_EVENTS` (20).
+run side by side when set), `BENCH_SCALE_INTERVALS` (passes measured, default 3), `BENCH_SCALE_EVENTS` (20),
+`BENCH_SCALE_SHOW` (print every event latency and pass CPU), `BENCH_SCALE_WRAP` (arguments put before `-m
+external_dns`, e.g. a profiler script that runs a module).
 The figures are wall clock on a shared machine: other work moves them.
 """
 
@@ -234,7 +236,8 @@ def run_scenario(code: Path, label: str, provider: str, n: int, zones: int, even
             (tmp / "zones").mkdir()
             view = ZoneFileView(names, tmp / "zones")
         kubeconfig = server.write_kubeconfig(tmp / "kubeconfig")
-        argv = [sys.executable, "-m", "external_dns", "--source=service", "--policy=sync", "--registry=txt",
+        wrap = os.environ.get("BENCH_SCALE_WRAP", "").split()  # e.g. a sampling profiler taking `-m module`
+        argv = [sys.executable, *wrap, "-m", "external_dns", "--source=service", "--policy=sync", "--registry=txt",
                 "--txt-owner-id=bench", "--events", "--min-event-sync-interval=0s", f"--interval={interval:g}s",
                 "--metrics-address=127.0.0.1:0", f"--kubeconfig={kubeconfig}", f"--log-level={os.environ.get('BENCH_SCALE_LOG', 'warning')}",
                 *view.flags()]
@@ -372,6 +375,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                 r = run_scenario(code, label, provider, n, args.zones, args.events, args.intervals, args.interval,
                                  args.publish_timeout, args.event_timeout)
                 print(row(r), flush=True)
+                if os.environ.get("BENCH_SCALE_SHOW"):
+                    print("  events (ms):", " ".join(f"{x * 1000:.0f}" for x in r.latencies), "| passes (s CPU):",
+                          " ".join(f"{x:.2f}" for x in r.pass_cpu), file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

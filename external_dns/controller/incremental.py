@@ -160,6 +160,10 @@ class IncrementalPlanner:
     def zones_with_events(self, zones: list[str]) -> list[str] | None:
         """The zones holding names the source reported changed since their last run (None: the source cannot
         tell; the caller compares the zones' desired endpoints instead)."""
+        with self._lock:
+            started = bool(self._baseline or self._observed)
+        if not started:  # no zone has synced yet: every zone runs in full anyway, the source keeps its names
+            return []
         if not self._collect_events():
             return None
         with self._lock:
@@ -173,8 +177,9 @@ class IncrementalPlanner:
         names = take() if take is not None else None
         zones = self.controller.zone_keys()
         if names is None:
-            with self._lock:
-                self._compare_due.update(zones)  # their next runs compare fingerprints: that covers these
+            with self._lock:  # their next runs compare fingerprints: that covers these (zones not synced yet
+                # run in full, and read the source after this)
+                self._compare_due.update(z for z in zones if z in self._baseline or z in self._observed)
             return False
         with self._lock:
             for name in names:
