@@ -154,42 +154,46 @@ def _logical_lines(text: str) -> Iterator[tuple[bool, list[str], bool]]:
         if m is not None and (m[3] == "A") == (m[4][0] != '"'):
             yield False, [m[1], m[2], "IN", m[3], m[4]], True
             continue
-        if ";" not in line and "(" not in line and ")" not in line and "\\" not in line:
-            quote = line.find('"')
-            if quote < 0:
-                tokens = line.split()
-                if tokens:
-                    yield line[0] in " \t", tokens, False
-                continue
-            run = line[quote:].rstrip()
-            if _PLAIN_QUOTED_RUN.fullmatch(run):  # TXT strings as we write them: one token
-                tokens = line[:quote].split()
-                tokens.append(run)
-                yield line[0] in " \t", tokens, False
-                continue
-        blank = line[0] in " \t"
-        tokens = []
-        depth = 0
-        while True:
-            for tok in _TOKEN.findall(line):
-                if tok == '"':
-                    raise Unusual("unbalanced quote")
-                if tok == "(":
-                    depth += 1
-                elif tok == ")":
-                    depth -= 1
-                    if depth < 0:
-                        raise Unusual("unbalanced ')'")
-                elif tok[0] != ";":
-                    tokens.append(tok)
-            if depth == 0:
-                break
-            following = next(lines, None)
-            if following is None:
-                raise Unusual("unbalanced '('")
-            line = following
+        blank, tokens = _tokens(line, lines)
         if tokens:
             yield blank, tokens, False
+
+
+def _tokens(line: str, lines: Iterator[str]) -> tuple[bool, list[str]]:
+    """(starts with blank, tokens) of the logical line starting with `line` (not empty, not a comment, not
+    in our simple form): comments dropped, a parenthesised group joined with the lines it takes from
+    `lines`."""
+    if ";" not in line and "(" not in line and ")" not in line and "\\" not in line:
+        quote = line.find('"')
+        if quote < 0:
+            return line[0] in " \t", line.split()
+        run = line[quote:].rstrip()
+        if _PLAIN_QUOTED_RUN.fullmatch(run):  # TXT strings as we write them: one token
+            tokens = line[:quote].split()
+            tokens.append(run)
+            return line[0] in " \t", tokens
+    blank = line[0] in " \t"
+    tokens = []
+    depth = 0
+    while True:
+        for tok in _TOKEN.findall(line):
+            if tok == '"':
+                raise Unusual("unbalanced quote")
+            if tok == "(":
+                depth += 1
+            elif tok == ")":
+                depth -= 1
+                if depth < 0:
+                    raise Unusual("unbalanced ')'")
+            elif tok[0] != ";":
+                tokens.append(tok)
+        if depth == 0:
+            break
+        following = next(lines, None)
+        if following is None:
+            raise Unusual("unbalanced '('")
+        line = following
+    return blank, tokens
 
 
 def _absolute(name: str, origin: str) -> str:
@@ -341,11 +345,44 @@ def read_zone_text(text: str, origin: str) -> ZoneData:
     default_ttl: int | None = None
     owner: str | None = None
     simple = reader.apex != "."
-    for blank, tokens, ours in _logical_lines(text):
-        if ours and simple and current == reader.apex:
-            owner = reader.apex if tokens[0] == "@" else tokens[0] + reader.suffix  # for blank-led lines
-            reader.add_simple(tokens[0], _ttl(tokens[1]), tokens[3], tokens[4])
+    apex, suffix, spelling, rrsets = reader.apex, reader.suffix, reader.spelling, reader.zone.rrsets
+    fast = _FAST_LINE.fullmatch
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if not line or line[0] == ";":
             continue
+        m = fast(line)
+        if m is not None:
+            relative, ttl_text, rtype, target = m.groups()
+            if (rtype == "A") != (target[0] != '"'):
+                m = None
+            elif simple and current == apex:
+                # A line in our own simple A/TXT form (the bulk of a file we wrote): `_Reader.add_simple`, inline
+                owner = apex if relative == "@" else relative + suffix  # also for blank-led lines after it
+                if len(owner) > MAX_NAME - 1:
+                    raise Unusual("name too long")
+                simple_ttl = int(ttl_text)
+                if simple_ttl > 2147483647:
+                    raise Unusual("TTL out of range")
+                key_name = owner[:-1].lower()
+                display = spelling.get(key_name)
+                if display is None:
+                    display = spelling[key_name] = owner[:-1]
+                key = (key_name, rtype)
+                old = rrsets.get(key)
+                if old is None:
+                    rrsets[key] = (display, simple_ttl, (target,))
+                elif target not in old[2]:  # A and TXT targets compare exactly
+                    rrsets[key] = (display, min(old[1], simple_ttl), (*old[2], target))
+                elif simple_ttl < old[1]:
+                    rrsets[key] = (display, simple_ttl, old[2])
+                continue
+        if m is not None:
+            blank, tokens = False, [relative, ttl_text, "IN", rtype, target]
+        else:
+            blank, tokens = _tokens(line, lines)
+            if not tokens:
+                continue
         first = tokens[0]
         if not blank and first[0] == "$":
             word = first.upper()
