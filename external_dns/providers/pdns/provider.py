@@ -42,6 +42,9 @@ log = structlog.get_logger(__name__)
 _MAX_REPORTED = 20  # refusals quoted in the final error message
 _MIN_PATCH_BYTES = 64 * 1024  # the learned body limit never goes below this
 _ENCODE = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode  # one rrset, compact
+_JSON_STR = json.encoder.encode_basestring_ascii  # a str as a JSON string, as _ENCODE writes it
+_REPLACE_KEYS = ["name", "type", "ttl", "changetype", "records"]  # rrset_replace's shape, in its order
+_RECORD_KEYS = ["content", "disabled"]
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,11 @@ class _Group:
 
     key: str
     rrsets: dict[tuple[str, str], tuple[dict[str, Any], bytes]] = field(default_factory=dict)
+    encoded: int = 0  # bytes of the encoded rrsets, kept by _add
 
     def size(self) -> int:
-        return sum(len(raw) + 1 for _, raw in self.rrsets.values())
+        """The group's share of a request body: its rrsets and a comma each."""
+        return self.encoded + len(self.rrsets)
 
     def describe(self) -> str:
         return ", ".join(f"{n.rstrip('.')} {t}" for n, t in sorted(self.rrsets))
@@ -361,7 +366,27 @@ def _add(group: _Group, rrset: dict[str, Any]) -> None:
     if current is not None and current[0]["changetype"] == "REPLACE" and rrset["changetype"] == "REPLACE":
         log.warning(f"two records for {key[0].rstrip('.')} {key[1]} (set identifiers are not supported by "
                     "PowerDNS): the last one is written")
-    group.rrsets[key] = (rrset, _ENCODE(rrset).encode())
+    raw = _encode(rrset)
+    group.encoded += len(raw) - (len(current[1]) if current is not None else 0)
+    group.rrsets[key] = (rrset, raw)
+
+
+def _encode(rrset: dict[str, Any]) -> bytes:
+    """`rrset` as compact JSON, byte for byte what `_ENCODE` writes; a REPLACE of rrset_replace's shape is
+    written directly (every rrset of a sync goes through here: about a third of the encoder's time)."""
+    if list(rrset) != _REPLACE_KEYS or type(rrset["ttl"]) is not int or type(rrset["name"]) is not str \
+            or type(rrset["type"]) is not str or type(rrset["changetype"]) is not str:
+        return _ENCODE(rrset).encode()
+    records: list[str] = []
+    for record in rrset["records"]:
+        if type(record) is not dict or list(record) != _RECORD_KEYS or type(record["content"]) is not str \
+                or type(record["disabled"]) is not bool:
+            return _ENCODE(rrset).encode()
+        records.append('{"content":' + _JSON_STR(record["content"])
+                       + (',"disabled":true}' if record["disabled"] else ',"disabled":false}'))
+    return ('{"name":' + _JSON_STR(rrset["name"]) + ',"type":' + _JSON_STR(rrset["type"]) + ',"ttl":'
+            + str(rrset["ttl"]) + ',"changetype":' + _JSON_STR(rrset["changetype"]) + ',"records":['
+            + ",".join(records) + "]}").encode()
 
 
 def _body(batch: list[_Group]) -> bytes:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from external_dns.providers.pdns import PDNSConfig, PDNSProvider
-from external_dns.providers.pdns.provider import _add, _body, _Group
+from external_dns.providers.pdns.provider import _ENCODE, _add, _body, _encode, _Group
 
 
 def group(key: str, names: list[tuple[str, bool]]) -> _Group:
@@ -50,3 +50,25 @@ def test_a_replace_wins_over_a_delete_of_the_same_rrset() -> None:
     assert [r["changetype"] for r, _ in g.rrsets.values()] == ["REPLACE"]
     g = group("x", [("same", False), ("same", True)])
     assert [r["changetype"] for r, _ in g.rrsets.values()] == ["REPLACE"]
+
+
+TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
+
+
+@given(st.lists(st.tuples(TEXT, st.booleans()), max_size=4), TEXT, st.integers(0, 2**31), TEXT,
+       st.sampled_from(["REPLACE", "DELETE"]), st.booleans())
+def test_encoding_is_byte_for_byte_the_json_encoder(records: list[tuple[str, bool]], name: str, ttl: int,
+                                                    rtype: str, changetype: str, extra_key: bool) -> None:
+    """The direct writer of rrset_replace's shape gives exactly json's compact output (non-ASCII escaped,
+    quotes and control characters escaped); other shapes go to the encoder itself."""
+    rrset: dict[str, object] = {"name": name, "type": rtype, "ttl": ttl, "changetype": changetype,
+                                "records": [{"content": c, "disabled": d} for c, d in records]}
+    if extra_key:
+        rrset["comments"] = []
+    assert _encode(rrset) == _ENCODE(rrset).encode()
+    assert json.loads(_encode(rrset)) == rrset
+
+
+def test_group_size_follows_replaced_rrsets() -> None:
+    g = group("x", [("a", False), ("b", True), ("a", True), ("b", False)])
+    assert g.size() == sum(len(raw) + 1 for _, raw in g.rrsets.values())
