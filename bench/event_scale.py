@@ -13,11 +13,12 @@ then the real CLI as a child process (`python -m external_dns --source=service -
   `EVENTS` events one after the other, p50 / p99 / max;
 * per `--interval` pass, with the controller otherwise idle: CPU seconds of the process (utime + stime from
   /proc, sampled every 0.25 s; a sample over 5 % of a core counts as busy, the busy samples of a pass are
-  its CPU), idle CPU (the other samples, as % of one core), and VmRSS after each pass (after pass 2 and after
-  the last one: "flat" = within 5 %).
+  its CPU), all CPU of the window per interval (what a process never idle still shows), idle CPU (the other
+  samples, as % of one core), and VmRSS after each pass (after pass 2 and after the last one: "flat" = within
+  5 %).
 
 `python -m bench event_scale` runs the default matrix; `python -m bench.event_scale --n 10000 --provider bind
---code /tmp/baseline --intervals 3` one scenario. Environment: `BENCH_SCALE_SIZES` (default 1000,10000),
+--code /tmp/checkout --intervals 3` one scenario on one checkout (with `--baseline`, the baseline first). Environment: `BENCH_SCALE_SIZES` (default 1000,10000),
 `BENCH_SCALE_PROVIDERS` (zonefile,bind), `BENCH_SCALE_BASELINE` (a checkout of the code before the change:
 run side by side when set), `BENCH_SCALE_INTERVALS` (passes measured, default 3), `BENCH_SCALE_EVENTS` (20),
 `BENCH_SCALE_SHOW` (print every event latency and pass CPU), `BENCH_SCALE_WRAP` (arguments put before `-m
@@ -192,6 +193,7 @@ class Result:
     latencies: list[float] = field(default_factory=list)
     missed: int = 0
     pass_cpu: list[float] = field(default_factory=list)
+    cpu_per_interval: float | None = None  # all CPU of the sampling window / intervals it spanned
     idle_pct: float | None = None
     rss: list[float] = field(default_factory=list)
     error: str = ""
@@ -293,7 +295,8 @@ def run_scenario(code: Path, label: str, provider: str, n: int, zones: int, even
 def measure_passes(pid: int, res: Result, intervals: int, interval: float) -> None:
     """Sample the quiet process over `intervals` interval passes (see the module docstring)."""
     deadline = time.monotonic() + interval * intervals + interval / 2
-    last_t, last_c = time.monotonic(), cpu_seconds(pid)
+    first_t, first_c = time.monotonic(), cpu_seconds(pid)
+    last_t, last_c = first_t, first_c
     busy_cpu, idle_cpu, idle_time, in_pass = 0.0, 0.0, 0.0, False
     while time.monotonic() < deadline and len(res.pass_cpu) < intervals:
         time.sleep(TICK)
@@ -311,6 +314,8 @@ def measure_passes(pid: int, res: Result, intervals: int, interval: float) -> No
                 res.rss.append(rss_mib(pid))
                 busy_cpu, in_pass = 0.0, False
     res.idle_pct = 100 * idle_cpu / idle_time if idle_time else None
+    # a process never idle (passes back to back) ends no pass: this column still tells its cost
+    res.cpu_per_interval = (last_c - first_c) / ((last_t - first_t) / interval)
 
 
 # -- output --------------------------------------------------------------------------------------------------
@@ -320,24 +325,25 @@ def pct(values: Sequence[float], p: float) -> float:
 
 
 HEADER = ("| code | provider | records | zones | start -> all published | event -> DNS p50 | p99 | max | "
-          "CPU per interval pass | idle CPU | RSS after pass 2 -> last (passes) |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|")
+          "CPU per interval pass | CPU per interval (all) | idle CPU | RSS after pass 2 -> last (passes) |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def row(r: Result) -> str:
     if r.published_s is None:
-        return f"| {r.label} | {r.provider} | {r.n:,} | {r.zones} | {r.error} |||||||"
+        return f"| {r.label} | {r.provider} | {r.n:,} | {r.zones} | {r.error} ||||||||"
     ms = [x * 1000 for x in r.latencies]
     lat = (f"{pct(ms, 50):.0f} ms | {pct(ms, 99):.0f} ms | {max(ms):.0f} ms" if ms else "- | - | -")
     if r.missed:
         lat += f" ({r.missed} missed)"
     cpu = f"{statistics.median(r.pass_cpu):.2f} s" if r.pass_cpu else "-"
     idle = f"{r.idle_pct:.2f} %" if r.idle_pct is not None else "-"
+    every = f"{r.cpu_per_interval:.2f} s" if r.cpu_per_interval is not None else "-"
     rss = "-"
     if r.rss:
         second = r.rss[1] if len(r.rss) > 1 else r.rss[0]
         rss = f"{second:.0f} -> {r.rss[-1]:.0f} MiB ({len(r.rss)})"
-    return (f"| {r.label} | {r.provider} | {r.n:,} | {r.zones} | {r.published_s:.1f} s | {lat} | {cpu} | {idle} "
+    return (f"| {r.label} | {r.provider} | {r.n:,} | {r.zones} | {r.published_s:.1f} s | {lat} | {cpu} | {every} | {idle} "
             f"| {rss} |")
 
 
@@ -350,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--n", default=os.environ.get("BENCH_SCALE_SIZES", "1000,10000"), help="records, comma list")
     p.add_argument("--zones", type=int, default=1)
     p.add_argument("--provider", default=os.environ.get("BENCH_SCALE_PROVIDERS", "zonefile,bind"))
-    p.add_argument("--code", default="", help="only this checkout (default: this tree, plus the baseline)")
+    p.add_argument("--code", default="", help="the checkout measured (default: this tree), after the baseline")
     p.add_argument("--baseline", default=os.environ.get("BENCH_SCALE_BASELINE", ""))
     p.add_argument("--events", type=int, default=int(os.environ.get("BENCH_SCALE_EVENTS", "20")))
     p.add_argument("--intervals", type=int, default=int(os.environ.get("BENCH_SCALE_INTERVALS", "3")))
@@ -360,12 +366,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = p.parse_args(argv)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # the test servers: errors only
     codes: list[tuple[str, Path]] = []
-    if args.code:
-        codes.append((Path(args.code).name or "code", Path(args.code)))
-    else:
-        if args.baseline:
-            codes.append(("before", Path(args.baseline)))
-        codes.append(("after", ROOT))
+    if args.baseline:
+        codes.append(("before", Path(args.baseline)))
+    codes.append(("after", Path(args.code)) if args.code else ("after", ROOT))
     print(f"N Services in {args.zones} zone(s), --events --min-event-sync-interval=0s --interval={args.interval:g}s, "
           f"{args.events} events, {args.intervals} interval passes sampled\n")
     print(HEADER, flush=True)
