@@ -121,6 +121,18 @@ def silence_stream(stream: TextIO) -> bool:
     return True
 
 
+def print_line(text: str, stream: TextIO | None = None) -> None:
+    """`print(text, file=stream, flush=True)` (stdout by default) that never raises: a line nobody can read
+    any more (EPIPE: the stream is then pointed at /dev/null) or a closed stream is dropped."""
+    out = sys.stdout if stream is None else stream
+    try:
+        print(text, file=out, flush=True)
+    except BrokenPipeError:
+        silence_stream(out)
+    except (OSError, ValueError):
+        pass
+
+
 CLEAR_LINE = "\r\x1b[K"  # back to column 0, erase to the end of the line
 
 

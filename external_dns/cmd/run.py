@@ -35,7 +35,7 @@ from external_dns.controller.controller import Controller
 from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.errors import ConfigError, error_text
 from external_dns.gcsettings import settle_after_startup
-from external_dns.logging_setup import configure_logging, silence_stream
+from external_dns.logging_setup import configure_logging, print_line
 
 log = structlog.get_logger(__name__)
 
@@ -43,10 +43,7 @@ EXIT_FATAL = 1  # as a sync that failed: a refused credential ended the long-run
 
 
 def config_error(message: str) -> int:
-    try:
-        print(f"external-dns: error: {message}", file=sys.stderr, flush=True)
-    except OSError:  # nobody reads stderr any more: the exit code still says it
-        silence_stream(sys.stderr)
+    print_line(f"external-dns: error: {message}", sys.stderr)  # unread (a closed pipe): the exit code says it
     return 2
 
 

@@ -21,7 +21,7 @@ import structlog
 from external_dns.cmd.build import build_provider
 from external_dns.cmd.config import FLAG_GROUPS, build_parser
 from external_dns.errors import ConfigError
-from external_dns.logging_setup import configure_logging
+from external_dns.logging_setup import configure_logging, print_line
 from external_dns.providers.provider import ProviderError
 from external_dns.providers.webhook.server import WebhookServer
 
@@ -78,8 +78,8 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
     previous: dict[int, object] = {}
     if threading.current_thread() is threading.main_thread():
         def on_signal(signum: int, _frame: FrameType | None) -> None:
+            stop.set()  # first: nothing the log line does may keep the signal from stopping the server
             log.info("received signal, shutting down", signal=signal.Signals(signum).name)
-            stop.set()
 
         for sig in (signal.SIGTERM, signal.SIGINT):
             previous[sig] = signal.signal(sig, on_signal)
@@ -93,7 +93,7 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
             print(f"external-dns webhook-server: cannot listen on {cfg.webhook_server_address}: {exc}",
                   file=sys.stderr)
             return 1
-        print(f"webhook server listening on {server.url}", flush=True)
+        print_line(f"webhook server listening on {server.url}")  # a reader that went away never stops the server
         while not stop.wait(timeout=3600.0):
             pass  # woken by a signal or by the caller's stop event
         return 0

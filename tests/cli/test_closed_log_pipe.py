@@ -1,15 +1,18 @@
 """The long-running CLI whose log reader went away (`external-dns ... 2>&1 | head -1`): later log writes hit
 EPIPE. The process keeps reconciling (a manifest change still reaches the zone file), does not spin on the
-failed writes, and SIGTERM still ends it within seconds with exit 0 (a clean shutdown)."""
+failed writes, and SIGTERM still ends it within seconds with exit 0 (a clean shutdown). The same for
+`webhook-server`: it keeps answering and stops on SIGTERM with exit 0."""
 
 from __future__ import annotations
 
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -82,3 +85,38 @@ def test_closed_log_pipe_keeps_reconciling_and_sigterm_still_stops_it(tmp_path: 
     assert code == 0
     assert elapsed < 5, elapsed
     assert zone_records(zone_file)[("www.example.org", "A")] == ["192.0.2.10"]
+
+
+
+def answers(port: int) -> bool:
+    """The webhook server at `port` answers its negotiation request."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as resp:
+            return bool(resp.status == 200)
+    except OSError:
+        return False
+
+
+def test_webhook_server_keeps_serving_without_its_log_reader_and_stops_on_sigterm() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = [sys.executable, "-m", "external_dns", "webhook-server", "--provider=inmemory",
+            "--inmemory-zone=example.org", f"--webhook-server-address=127.0.0.1:{port}",
+            "--webhook-server-health-address=127.0.0.1:0", "--log-level=debug"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
+                            env=clean_env(drop=["KUBECONFIG"]))
+    try:
+        read_until(proc, b"msg=config", 30)
+        assert proc.stdout is not None
+        proc.stdout.close()  # before the "listening" line (stdout) and the request log lines
+        assert wait_for(lambda: proc.poll() is not None or answers(port), 30)
+        assert answers(port) and answers(port)
+        assert proc.poll() is None, f"webhook-server ended with {proc.returncode} when its log reader went away"
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert code == 0
