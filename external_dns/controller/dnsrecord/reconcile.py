@@ -149,6 +149,35 @@ class _Job:
         return self.collected is None or len(self.collected.update_old) == len(self.collected.update_new)
 
 
+class _Footprints:
+    """Where records may read and write: each one's rootHost (the names at or below it) and the other names it
+    read; `hits` tells whether another record's rootHost and names meet any of them."""
+
+    def __init__(self) -> None:
+        self.roots: set[str] = set()
+        self.names: set[str] = set()
+        self.above: set[str] = set()  # each root and name with all its parent names
+
+    def add(self, root: str, names: set[str]) -> None:
+        self.roots.add(root)
+        self.names |= names
+        self.above.update(_suffixes({root, *names}))
+
+    def hits(self, root: str, names: set[str]) -> bool:
+        if root in self.above or not self.roots.isdisjoint(_suffixes({root})):
+            return True  # one root at or below the other, or a name read at or below `root`
+        return not self.names.isdisjoint(names) or not self.roots.isdisjoint(_suffixes(names))
+
+
+def _suffixes(names: set[str]) -> set[str]:
+    """Each name and every parent name of it (`a.b.c`: `a.b.c`, `b.c`, `c`)."""
+    out: set[str] = set()
+    for name in names:
+        labels = name.split(".")
+        out.update(".".join(labels[i:]) for i in range(len(labels)))
+    return out
+
+
 class Reconciler:
     """Reconciles DNSRecords by key (`namespace/name`) against one provider (see the module docstring)."""
 
@@ -412,14 +441,16 @@ class Reconciler:
     def _round(self, jobs: list[_Job]) -> tuple[list[_Job], list[_Job]]:
         """Plan `jobs` in order against one read of the zone; finish those that end without a write (no
         changes, the write limit, a failed plan). Returns (the records written together now, the records
-        deferred to after that write). A record is deferred, whatever its plan said, when it read a name an
-        earlier record of the write changes (it must see that write, as it would one pass after the other),
-        when either reads the whole provider (a custom registry), or when its updates are not in old/new pairs
-        (the write must keep every record's pairs aligned)."""
+        deferred to after that write). Each record must end as it would in single passes in this order, so a
+        record is deferred, whatever its plan said, when it read a name an earlier record of the write changes
+        (it must see that write), when its reads or writes touch what an earlier deferred record may read or
+        write (the order between them must hold), when either reads the whole provider (a custom registry),
+        or when its updates are not in old/new pairs (the write must keep every record's pairs aligned)."""
         accepted: list[_Job] = []
         later: list[_Job] = []
         written: set[str] = set()
         above: set[str] = set()  # every written name and each of its parent names
+        waiting = _Footprints()  # what the deferred records may read and write
         exclusive = False
         try:
             snapshot = self._snapshot(jobs[0].zone) if jobs else None
@@ -434,8 +465,14 @@ class Reconciler:
             except Exception as exc:  # provider, registry, another owner's record
                 error = exc
             mine = {name_key(ep.dns_name) for ep in job.collected.all_endpoints()} if job.collected else set()
+            touched = mine | (job.read_names or set())
+            if later and (job.read_names is None or waiting.hits(job.root, touched)):
+                waiting.add(job.root, touched)
+                later.append(job)
+                continue
             if accepted and (exclusive or job.read_names is None or not job.balanced() or job.root in above
-                             or not written.isdisjoint(mine) or not written.isdisjoint(job.read_names)):
+                             or not written.isdisjoint(touched)):
+                waiting.add(job.root, touched)
                 later.append(job)
                 continue
             if error is not None:
@@ -448,9 +485,7 @@ class Reconciler:
                 accepted.append(job)
                 exclusive = exclusive or job.read_names is None or not job.balanced()
                 written |= mine
-                for name in mine:
-                    labels = name.split(".")
-                    above.update(".".join(labels[i:]) for i in range(len(labels)))
+                above.update(_suffixes(mine))
         return accepted, later
 
     def _settle(self, jobs: list[_Job], soft: Exception | None = None) -> None:
