@@ -116,13 +116,7 @@ def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endp
     labels = _labels(get("labels"), where)
     props = _provider_specific(get("providerSpecific"), where)
     set_identifier = _string(item, "setIdentifier", where)
-    ep = Endpoint.record(dns_name, record_type, Targets(targets_raw), ttl)
-    if set_identifier:
-        ep.set_identifier = set_identifier
-    if labels:
-        ep.labels = labels
-    if props:
-        ep.provider_specific = props
+    ep = Endpoint(dns_name, record_type, Targets(targets_raw), ttl, set_identifier, labels, props)
     reason = ep.invalid_reason() if ep.targets else None
     if reason is not None:
         raise FieldError(f"{where}.targets", targets_raw, reason)
