@@ -110,6 +110,7 @@ class Watch:
 def lifecycle(n: int, kind: str) -> dict[str, Any]:
     import kubernetes.client
 
+    import external_dns
     from external_dns.controller.dnsrecord.controller import build_dnsrecord_controller
     from external_dns.controller.dnsrecord.reconcile import Options
     from external_dns.controller.dnsrecord.types import API_VERSION, KIND, RESOURCE
@@ -144,7 +145,8 @@ def lifecycle(n: int, kind: str) -> dict[str, Any]:
             assert watch.wait("deleted", n, TIMEOUT), f"{watch.deleted} of {n} records gone"
             deleted_s = time.perf_counter() - start
             assert kubeapi.list(API_VERSION, KIND, "default") == [], "not every record was removed"
-            return {"n": n, "provider": kind, "created_s": created_s, "ready_s": ready_s, "ready_cpu": ready_cpu,
+            return {"n": n, "provider": kind, "code": str(Path(external_dns.__file__).resolve().parents[1]),
+                    "created_s": created_s, "ready_s": ready_s, "ready_cpu": ready_cpu,
                     "writes": writes, "delete_writes": provider.writes - writes, "deleted_s": deleted_s}
         finally:
             ctl.close(10.0)
@@ -206,15 +208,15 @@ def pass_cost(n: int) -> tuple[float, float]:
 
 def _child(code: str, n: int, kind: str) -> dict[str, Any]:
     """One lifecycle in a child process running `code`'s external_dns (this tree's bench and test servers)."""
-    path = str(ROOT)
-    if code != str(ROOT):
-        shim = Path(tempfile.mkdtemp(prefix="bench-dnsrecord-"))
-        (shim / "external_dns").symlink_to(Path(code) / "external_dns")
-        path = f"{shim}{os.pathsep}{ROOT}"
-    env = dict(os.environ, PYTHONPATH=path)
-    out = subprocess.run([sys.executable, "-m", "bench.dnsrecord_lifecycle", "--one", "--n", str(n),
-                          "--provider", kind], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=2 * TIMEOUT + 120, check=False)
+    with tempfile.TemporaryDirectory(prefix="bench-dnsrecord-") as shim:
+        cwd = ROOT  # `python -m` puts the working directory first on sys.path: the code under test lives there
+        if Path(code).resolve() != ROOT:
+            cwd = Path(shim)
+            (cwd / "external_dns").symlink_to(Path(code).resolve() / "external_dns")
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        out = subprocess.run([sys.executable, "-m", "bench.dnsrecord_lifecycle", "--one", "--n", str(n),
+                              "--provider", kind], cwd=cwd, env=env, capture_output=True, text=True,
+                             timeout=2 * TIMEOUT + 120, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"{kind} N={n} on {code} failed:\n{out.stdout[-2000:]}{out.stderr[-4000:]}")
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -232,6 +234,7 @@ def main() -> None:
         for n in SIZES:
             for label, code in sides:
                 r = _child(code, n, kind)
+                assert Path(r["code"]) == Path(code).resolve(), f"ran {r['code']}, not {code}"
                 print(f"| {kind} | {n} | {label} | {r['ready_s']:.1f} | {r['ready_s'] / n * 1000:.1f} | "
                       f"{r['ready_cpu']:.1f} | {r['writes']} | {r['deleted_s']:.1f} | {r['delete_writes']} |",
                       flush=True)
