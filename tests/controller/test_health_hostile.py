@@ -1,10 +1,12 @@
 """Health server under hostile clients: a trickling client is cut at the connection deadline, request threads
 stay bounded while idle connections pile up and /healthz still answers, a burst of concurrent probes is
-answered in full (listen backlog)."""
+answered in full (listen backlog); clients that reset mid-answer and failing requests are log lines, never
+tracebacks on stderr."""
 
 from __future__ import annotations
 
 import socket
+import struct
 import threading
 import time
 import urllib.request
@@ -12,6 +14,9 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from prometheus_client import CollectorRegistry, Metric
+from prometheus_client.registry import Collector
+from structlog.testing import capture_logs
 
 from external_dns.controller.health import HealthServer
 from tests.helpers.threads import thread_leak_check
@@ -104,3 +109,34 @@ def test_stop_does_not_wait_for_a_trickling_client() -> None:
         stop.set()
         t.join(timeout=5)
         sock.close()
+
+
+def test_clients_that_reset_mid_answer_leave_no_traceback_on_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    """A probe that gives up (RST before the answer is written) is one debug log line, not socketserver's
+    traceback printed straight to stderr past the log format; the server keeps answering."""
+    with HealthServer("127.0.0.1:0") as server, capture_logs() as logs:
+        for _ in range(20):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            sock.close()
+        with urllib.request.urlopen(f"{server.url}/healthz", timeout=5) as resp:
+            assert resp.status == 200
+    assert "Traceback" not in capfd.readouterr().err
+    assert not [e for e in logs if e["log_level"] == "error"]
+
+
+class Broken(Collector):
+    def collect(self) -> Iterator[Metric]:
+        raise ValueError("collector is broken")
+
+
+def test_a_failing_request_is_one_error_line(capfd: pytest.CaptureFixture[str]) -> None:
+    registry = CollectorRegistry()
+    registry.register(Broken())
+    with (HealthServer("127.0.0.1:0", registry=registry) as server, capture_logs() as logs,
+          pytest.raises(OSError)):  # the connection closes without an answer
+        urllib.request.urlopen(f"{server.url}/metrics", timeout=5)
+    assert "Exception occurred" not in capfd.readouterr().err
+    assert [e["event"] for e in logs if e["log_level"] == "error"] == [
+        "health/metrics request failed: collector is broken"]
