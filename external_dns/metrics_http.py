@@ -1,15 +1,20 @@
 """`/metrics` answered by prometheus_client's own WSGI app, for the health server and the webhook server:
 the text format or OpenMetrics by the `Accept` header, gzip by `Accept-Encoding`, `name[]` filters, as
 Prometheus scrapers and the Go client's handler expect. A ground module: http.server handlers call
-`metrics_response(...)` and send what it returns."""
+`metrics_response(...)` and send what it returns. `LoggedRequestErrors`: both servers' failed requests as
+log lines."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import structlog
 from prometheus_client import REGISTRY, CollectorRegistry, make_wsgi_app
+
+log = structlog.get_logger(__name__)
 
 _apps: dict[int, tuple[CollectorRegistry, Callable[..., Iterable[bytes]]]] = {}
 _lock = threading.Lock()
@@ -44,3 +49,20 @@ def metrics_response(method: str, query: str = "", accept: str | None = None,
 
     body = b"".join(_app(registry if registry is not None else REGISTRY)(environ, start_response))
     return int(status[0].split(" ", 1)[0]), headers, body
+
+
+class LoggedRequestErrors:
+    """Mixin for a socketserver server (before the server class): a failed request is one log line, not
+    socketserver's traceback written straight to stderr past the log format. A client gone mid-answer (a
+    probe that timed out, a reset, a connection the server cut) is routine: a debug line."""
+
+    request_errors_name = "http"  # the server, as the lines name it
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        client = ":".join(str(part) for part in client_address[:2]) if isinstance(client_address, tuple) else ""
+        name, text = self.request_errors_name, (str(exc) or type(exc).__name__) if exc is not None else ""
+        if exc is None or isinstance(exc, ConnectionError | TimeoutError):
+            log.debug(f"{name} client went away", client=client, error=text)
+        else:
+            log.error(f"{name} request failed: {text}", client=client, exc_info=exc)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -25,8 +24,7 @@ from typing import Any
 import structlog
 from prometheus_client import REGISTRY, CollectorRegistry
 
-from external_dns.errors import error_text
-from external_dns.metrics_http import metrics_response
+from external_dns.metrics_http import LoggedRequestErrors, metrics_response
 
 log = structlog.get_logger(__name__)
 
@@ -201,9 +199,12 @@ class HealthServer:
         self.stop()
 
 
-class _BoundedServer(ThreadingHTTPServer):
+class _BoundedServer(LoggedRequestErrors, ThreadingHTTPServer):
     """At most `max_threads` request threads, each connection closed `deadline` seconds after it was
-    accepted whatever the client sends (the accept loop checks every poll interval)."""
+    accepted whatever the client sends (the accept loop checks every poll interval); failed requests are log
+    lines."""
+
+    request_errors_name = "health/metrics"
 
     daemon_threads = False  # server_close() joins the request threads
     block_on_close = True
@@ -247,16 +248,6 @@ class _BoundedServer(ThreadingHTTPServer):
 
     def service_actions(self) -> None:
         self.cut(self._deadline)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A failed request is one log line, not socketserver's traceback written straight to stderr (past the
-        log format). A client gone mid-answer (a probe that timed out, a reset, a cut connection) is routine."""
-        exc = sys.exc_info()[1]
-        client = ":".join(str(part) for part in client_address[:2]) if isinstance(client_address, tuple) else ""
-        if exc is None or isinstance(exc, ConnectionError | TimeoutError):
-            log.debug("health/metrics client went away", client=client, error=error_text(exc) if exc else "")
-        else:
-            log.error(f"health/metrics request failed: {error_text(exc)}", client=client, exc_info=exc)
 
     def cut(self, older_than: float, serving_too: bool = True) -> None:
         """Shut down connections open `older_than` seconds or more (wakes their blocked handler thread)."""

@@ -1,10 +1,11 @@
 """Health server under hostile clients: a trickling client is cut at the connection deadline, request threads
 stay bounded while idle connections pile up and /healthz still answers, a burst of concurrent probes is
-answered in full (listen backlog); clients that reset mid-answer and failing requests are log lines, never
-tracebacks on stderr."""
+answered in full (listen backlog); clients that reset mid-answer (health and webhook server) and failing
+requests are log lines, never tracebacks on stderr."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -19,6 +20,9 @@ from prometheus_client.registry import Collector
 from structlog.testing import capture_logs
 
 from external_dns.controller.health import HealthServer
+from external_dns.providers.inmemory import InMemoryProvider
+from external_dns.providers.webhook.protocol import MEDIA_TYPE
+from external_dns.providers.webhook.server import WebhookServer
 from tests.helpers.threads import thread_leak_check
 
 
@@ -111,16 +115,31 @@ def test_stop_does_not_wait_for_a_trickling_client() -> None:
         sock.close()
 
 
-def test_clients_that_reset_mid_answer_leave_no_traceback_on_stderr(capfd: pytest.CaptureFixture[str]) -> None:
-    """A probe that gives up (RST before the answer is written) is one debug log line, not socketserver's
+@contextlib.contextmanager
+def serving(kind: str) -> Iterator[str]:
+    """The health server or the webhook server (they share the request error handling), by its URL."""
+    if kind == "health":
+        with HealthServer("127.0.0.1:0") as health:
+            yield health.url
+    else:
+        with WebhookServer(InMemoryProvider(["example.org"]), "127.0.0.1:0") as webhook:
+            yield webhook.url
+
+
+@pytest.mark.parametrize("kind, path", [("health", "/metrics"), ("webhook", "/records")])
+def test_clients_that_reset_mid_answer_leave_no_traceback_on_stderr(capfd: pytest.CaptureFixture[str],
+                                                                    kind: str, path: str) -> None:
+    """A client that gives up (RST before the answer is written) is one debug log line, not socketserver's
     traceback printed straight to stderr past the log format; the server keeps answering."""
-    with HealthServer("127.0.0.1:0") as server, capture_logs() as logs:
+    with serving(kind) as url, capture_logs() as logs:
+        port = int(url.rsplit(":", 1)[1])
         for _ in range(20):
-            sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: {MEDIA_TYPE}\r\n\r\n".encode())
             sock.close()
-        with urllib.request.urlopen(f"{server.url}/healthz", timeout=5) as resp:
+        request = urllib.request.Request(url + path, headers={"Accept": MEDIA_TYPE})
+        with urllib.request.urlopen(request, timeout=5) as resp:
             assert resp.status == 200
     assert "Traceback" not in capfd.readouterr().err
     assert not [e for e in logs if e["log_level"] == "error"]

@@ -19,7 +19,7 @@ from typing import Any
 import structlog
 from prometheus_client import REGISTRY, Counter, Histogram
 
-from external_dns.metrics_http import metrics_response
+from external_dns.metrics_http import LoggedRequestErrors, metrics_response
 from external_dns.plan.admission import admit_changes
 from external_dns.providers.provider import Provider
 from external_dns.providers.webhook.protocol import (
@@ -270,9 +270,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(HTTPStatus.OK, endpoints_to_body(adjusted), MEDIA_TYPE)
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(LoggedRequestErrors, ThreadingHTTPServer):
     # Request threads are joined on close; `WebhookServer.stop` first shuts down idle keep-alive
-    # connections so that no thread waits out its read timeout.
+    # connections so that no thread waits out its read timeout. A failed request is a log line.
+    request_errors_name = "webhook"
     daemon_threads = False
     block_on_close = True
     request_queue_size = LISTEN_BACKLOG
