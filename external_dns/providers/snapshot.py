@@ -59,7 +59,11 @@ class ZoneSnapshot:
             return list(self._by_name)
 
     def items(self) -> list[tuple[str, tuple[Endpoint, ...]]]:
-        """Every (name key, records) pair (shared objects: copy before changing one)."""
+        """Every (name key, records) pair (shared objects: copy before changing one). A subclass keeping its
+        records elsewhere (its own `get`/`names`) is read through those."""
+        cls = type(self)
+        if cls.get is not ZoneSnapshot.get or cls.names is not ZoneSnapshot.names:
+            return [(name, self.get(name)) for name in self.names()]
         with self._lock:
             return list(self._by_name.items())
 

@@ -234,3 +234,21 @@ def test_a_read_nobody_asks_about_takes_no_digests() -> None:
     assert reg.zone_changes("example.org") == {"new.example.org"}
     assert set(owners._digests) == {"new.example.org"} and len(owners._undigested) == 20
     assert canon(reg.zone_records("example.org")) == canon(full_read(provider, "example.org"))
+
+
+def test_items_of_a_snapshot_keeping_its_records_elsewhere() -> None:
+    """A snapshot subclass answering `get`/`names` from its own storage (as RFC2136's view over its rrsets)
+    hands its records to the registry's first read through those, not through the base class's table."""
+    held = {"a.example.org": (_ep("a.example.org", "A", "10.0.0.1"),)}
+
+    class View(ZoneSnapshot):
+        def get(self, name: str) -> tuple[Endpoint, ...]:
+            return held.get(name.lower().rstrip("."), ())
+
+        def names(self) -> list[str]:
+            return list(held)
+
+    view = View("example.org")
+    assert view.items() == [("a.example.org", held["a.example.org"])]
+    base = ZoneSnapshot("example.org", [_ep("A.example.org.", "A", "10.0.0.1")])
+    assert [(k, [e.dns_name for e in v]) for k, v in base.items()] == [("a.example.org", ["A.example.org."])]
