@@ -242,7 +242,12 @@ class PDNSProvider(Provider):
                 log.warning(f"No matching zone for {ep.dns_name} {ep.record_type}: skipped")
                 continue
             key = name_key(ep.labels.get(OWNED_RECORD_LABEL_KEY) or ep.dns_name)
-            group = per_zone.setdefault(zone, {}).setdefault(key, _Group(key))
+            in_zone = per_zone.get(zone)
+            if in_zone is None:
+                in_zone = per_zone[zone] = {}
+            group = in_zone.get(key)
+            if group is None:
+                group = in_zone[key] = _Group(key)
             _add(group, rrset)
         refused: list[str] = list(invalid)
         for zone_name in sorted(per_zone):

@@ -237,9 +237,14 @@ def rrset_replace(ep: Endpoint) -> dict[str, Any]:
     rtype = rrset_type(ep)
     if rtype == "CNAME" and len(ep.targets) > 1:
         raise InvalidRecordError("a CNAME has exactly one target")
-    contents = sorted(dict.fromkeys(content_for(rtype, t) for t in ep.targets))
+    targets = ep.targets
+    if len(targets) == 1:  # nearly every record: nothing to de-duplicate or sort
+        records = [{"content": content_for(rtype, targets[0]), "disabled": False}]
+    else:
+        contents = sorted(dict.fromkeys(content_for(rtype, t) for t in targets))
+        records = [{"content": c, "disabled": False} for c in contents]
     return {"name": canonical_name(ep.dns_name), "type": rtype, "ttl": ep.record_ttl or DEFAULT_TTL,
-            "changetype": "REPLACE", "records": [{"content": c, "disabled": False} for c in contents]}
+            "changetype": "REPLACE", "records": records}
 
 
 def rrset_delete(ep: Endpoint) -> dict[str, Any]:
