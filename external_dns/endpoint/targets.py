@@ -31,7 +31,9 @@ def _parse_ip(value: str) -> _IPAddr | None:
 
 # A dotted quad in canonical form (no leading zeros): converted from its packed bytes, which is several
 # times cheaper than ipaddress's string parser and needs no memo (a 100k-record zone has 100k addresses).
-_DOTTED_QUAD = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
+# ASCII digits only: `\d` also matches other scripts' digits, which inet_aton refuses with an OSError.
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_DOTTED_QUAD = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
 
 
 def parse_ip(value: str) -> _IPAddr | None:
@@ -97,7 +99,9 @@ def _ip_order(addr: _IPAddr) -> tuple[int, int]:
 
 class Targets(list[str]):
     """A list of target strings (IPs, hostnames, TXT values, ...): `Targets()`, `Targets(iterable)` (list's own
-    constructor: no Python-level __init__, every endpoint copy builds one)."""
+    constructor: no Python-level __init__, every endpoint copy builds one). Slotted: no per-list __dict__."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return ";".join(self)
