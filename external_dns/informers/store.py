@@ -8,6 +8,9 @@ the owning informer starts (`InformerStartedError` afterwards), the safe client-
 (`DeletedFinalStateUnknown` carrying the last known state) for keys gone since the last list first, then
 ADDED / UPDATED in list order. Cached objects are shared with every handler and are read-only: copy
 before changing anything (see `external_dns.informers.mutation` for a detector).
+
+Memory: an index value held by one object (a per-object index such as `namespace/name`) maps to that key
+alone, not to a one-element set (a set costs 216 bytes); a value equal to the key shares the key's string.
 """
 
 from __future__ import annotations
@@ -26,6 +29,37 @@ log = structlog.get_logger(__name__)
 
 IndexFunc = Callable[[Obj], list[str]]
 NAMESPACE_INDEX = "namespace"
+_Bucket = str | set[str]  # the keys holding one index value: a key alone, or a set of two or more
+
+
+def _bucket_keys(bucket: _Bucket | None) -> set[str] | tuple[str, ...]:
+    if bucket is None:
+        return ()
+    return (bucket,) if isinstance(bucket, str) else bucket
+
+
+def _bucket_add(index: dict[str, _Bucket], value: str, key: str) -> None:
+    bucket = index.get(value)
+    if bucket is None:
+        index[key if value == key else value] = key
+    elif isinstance(bucket, str):
+        if bucket != key:
+            index[value] = {bucket, key}
+    else:
+        bucket.add(key)
+
+
+def _bucket_discard(index: dict[str, _Bucket], value: str, key: str) -> None:
+    bucket = index.get(value)
+    if isinstance(bucket, str):
+        if bucket == key:
+            del index[value]
+    elif bucket is not None:
+        bucket.discard(key)
+        if len(bucket) == 1:
+            index[value] = next(iter(bucket))
+        elif not bucket:
+            del index[value]
 
 
 def namespace_index(obj: Obj) -> list[str]:
@@ -75,7 +109,7 @@ class Indexer:
         self._lock = threading.RLock()
         self._items: dict[str, Obj] = {}
         self._indexers: dict[str, IndexFunc] = {}
-        self._indices: dict[str, dict[str, set[str]]] = {}
+        self._indices: dict[str, dict[str, _Bucket]] = {}
         self._key_func = key_func
         self._started = False
         if indexers:
@@ -180,7 +214,7 @@ class Indexer:
             index = self._indices.get(index_name)
             if index is None:
                 raise IndexNotFoundError(index_name)
-            return sorted(index.get(value, ()))
+            return sorted(_bucket_keys(index.get(value)))
 
     def by_index(self, index_name: str, value: str) -> builtins.list[Obj]:
         with self._lock:
@@ -194,7 +228,7 @@ class Indexer:
                 raise IndexNotFoundError(index_name)
             keys: set[str] = set()
             for value in self._safe_values(index_name, func, obj):
-                keys |= self._indices[index_name].get(value, set())
+                keys.update(_bucket_keys(self._indices[index_name].get(value)))
             return [self._items[k] for k in sorted(keys)]
 
     def list_index_func_values(self, index_name: str) -> builtins.list[str]:
@@ -218,7 +252,7 @@ class Indexer:
     def _index_one(self, name: str, func: IndexFunc, key: str, obj: Obj) -> None:
         index = self._indices[name]
         for value in self._safe_values(name, func, obj):
-            index.setdefault(value, set()).add(key)
+            _bucket_add(index, value, key)
 
     def _update_indices(self, key: str, old: Obj | None, new: Obj | None) -> None:
         for name, func in self._indexers.items():
@@ -228,10 +262,6 @@ class Indexer:
                 continue
             index = self._indices[name]
             for value in old_values:
-                keys = index.get(value)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
-                        del index[value]
+                _bucket_discard(index, value, key)
             for value in new_values:
-                index.setdefault(value, set()).add(key)
+                _bucket_add(index, value, key)

@@ -101,13 +101,15 @@ class ServiceInformerSource(InformerSource):
     # recomputed on every read. The merge across Services works name by name, so merging the endpoints of
     # every Service claiming a name gives exactly `endpoints()`'s endpoints of that name. After the first,
     # `collect` (the full passes) reads the kept entries too, with their problems (reported by `endpoints()`).
+    # Memory: an entry holds the endpoints `service_endpoints` built (never changed afterwards: every read
+    # goes through the merge, which copies), in tuples; a name claimed by one Service maps to its key alone.
     def _by_name_init(self) -> None:
         self._bn_lock = threading.Lock()
         self._bn_built = False
         # key -> (endpoints, names, problems) of each admitted Service (NodePort / headless: names only)
-        self._bn_entries: dict[str, tuple[list[Endpoint], frozenset[str], list[Problem]]] = {}
+        self._bn_entries: dict[str, _Entry] = {}
         self._bn_ready = False  # the first `collect` finished listing: later ones read the entries
-        self._bn_index: dict[str, set[str]] = {}  # name -> keys of self-contained Services claiming it
+        self._bn_index: dict[str, str | set[str]] = {}  # name -> key(s) of self-contained Services claiming it
         self._bn_others: dict[str, Mapping[str, Any]] = {}  # key -> NodePort / headless Service
         self._bn_dirty: set[str] = set()
         self._bn_touched: set[str] | None = None  # keys changed by events while the first `collect` lists (None: not listing)
@@ -150,15 +152,30 @@ class ServiceInformerSource(InformerSource):
         for name in entry[1]:
             self._bn_dirty.add(name)
             keys = self._bn_index.get(name)
-            if keys is not None:
-                keys.discard(key)
-                if not keys:
+            if isinstance(keys, str):
+                if keys == key:
                     del self._bn_index[name]
+            elif keys is not None:
+                keys.discard(key)
+                if len(keys) == 1:
+                    self._bn_index[name] = next(iter(keys))
+
+    def _bn_claim(self, key: str, names: tuple[str, ...]) -> None:
+        """Index a self-contained Service's names (call with the lock held)."""
+        index = self._bn_index
+        for name in names:
+            keys = index.get(name)
+            if keys is None or keys == key:
+                index[name] = key
+            elif isinstance(keys, str):
+                index[name] = {keys, key}
+            else:
+                keys.add(key)
 
     def _bn_add(self, svc: Mapping[str, Any]) -> None:
         key = self._key(svc)
         eps, probs = self._endpoints_of(svc)
-        names = frozenset(_name(ep.dns_name) for ep in eps)
+        names = _names(eps)
         with self._bn_lock:
             if self._bn_touched is not None:
                 self._bn_touched.add(key)
@@ -166,11 +183,10 @@ class ServiceInformerSource(InformerSource):
             self._bn_dirty.update(names)
             if not self._self_contained(svc):
                 self._bn_others[key] = svc
-                self._bn_entries[key] = ([], names, [])  # names only: for the next change's dirty names
+                self._bn_entries[key] = ((), names, ())  # names only: for the next change's dirty names
                 return
-            self._bn_entries[key] = (eps, names, probs)
-            for name in names:
-                self._bn_index.setdefault(name, set()).add(key)
+            self._bn_entries[key] = (tuple(eps), names, tuple(probs))
+            self._bn_claim(key, names)
 
     def _bn_event(self, old: Any, new: Any) -> None:
         changed = new is None or old is None or _differs(old, new)
@@ -207,25 +223,31 @@ class ServiceInformerSource(InformerSource):
 
     def _bn_listed(self, svc: Mapping[str, Any], eps: list[Endpoint], probs: list[Problem]) -> None:
         key = self._key(svc)
-        names = frozenset(_name(ep.dns_name) for ep in eps)
+        names = _names(eps)
         with self._bn_lock:
             if self._bn_touched is not None and key in self._bn_touched:
                 return  # an event brought a newer version (or its deletion) already
             if not self._self_contained(svc):
                 self._bn_others[key] = svc
-                self._bn_entries[key] = ([], names, [])
+                self._bn_entries[key] = ((), names, ())
                 return
-            self._bn_entries[key] = ([ep.copy() for ep in eps], names, list(probs))
-            for name in names:
-                self._bn_index.setdefault(name, set()).add(key)
+            # Kept as built: `collect` hands out the merge's copies, never these.
+            self._bn_entries[key] = (tuple(eps), names, tuple(probs))
+            self._bn_claim(key, names)
 
     def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
         if not self._bn_built:
             self._bn_build()
         wanted = {_name(n) for n in names}
         with self._bn_lock:
-            keys = {k for n in wanted for k in self._bn_index.get(n, ())}
-            found = [ep.copy() for k in sorted(keys) for ep in self._bn_entries[k][0]]
+            keys: set[str] = set()
+            for n in wanted:
+                claim = self._bn_index.get(n)
+                if isinstance(claim, str):
+                    keys.add(claim)
+                elif claim is not None:
+                    keys |= claim
+            found = [ep for k in sorted(keys) for ep in self._bn_entries[k][0]]  # the merge copies them
             others = list(self._bn_others.values())
         if others:
             found.extend(self._collect_services(others)[0])
@@ -257,7 +279,7 @@ class ServiceInformerSource(InformerSource):
         computed again; NodePort and headless ones are, from the current Pods, Nodes and EndpointSlices)."""
         with self._bn_lock:
             keys = sorted(self._bn_entries)
-            eps = [ep.copy() for k in keys for ep in self._bn_entries[k][0]]
+            eps = [ep for k in keys for ep in self._bn_entries[k][0]]  # the merge copies them
             problems = [p for k in keys for p in self._bn_entries[k][2]]
             others = [self._bn_others[k] for k in keys if k in self._bn_others]
         if others:
@@ -297,6 +319,16 @@ class ServiceInformerSource(InformerSource):
         return endpoints, problems
 
 
+_Entry = tuple[tuple[Endpoint, ...], tuple[str, ...], tuple[Problem, ...]]
+
+
 def _name(name: str) -> str:
-    name = name.lower()
-    return name[:-1] if name.endswith(".") else name
+    low = name.lower()
+    if low == name and not name.endswith("."):
+        return name  # the endpoint's own string: no second copy per index key
+    return low[:-1] if low.endswith(".") else low
+
+
+def _names(eps: Iterable[Endpoint]) -> tuple[str, ...]:
+    """The distinct index keys of `eps`' names, in order."""
+    return tuple(dict.fromkeys(_name(ep.dns_name) for ep in eps))
