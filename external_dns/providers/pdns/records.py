@@ -161,8 +161,8 @@ def endpoint_from_rrset(rrset: dict[str, Any]) -> Endpoint | None:
         return None
     if len(targets) > 1:
         targets.sort()
-    ep = Endpoint(dns_name=_undot(str(rrset.get("name", "")).lower()), record_type=rtype, targets=Targets(targets),
-                  record_ttl=int(rrset.get("ttl") or 0))
+    ep = Endpoint.record(_undot(str(rrset.get("name", "")).lower()), rtype, Targets(targets),
+                         int(rrset.get("ttl") or 0))
     if rtype == "ALIAS":
         ep.record_type = "CNAME"
         ep.provider_specific.append(ProviderSpecificProperty(PROVIDER_SPECIFIC_ALIAS, "true"))
@@ -216,8 +216,7 @@ def endpoints_from_export(data: bytes, zone: str) -> list[Endpoint] | None:
             continue
         if len(targets) > 1:
             targets.sort()
-        ep = Endpoint(dns_name=name[:-1] if name[-1:] == "." and name != "." else name, record_type=rtype,
-                      targets=targets, record_ttl=ttls[key])
+        ep = Endpoint.record(name[:-1] if name[-1:] == "." and name != "." else name, rtype, targets, ttls[key])
         if rtype == "ALIAS":
             ep.record_type = "CNAME"
             ep.provider_specific.append(ProviderSpecificProperty(PROVIDER_SPECIFIC_ALIAS, "true"))
