@@ -303,15 +303,19 @@ class InformerSource(Source):
         raise NotImplementedError
 
     # -- problems -------------------------------------------------------------------------------------------
-    def report(self, problems: Sequence[Problem]) -> list[Problem]:
-        """Log (and send as Events) the problems not reported for this object version yet; returns them."""
+    def report(self, problems: Sequence[Problem], *, partial: bool = False) -> list[Problem]:
+        """Log (and send as Events) the problems not reported for this object version yet; returns them.
+        `partial`: the problems of some objects only (a by-name read): the others' stay remembered."""
         current: dict[tuple[str, str, str], Problem] = {}
         for p in problems:
             current.setdefault((str(p), p.severity, _version(p.obj)), p)
         with self._report_lock:
             fresh = [p for key, p in current.items() if key not in self._reported]
-            self._reported = set(current)
-            self.problems = list(problems)
+            if partial:
+                self._reported |= set(current)
+            else:
+                self._reported = set(current)
+                self.problems = list(problems)
         if fresh:
             log_problems(fresh, log)
             recorder = self.recorder

@@ -1,13 +1,15 @@
 """`--source=crd` on the shared informers: DNSEndpoints (externaldns.k8s.io/v1alpha1) -> endpoints through
 `objects.dnsendpoint_endpoints`, and `status.observedGeneration` written back once the generation reached
 DNS. The label filter goes to the server, as external-dns; the annotation filter and controller
-annotation use the `withSelectors` index."""
+annotation use the `withSelectors` index. By-name reads (`endpoints_for_names`, `take_dirty_names`) through a
+host-name index of the DNSEndpoints (sources/informer/by_name.py); the objects a by-name read computed are
+noted for their status write as a full read notes them."""
 
 from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -16,6 +18,7 @@ from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import DNSENDPOINTS, SharedInformerFactory
 from external_dns.informers.api import call_json
 from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource
+from external_dns.sources.informer.by_name import NameIndex
 from external_dns.sources.informer.filters import (
     WITH_SELECTORS,
     admits_dnsendpoint,
@@ -24,6 +27,7 @@ from external_dns.sources.informer.filters import (
 )
 from external_dns.sources.informer.service import annotation_keys_read
 from external_dns.sources.informer.slim import dnsendpoint_transformer
+from external_dns.sources.objects.common import ObjectEndpoints
 from external_dns.sources.objects.dnsendpoint import (
     dnsendpoint_endpoints,
     dnsendpoint_needs_status_update,
@@ -57,6 +61,15 @@ class DNSEndpointInformerSource(InformerSource):
         # (ns/name/uid, generation) -> (the object, its DNS names no successful sync has covered yet)
         self._pending: dict[tuple[str, Any], tuple[dict[str, Any], set[str]]] = {}
         self._live: set[tuple[str, Any]] = set()  # the objects the last endpoints() call saw
+        self._own_events.append(self.dnsendpoints)  # the index's listener calls the handlers
+        self.by_name = NameIndex(self.dnsendpoints, self.admit, self._one, merge_dnsendpoint_endpoints, self.name)
+
+    def _one(self, obj: Mapping[str, Any]) -> ObjectEndpoints:
+        return dnsendpoint_endpoints(obj, self.options)
+
+    def add_event_handler(self, handler: Callable[[], None]) -> None:
+        self.by_name.handlers.append(handler)
+        super().add_event_handler(handler)
 
     def access_checks(self) -> list[AccessCheck]:
         ns = self.options.namespace or None
@@ -66,23 +79,57 @@ class DNSEndpointInformerSource(InformerSource):
         return checks
 
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
-        endpoints: list[Endpoint] = []
-        problems: list[Problem] = []
-        done: list[dict[str, Any]] = []
-        names: list[set[str]] = []
-        for obj in admitted_objects(self.dnsendpoints):
-            eps, probs = dnsendpoint_endpoints(obj, self.options)
-            endpoints.extend(eps)
-            problems.extend(probs)
-            if not any(p.severity == ERROR for p in probs):
-                done.append(obj)
-                names.append({ep.dns_name for ep in eps})
+        building = self.by_name.start_listing()
+        try:
+            endpoints, problems, done, names = self._compute(admitted_objects(self.dnsendpoints), building)
+        finally:
+            if building:
+                self.by_name.end_listing()
         if self.update_status:
             if self.status_after_sync:
                 self._note_pending(done, names)
             else:
                 self.write_status(done)
         return merge_dnsendpoint_endpoints(endpoints), problems
+
+    def _compute(self, objs: Sequence[dict[str, Any]], listing: bool = False) -> tuple[
+            list[Endpoint], list[Problem], list[dict[str, Any]], list[set[str]]]:
+        """The objects' endpoints and problems, the objects read whole (no error) and their names."""
+        endpoints: list[Endpoint] = []
+        problems: list[Problem] = []
+        done: list[dict[str, Any]] = []
+        names: list[set[str]] = []
+        for obj in objs:
+            eps, probs = self._one(obj)
+            if listing:
+                self.by_name.listed(obj, eps)
+            endpoints.extend(eps)
+            problems.extend(probs)
+            if not any(p.severity == ERROR for p in probs):
+                done.append(obj)
+                names.append({ep.dns_name for ep in eps})
+        return endpoints, problems, done, names
+
+    # -- by name ------------------------------------------------------------------------------------------------
+    def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
+        if not self.by_name.built:
+            self.endpoints()  # the first full read builds the index
+        wanted = {n.lower().rstrip(".") for n in names}
+        objs = [dict(o) for o in self.by_name.objects_for_names(wanted)]
+        endpoints, problems, done, obj_names = self._compute(objs)
+        self.report(problems, partial=True)
+        if self.update_status:
+            if self.status_after_sync:
+                self._note_pending(done, obj_names, partial=True)
+            else:
+                self.write_status(done, prune=False)
+        return [ep for ep in merge_dnsendpoint_endpoints(endpoints) if ep.dns_name.lower().rstrip(".") in wanted]
+
+    def take_dirty_names(self) -> set[str] | None:
+        if not self.by_name.built:
+            self.endpoints()
+            return None  # no baseline yet: the caller compares everything once
+        return self.by_name.take_dirty()
 
     # -- status after a successful sync -----------------------------------------------------------------------
     def defer_status_until_synced(self) -> None:
@@ -96,10 +143,19 @@ class DNSEndpointInformerSource(InformerSource):
         meta = obj.get("metadata") or {}
         return f"{meta.get('namespace')}/{meta.get('name')}/{meta.get('uid')}", meta.get("generation")
 
-    def _note_pending(self, objs: list[dict[str, Any]], names: list[set[str]]) -> None:
+    def _note_pending(self, objs: list[dict[str, Any]], names: list[set[str]], partial: bool = False) -> None:
+        """Remember the objects whose status waits for a successful sync of their names: all live objects
+        (a full read), or (`partial`, a by-name read) some of them, the others kept."""
         with self._pending_lock:
-            self._live = {self._status_key(obj) for obj in objs}
-            live: dict[tuple[str, Any], tuple[dict[str, Any], set[str]]] = {}
+            if partial:
+                keys = [self._status_key(obj) for obj in objs]
+                self._live |= set(keys)
+                held = {k[0] for k in keys}  # an older generation of these objects is superseded
+                kept = {k: v for k, v in self._pending.items() if k[0] not in held}
+            else:
+                self._live = {self._status_key(obj) for obj in objs}
+                kept = {}
+            live: dict[tuple[str, Any], tuple[dict[str, Any], set[str]]] = kept
             for obj, obj_names in zip(objs, names, strict=True):
                 if not dnsendpoint_needs_status_update(obj):
                     continue

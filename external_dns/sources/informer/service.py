@@ -248,9 +248,13 @@ class ServiceInformerSource(InformerSource):
                 elif claim is not None:
                     keys |= claim
             found = [ep for k in sorted(keys) for ep in self._bn_entries[k][0]]  # the merge copies them
+            problems = [p for k in sorted(keys) for p in self._bn_entries[k][2]]
             others = list(self._bn_others.values())
         if others:
-            found.extend(self._collect_services(others)[0])
+            more, more_problems = self._collect_services(others)
+            found.extend(more)
+            problems.extend(more_problems)
+        self.report(problems, partial=True)  # an event run's objects: their problems now, not at the next pass
         return [ep for ep in merge_service_endpoints(found) if _name(ep.dns_name) in wanted]
 
     def take_dirty_names(self) -> set[str] | None:
