@@ -35,6 +35,7 @@ from external_dns.durations import format_go_duration
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import name_key
 from external_dns.events import Recorder
+from external_dns.plan.changes import Changes
 from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
 
 log = structlog.get_logger(__name__)
@@ -42,6 +43,9 @@ log = structlog.get_logger(__name__)
 QUEUE_NAME = "zones"
 GET_HEARTBEAT = 5.0  # workers re-check their stop flag at least this often while the queue is empty
 HISTORY = 10_000
+# The newest outcomes keep their RunResult's changes and change lines; older ones release them (a first sync
+# of a 100k-record zone would otherwise keep every created endpoint and its log line alive: ~70 MiB).
+FULL_RESULTS = 64
 
 
 def fingerprint(endpoints: Sequence[Endpoint]) -> str:
@@ -125,6 +129,8 @@ class ZoneController:
         self._failures: dict[str, int] = {}
         self._soft_failures: dict[str, int] = {}
         self._outcomes: OutcomeLog[ZoneOutcome] = OutcomeLog(HISTORY)
+        self._full_results: deque[RunResult] = deque()  # the newest FULL_RESULTS outcomes' results
+        self._full_lock = threading.Lock()
         self.passes = 0
         self.skipped = 0  # zones left out of event-triggered passes because nothing changed for them
         # zone -> fingerprint of the desired endpoints its last successful reconcile used; zones in flight
@@ -416,11 +422,19 @@ class ZoneController:
         metrics.CONSECUTIVE_SOFT_ERRORS.set(worst)
 
     def _record(self, outcome: ZoneOutcome) -> None:
+        if outcome.result is not None:
+            with self._full_lock:
+                self._full_results.append(outcome.result)
+                while len(self._full_results) > FULL_RESULTS:
+                    old = self._full_results.popleft()
+                    old.changes = Changes()  # status, timings and zone counts stay
+                    old.change_lines = []
         self._outcomes.append(outcome)
 
     # -- observation ---------------------------------------------------------------------------------------
     def outcomes(self, zone: str | None = None) -> list[ZoneOutcome]:
-        """The finished reconciles so far (the last 10 000), oldest first; optionally of one zone."""
+        """The finished reconciles so far (the last 10 000), oldest first; optionally of one zone. Only the
+        newest FULL_RESULTS results keep their changes and change lines (older ones read as empty)."""
         return self._outcomes.items(None if zone is None else lambda o: o.zone == zone)
 
     @property
