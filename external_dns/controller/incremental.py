@@ -199,7 +199,7 @@ class IncrementalPlanner:
             return None
         with self._lock:  # after the read: a shared read that began before it re-reads these names
             for watch in self._watches:
-                watch.names |= dirty
+                watch.add(dirty)
         groups = self._zone_groups(zone, found)
         try:
             result = self._plan_and_apply(zone, dirty, groups, started)

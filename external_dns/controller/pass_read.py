@@ -22,7 +22,7 @@ would after a full pass that read the source itself a moment earlier.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import structlog
 
@@ -38,8 +38,17 @@ class NameWatch:
     """The names event runs read by name while the watch is on (filled by `IncrementalPlanner`)."""
 
     def __init__(self, stop: Callable[[NameWatch], None]) -> None:
-        self.names: set[str] = set()
+        self._lock = threading.Lock()
+        self._names: set[str] = set()
         self._stop = stop
+
+    def add(self, names: Iterable[str]) -> None:
+        with self._lock:
+            self._names.update(names)
+
+    def names(self) -> set[str]:
+        with self._lock:
+            return set(self._names)
 
     def stop(self) -> None:
         self._stop(self)
@@ -54,7 +63,8 @@ class PassRead:
     def __init__(self, controller: Controller, zones: Sequence[str], runs: dict[str, int],
                  watch: Callable[[], NameWatch] | None) -> None:
         self.controller = controller
-        self.zones = list(zones)
+        self.zones = tuple(zones)
+        self._closed = False
         self._runs = runs
         self._start_watch = watch
         self._lock = threading.Lock()
@@ -70,13 +80,13 @@ class PassRead:
     def pending(self, zone: str) -> bool:
         """True while `zone`'s share has not been asked for."""
         with self._lock:
-            return zone in self.zones and zone not in self._taken
+            return not self._closed and zone in self.zones and zone not in self._taken
 
     def take(self, zone: str) -> list[Endpoint] | None:
         """`zone`'s share of the pass's read, made now if it is the first (once per zone); None when the zone
         must read the source itself (see the module docstring)."""
         with self._lock:
-            if zone not in self.zones or zone in self._taken:
+            if self._closed or zone not in self.zones or zone in self._taken:
                 return None
             self._taken.add(zone)
             if not self._read:
@@ -84,9 +94,14 @@ class PassRead:
             if self._failed or zone not in self._shares:
                 return None
             share = self._shares.pop(zone)
-            if self._runs.get(zone, 0) != self._runs_at.get(zone, 0):
-                return None
-        return self._refresh(zone, share)
+            whole_since = self._runs.get(zone, 0) != self._runs_at.get(zone, 0)
+        try:
+            return None if whole_since else self._refresh(zone, share)
+        finally:
+            with self._lock:
+                done = all(z in self._taken for z in self.zones)
+            if done:  # every zone asked for its share: nothing more to record
+                self.close()
 
     def _read_all(self) -> None:
         """The read (call with the lock held). The watch and the run counts start first: a run whose read
@@ -109,8 +124,7 @@ class PassRead:
         watch = self._watch
         if watch is None:
             return share
-        with self._lock:
-            names = {n for n in watch.names if zone_for_name(n, self.zones) == zone}
+        names = {n for n in watch.names() if zone_for_name(n, self.zones) == zone}
         if not names:
             return share
         fresh = self.controller.source.endpoints_for_names(names)
@@ -122,10 +136,10 @@ class PassRead:
         return kept + [ep for ep in fresh if zone_for_name(ep.dns_name, self.zones) == zone]
 
     def close(self) -> None:
-        """Stop recording reported names and drop the shares not taken."""
+        """Stop recording names and drop the shares not taken (their zones read by themselves)."""
         with self._lock:
             self._shares.clear()
-            self.zones = []
+            self._closed = True
             watch, self._watch = self._watch, None
         if watch is not None:
             watch.stop()

@@ -623,3 +623,34 @@ def test_an_event_is_not_queued_behind_a_periodic_pass() -> None:
         assert zc.stop(5)
     assert sorted(full_runs) == FOUR_ZONES  # each zone ran its full run of the pass once
     assert all(o.ok for o in zc.outcomes())
+
+
+class FailingOnceSource(CountingSource):
+    def __init__(self, endpoints: list[Endpoint]) -> None:
+        super().__init__(endpoints)
+        self.fail = False
+
+    def endpoints(self) -> list[Endpoint]:
+        if self.fail:
+            self.fail = False
+            raise ConnectionError("API server unreachable")
+        return super().endpoints()
+
+
+def test_a_failed_shared_read_leaves_each_zone_to_read_by_itself() -> None:
+    provider = HookedProvider(FOUR_ZONES)
+    source = FailingOnceSource(four_zone_records())
+    ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync", domain_filter=DomainFilter())
+    zc = ZoneController(ctl, rate_limiter_factory=fast_limiter, workers=2, interval=3600)
+    zc.start()
+    try:
+        assert zc.wait_until(lambda: len(zc.outcomes()) >= 4, 10)
+        source.set(four_zone_records("10.4.4.4"))
+        source.fail = True  # the pass's shared read fails: each zone's full run reads the source itself
+        zc.enqueue_all()
+        assert zc.wait_until(lambda: stored(provider).get(("www.d.test", "A")) == ["10.4.4.4"], 10)
+        assert zc.wait_until(lambda: len(zc.outcomes()) >= 8, 10)
+    finally:
+        assert zc.stop(5)
+    assert all(o.ok for o in zc.outcomes())
+    assert source.reads == 1 + 4
