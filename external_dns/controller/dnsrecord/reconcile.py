@@ -205,13 +205,13 @@ class Reconciler:
         return self.reconcile_many([key])[key]
 
     def reconcile_many(self, keys: Sequence[str]) -> dict[str, Result]:
-        """One pass of each record of `keys` (distinct), their provider writes joined per zone: each record is
+        """One pass of each record of `keys`, their provider writes joined per zone: each record is
         checked and planned on its own as in a pass of its own, then the zone gets one write for the records
         whose plans do not overlap (see `_settle`), and each record's status is written from its own part of
         the outcome. A record whose pass fails (an API error, a bug) fails alone."""
         results: dict[str, Result] = {}
         jobs: list[_Job] = []
-        for key in keys:
+        for key in dict.fromkeys(keys):  # a key given twice is reconciled once
             try:
                 begun = self._begin(key)
             except Exception as exc:  # an API failure or a bug: this record only
@@ -222,7 +222,20 @@ class Reconciler:
             else:
                 jobs.append(begun)
         by_zone: dict[str, list[_Job]] = {}
+        zones: list[str] | Exception = []
+        if jobs:
+            try:
+                zones = list(self.provider.zones())  # once for the batch
+            except Exception as exc:
+                zones = exc
         for job in jobs:
+            try:
+                if isinstance(zones, Exception):
+                    raise zones
+                job.zone = self._zone_in(job.root, zones)
+            except Exception as exc:  # no zone for rootHost, or the provider cannot list its zones
+                self._finish(job, self._failed, exc)
+                continue
             by_zone.setdefault(job.zone, []).append(job)
         for group in by_zone.values():
             self._settle(group)
@@ -281,13 +294,8 @@ class Reconciler:
             remaining = self._remaining_validity(key, status, start)
             if remaining > 0:
                 return Result("premature", requeue_after=remaining)
-        job = _Job(key, obj, start, deleting=False, owner=spec.owner_id, root=spec.root_host, spec=spec,
-                   same_gen=same_gen, ready=ready, counter=counter)
-        try:
-            job.zone = self._zone_of(spec.root_host)
-        except Exception as exc:  # no zone for rootHost, or the provider cannot list its zones
-            return self._provider_error(key, obj, spec, counter, start, exc)
-        return job
+        return _Job(key, obj, start, deleting=False, owner=spec.owner_id, root=spec.root_host, spec=spec,
+                    same_gen=same_gen, ready=ready, counter=counter)
 
     def _applied_live(self, job: _Job) -> Result:
         """Changes applied: AwaitingValidation, requeue after min_requeue_time +/- 50 %; a rewrite within one
@@ -375,10 +383,6 @@ class Reconciler:
         job = _Job(key, obj, start, deleting=True, owner=owner, root=root, ready=ready, counter=counter)
         if not root:
             return self._clean_delete(job)
-        try:
-            job.zone = self._zone_of(root)
-        except Exception as exc:  # no zone for rootHost, or the provider cannot list its zones
-            return self._provider_error(key, obj, None, counter, start, exc)
         return job
 
     def _applied_delete(self, job: _Job) -> Result:
@@ -418,14 +422,14 @@ class Reconciler:
         return Result("finalizer-removed")
 
     # -- the provider pass of a batch ---------------------------------------------------------------------------
-    def _plan_job(self, job: _Job, snapshot: ZoneSnapshot | None) -> None:
+    def _plan_job(self, job: _Job, snapshot: ZoneSnapshot | None, domains: DomainFilter | None = None) -> None:
         """Plan one record against `snapshot` (the zone as the round read it; None: read it now); its writes
         (with their ownership TXTs) are kept in `job.collected`, not sent; `job.limit_reached` when they would
         pass the write limit."""
         job.changes = job.collected = None
         job.limit_reached = False
         desired_names = [ep.dns_name for ep in job.spec.endpoints] if job.spec is not None else []
-        registry, sink = self._registry(job.owner, job.root, job.zone, desired_names, snapshot)
+        registry, sink = self._registry(job.owner, job.root, job.zone, desired_names, snapshot, domains)
         job.read_names = sink.read_names if isinstance(sink, SubtreeView) else None  # filled by the read
         desired = registry.adjust_endpoints([ep.copy() for ep in job.spec.endpoints]) if job.spec is not None else []
         changes = self._plan(registry, desired, job.root, job.owner)
@@ -454,6 +458,7 @@ class Reconciler:
         exclusive = False
         try:
             snapshot = self._snapshot(jobs[0].zone) if jobs else None
+            domains = self.provider.get_domain_filter() if snapshot is not None else None
         except Exception as exc:  # the zone cannot be read: every record would have failed on it
             for job in jobs:
                 self._finish(job, self._failed, exc)
@@ -461,7 +466,7 @@ class Reconciler:
         for job in jobs:
             error: Exception | None = None
             try:
-                self._plan_job(job, snapshot)
+                self._plan_job(job, snapshot, domains)
             except Exception as exc:  # provider, registry, another owner's record
                 error = exc
             mine = {name_key(ep.dns_name) for ep in job.collected.all_endpoints()} if job.collected else set()
@@ -561,9 +566,9 @@ class Reconciler:
             job.result = Result("error", error=str(exc))
 
     # -- helpers --------------------------------------------------------------------------------------------
-    def _zone_of(self, root_host: str) -> str:
-        """The provider zone holding `root_host` ("" when the provider lists no zones); LookupError if none."""
-        zones = list(self.provider.zones())
+    @staticmethod
+    def _zone_in(root_host: str, zones: list[str]) -> str:
+        """The zone of `zones` holding `root_host` ("" when the provider lists no zones); LookupError if none."""
         if not zones:
             return ""
         zone = zone_for_name(root_host, zones)
@@ -580,7 +585,8 @@ class Reconciler:
         return self.provider.zone_snapshot(zone)
 
     def _registry(self, owner_id: str, root_host: str, zone: str, desired_names: list[str],
-                  snapshot: ZoneSnapshot | None = None) -> tuple[Registry, SubtreeView | Collecting]:
+                  snapshot: ZoneSnapshot | None = None,
+                  domains: DomainFilter | None = None) -> tuple[Registry, SubtreeView | Collecting]:
         """The record's registry and what it writes into (kept for the batch's write). The default one reads
         only the names under `root_host` from the provider's zone snapshot (registry.SubtreeView) instead of
         the whole provider."""
@@ -590,7 +596,7 @@ class Reconciler:
         with self._index_lock:
             index = self._indexes.setdefault(zone, SubtreeIndex())
         return subtree_registry(self.provider, owner_id, zone, root_host, desired_names, index=index, collect=True,
-                                snapshot=snapshot)
+                                snapshot=snapshot, domain_filter=domains)
     def _plan(self, registry: Registry, desired: list[Endpoint], root_host: str, owner_id: str) -> Changes:
         current = registry.records()
         _check_conflicts(current, desired, owner_id)

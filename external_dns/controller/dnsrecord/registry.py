@@ -107,8 +107,8 @@ class SubtreeView(Provider):
     ownership TXT name those names can have (each managed type, the legacy `cname-` and the old format
     without a type). The plan only looks at names under `root_host` (its domain filter), and the TXT registry
     only attaches labels from TXTs at those TXT names, so the result is the full read's. A batch passes the
-    `snapshot` it read once for all its records (reconcile.py) instead of a freshness check per record (an SOA
-    query on RFC2136). Zones, adjustment and
+    `snapshot` (and `domain_filter`) it read once for all its records (reconcile.py) instead of a freshness
+    check per record (an SOA query on RFC2136). Zones, adjustment and
     the domain filter are the provider's. `read_names` holds the names read (for the batch's overlap check).
 
     Writes go to the provider, or with `collect=True` are kept in `collected` (the registry's changes with
@@ -116,9 +116,10 @@ class SubtreeView(Provider):
 
     def __init__(self, provider: Provider, zone: str, root_host: str, desired: Iterable[str] = (), *,
                  index: SubtreeIndex | None = None, collect: bool = False,
-                 snapshot: ZoneSnapshot | None = None) -> None:
+                 snapshot: ZoneSnapshot | None = None, domain_filter: DomainFilter | None = None) -> None:
         self.provider = provider
         self.snapshot = snapshot  # the zone as a batch's round read it (None: read it now)
+        self.domain_filter = domain_filter  # the provider's, as the round read it (None: ask it now)
         self.zone = zone
         self.root = name_key(root_host)
         self.desired = [name_key(n) for n in desired]
@@ -151,7 +152,7 @@ class SubtreeView(Provider):
         return self.provider.adjust_endpoints(endpoints)
 
     def get_domain_filter(self) -> DomainFilter:
-        return self.provider.get_domain_filter()
+        return self.domain_filter if self.domain_filter is not None else self.provider.get_domain_filter()
 
     def zones(self) -> Sequence[str]:
         return self.provider.zones()
@@ -191,11 +192,12 @@ class Collecting(Provider):
 
 
 def subtree_registry(provider: Provider, owner_id: str, zone: str, root_host: str, desired: Iterable[str] = (), *,
-                     index: SubtreeIndex | None = None, collect: bool = False,
-                     snapshot: ZoneSnapshot | None = None) -> tuple[TXTRegistry, SubtreeView]:
+                     index: SubtreeIndex | None = None, collect: bool = False, snapshot: ZoneSnapshot | None = None,
+                     domain_filter: DomainFilter | None = None) -> tuple[TXTRegistry, SubtreeView]:
     """`record_registry` over a `SubtreeView` of `zone` for `root_host` (and the `desired` names), and the
     view."""
-    view = SubtreeView(provider, zone, root_host, desired, index=index, collect=collect, snapshot=snapshot)
+    view = SubtreeView(provider, zone, root_host, desired, index=index, collect=collect, snapshot=snapshot,
+                       domain_filter=domain_filter)
     registry = record_registry(view, owner_id)
     view.to_txt_name = registry.mapper.to_txt_name
     return registry, view
