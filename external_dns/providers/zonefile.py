@@ -62,6 +62,7 @@ import structlog
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
+from external_dns.endpoint.zones import normalize_zone
 from external_dns.errors import ConfigError
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import (
@@ -73,6 +74,7 @@ from external_dns.providers.provider import Provider, ProviderError, SoftError, 
 from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
 from external_dns.providers.zonetext import (
     NAME_TERMINATED,
+    Rrset,
     Soa,
     Unusual,
     ZoneData,
@@ -215,17 +217,15 @@ class ZoneFile:
         if self.data is None:
             return []
         rrsets = self.data.rrsets
+        pairs: Iterable[tuple[Key, Rrset]]
         if not ordered:
-            keys: Iterable[Key] = rrsets
+            pairs = rrsets.items()
         else:
             if self._sorted is None:
                 self._sorted = self.data.sorted_keys()
-            keys = self._sorted
-        out = []
-        for key in keys:
-            name, ttl, targets = rrsets[key]
-            out.append(Endpoint(dns_name=name, record_type=key[1], targets=Targets(targets), record_ttl=ttl))
-        return out
+            pairs = ((key, rrsets[key]) for key in self._sorted)
+        record = Endpoint.record  # built directly: a zone read builds one per record set
+        return [record(rrset[0], key[1], Targets(rrset[2]), rrset[1]) for key, rrset in pairs]
 
     def endpoints_at(self, name: str, types: Iterable[str]) -> list[Endpoint]:
         """The record sets at one (lower-case) name, among `types`."""
@@ -235,8 +235,7 @@ class ZoneFile:
         for rtype in types:
             rrset = self.data.rrsets.get((name, rtype))
             if rrset is not None:
-                out.append(Endpoint(dns_name=rrset[0], record_type=rtype, targets=Targets(rrset[2]),
-                                    record_ttl=rrset[1]))
+                out.append(Endpoint.record(rrset[0], rtype, Targets(rrset[2]), rrset[1]))
         return out
 
 
@@ -448,10 +447,26 @@ class ZoneDomainFilter(DomainFilter):
         super().__init__(include=list(good))
         self.good = frozenset(_bare(z) for z in good)
         self._all = sorted(self.good | {_bare(z) for z in broken})
+        # zone in the form `zone_for_name` compares -> its file parsed (the first of a form wins, as there)
+        self._usable: dict[str, bool] = {}
+        for zone in self._all:
+            self._usable.setdefault(normalize_zone(zone), zone in self.good)
 
     def match(self, domain: str) -> bool:
-        zone = zone_for_name(domain, self._all)
-        return zone is not None and zone in self.good
+        """`zone_for_name(domain, zones)` names a good zone: the name's suffixes looked up, longest first
+        (one dict lookup per label, whatever the number of zones; a plan asks for every record)."""
+        name = domain.strip().lower()
+        if name.endswith("."):
+            name = name[:-1]
+        usable = self._usable
+        while True:
+            found = usable.get(name)
+            if found is not None:
+                return found
+            dot = name.find(".")
+            if dot < 0:
+                return usable.get("", False) if name else False
+            name = name[dot + 1 :]
 
     def is_configured(self) -> bool:
         return True
@@ -667,6 +682,8 @@ class ZoneFileProvider(Provider):
         return names
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
+        """Endpoints a zone file can hold, in read-back form (see the module docstring). Endpoints that need
+        no change are passed through as they are; the others are adjusted copies."""
         out: list[Endpoint] = []
         for ep in endpoints:
             if ep.set_identifier:
@@ -681,6 +698,9 @@ class ZoneFileProvider(Provider):
                 targets = [canonical_target(ep.record_type, t) for t in ep.targets]
             except ValueError as exc:
                 log.warning("Skipping endpoint with an invalid target", endpoint=_describe(ep), error=str(exc))
+                continue
+            if not ep.provider_specific and targets == ep.targets:
+                out.append(ep)  # nothing to change: passed through as it is (as the RFC2136 provider does)
                 continue
             adjusted = ep.copy()
             adjusted.targets[:] = targets
