@@ -15,7 +15,18 @@ from external_dns.controller.dnsrecord.registry import txt_prefix
 from external_dns.controller.dnsrecord.types import API_VERSION, KIND
 from external_dns.informers import SharedInformerFactory
 from external_dns.providers.rfc2136 import RFC2136Config, RFC2136Provider
-from tests.controller.dnsrecord.helpers import a_record, find, get, overwrite, ready, record
+from external_dns.workqueue import FakeClock
+from tests.controller.dnsrecord.helpers import (
+    START,
+    CountingProvider,
+    a_record,
+    find,
+    get,
+    overwrite,
+    ready,
+    reconciler,
+    record,
+)
 from tests.kubeapi.server import KubeAPIServer
 from tests.servers.bind import BindServer
 
@@ -85,3 +96,29 @@ def test_lifecycle_against_bind(kubeapi: KubeAPIServer, controller: DNSRecordCon
     assert controller.wait_until(lambda: get(kubeapi, "web") is None, TIMEOUT)
     left = [ep.dns_name for ep in bind_provider.records() if "web.example.org" in ep.dns_name]
     assert left == []
+
+
+def test_a_batch_against_bind(kubeapi: KubeAPIServer, kube_api_client: Any, bind_provider: RFC2136Provider,
+                              bind_server: BindServer) -> None:
+    """Twelve records in one batch: one provider write (RFC2136 UPDATE messages per name group), every name
+    served by BIND, each record AwaitingValidation then Ready; deleted in one write again."""
+    counting = CountingProvider(bind_provider)
+    clock = FakeClock(start=START)
+    rec = reconciler(kubeapi, kube_api_client, counting, clock)
+    names = [f"b{i}" for i in range(12)]
+    for i, n in enumerate(names):
+        kubeapi.create(record(n, f"{n}.example.org", [a_record(f"{n}.example.org", f"192.0.2.{i + 1}")],
+                              owner="bind-batch"))
+    keys = [f"default/{n}" for n in names]
+    assert {r.action for r in rec.reconcile_many(keys).values()} == {"applied"}
+    assert counting.writes == 1
+    for i, n in enumerate(names):
+        assert bind_server.rrset(f"{n}.example.org", "A") == (300, [f"192.0.2.{i + 1}"])
+    clock.step(10)
+    assert {r.action for r in rec.reconcile_many(keys).values()} == {"ready"}
+    for n in names:
+        kubeapi.delete(API_VERSION, KIND, "default", n)
+    assert {r.action for r in rec.reconcile_many(keys).values()} == {"deleting"}
+    assert counting.writes == 2
+    assert all(bind_server.rrset(f"{n}.example.org", "A") is None for n in names)
+    bind_server.reset()
