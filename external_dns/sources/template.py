@@ -15,12 +15,13 @@ map is an error for that object instead of `<no value>` / `[...]` text (which is
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from external_dns.sources.gotemplate.execute import run
 from external_dns.sources.gotemplate.lexer import TemplateError
-from external_dns.sources.gotemplate.parse import Node, parse
 from external_dns.sources.gotemplate.values import StrMap
+
+if TYPE_CHECKING:
+    from external_dns.sources.gotemplate.parse import Node
 
 __all__ = ["FQDNTemplate", "GoTemplate", "TemplateError", "join_templates", "object_view",
            "parse_fqdn_template", "parse_template"]
@@ -125,8 +126,13 @@ class GoTemplate:
     object lacks a field the template reads, or a limit is reached."""
 
     def __init__(self, text: str) -> None:
+        # The engine is imported with the first template: a run without one never loads it (start-up time).
+        from external_dns.sources.gotemplate.execute import run
+        from external_dns.sources.gotemplate.parse import parse
+
         self.text = text
         self._nodes: tuple[Node, ...] = parse(text)
+        self._run = run
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.text!r})"
@@ -134,7 +140,7 @@ class GoTemplate:
     def execute(self, obj: Mapping[str, Any], kind: str = "", source: str = "") -> str:
         """The raw output for `obj`; `source` is what `isSource` compares with (e.g. "service")."""
         try:
-            return run(self._nodes, object_view(obj, kind), source)
+            return self._run(self._nodes, object_view(obj, kind), source)
         except TemplateError as exc:
             raise TemplateError(f"template {self.text!r}: {exc}") from None
 

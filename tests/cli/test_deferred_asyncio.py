@@ -1,6 +1,6 @@
 """structlog imports asyncio for async logger methods we never call: the CLI imports structlog with asyncio
 deferred (cmd/main.py `_DeferredModule`), so a `--once` run never loads it, while code that does use asyncio
-still gets the real module."""
+still gets the real module. The Go-template engine, too, is imported only with a first template."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ PROBE = "\n".join([
     "import json, sys",
     "from external_dns.cmd.main import main",
     "code = main(sys.argv[1:])",
-    "print(json.dumps({'code': code, 'real': [m for m in ('asyncio.events', 'asyncio.base_events') "
-    "if m in sys.modules]}))",
+    "print(json.dumps({'code': code, 'real': [m for m in ('asyncio.events', 'asyncio.base_events', "
+    "'external_dns.sources.gotemplate.parse', 'external_dns.sources.gotemplate.execute') if m in sys.modules]}))",
 ])
 
 
