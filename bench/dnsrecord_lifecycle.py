@@ -15,7 +15,8 @@ on another checkout (the baseline) in the same run.
 
 Environment: `BENCH_DNSRECORD_SIZES` (default 500,1000,5000), `BENCH_DNSRECORD_PROVIDERS` (zonefile,bind),
 `BENCH_DNSRECORD_BASELINE` (a checkout of the code before the change: its `external_dns` runs the same
-scenario first; the bench and the test servers are this tree's). `python -m bench.dnsrecord_lifecycle --one
+scenario first; the bench and the test servers are this tree's), `BENCH_DNSRECORD_UNBATCHED=1` (also this
+tree with batches of one record: the batching's share of the difference). `python -m bench.dnsrecord_lifecycle --one
 --n 500 --provider bind` runs one lifecycle and prints it as JSON. Wall clock on a shared machine: other work
 moves the figures; compare the two sides of one run.
 """
@@ -127,7 +128,9 @@ def lifecycle(n: int, kind: str) -> dict[str, Any]:
         factory.informer_for(RESOURCE, namespace=None).add_event_handler(
             ResourceEventHandlerFuncs(on_update=watch.on_update, on_delete=watch.on_delete))
         options = Options(min_requeue_time=1.0, requeue_time=900.0, valid_for=840.0, write_counter_limit=20)
-        ctl = build_dnsrecord_controller(options, factory, provider, api, workers=4, rng=random.Random(1))
+        size = os.environ.get("BENCH_DNSRECORD_BATCH")
+        batch: dict[str, Any] = {"batch_size": int(size)} if size else {}  # the baseline has no batch_size
+        ctl = build_dnsrecord_controller(options, factory, provider, api, workers=4, rng=random.Random(1), **batch)
         factory.start()
         factory.wait_for_cache_sync(10.0)
         ctl.start()
@@ -206,14 +209,15 @@ def pass_cost(n: int) -> tuple[float, float]:
         return statistics.mean(premature), statistics.mean(full)
 
 
-def _child(code: str, n: int, kind: str) -> dict[str, Any]:
-    """One lifecycle in a child process running `code`'s external_dns (this tree's bench and test servers)."""
+def _child(code: str, n: int, kind: str, batch: int = 0) -> dict[str, Any]:
+    """One lifecycle in a child process running `code`'s external_dns (this tree's bench and test servers);
+    `batch`: the controller's batch size (0: its default)."""
     with tempfile.TemporaryDirectory(prefix="bench-dnsrecord-") as shim:
         cwd = ROOT  # `python -m` puts the working directory first on sys.path: the code under test lives there
         if Path(code).resolve() != ROOT:
             cwd = Path(shim)
             (cwd / "external_dns").symlink_to(Path(code).resolve() / "external_dns")
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        env = dict(os.environ, PYTHONPATH=str(ROOT), BENCH_DNSRECORD_BATCH=str(batch) if batch else "")
         out = subprocess.run([sys.executable, "-m", "bench.dnsrecord_lifecycle", "--one", "--n", str(n),
                               "--provider", kind], cwd=cwd, env=env, capture_output=True, text=True,
                              timeout=2 * TIMEOUT + 120, check=False)
@@ -226,14 +230,15 @@ def main() -> None:
     import structlog
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
-    sides = ([("before", BASELINE)] if BASELINE else []) + [("after", str(ROOT))]
+    sides = ([("before", BASELINE, 0)] if BASELINE else []) + [("after", str(ROOT), 0)]
+    sides += [("after, batches of 1", str(ROOT), 1)] if os.environ.get("BENCH_DNSRECORD_UNBATCHED") else []
     print("| provider | records | code | create -> all Ready (s) | per record (ms) | CPU (s) | provider writes | "
           "delete -> all gone (s) | delete writes |")
     print("|---|---|---|---|---|---|---|---|---|")
     for kind in PROVIDERS:
         for n in SIZES:
-            for label, code in sides:
-                r = _child(code, n, kind)
+            for label, code, batch in sides:
+                r = _child(code, n, kind, batch)
                 assert Path(r["code"]) == Path(code).resolve(), f"ran {r['code']}, not {code}"
                 print(f"| {kind} | {n} | {label} | {r['ready_s']:.1f} | {r['ready_s'] / n * 1000:.1f} | "
                       f"{r['ready_cpu']:.1f} | {r['writes']} | {r['deleted_s']:.1f} | {r['delete_writes']} |",
