@@ -12,18 +12,17 @@ plan without `--force`; 4 a stale plan file (`apply`).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import structlog
 
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import env_name, parse_bool
+from external_dns.cmd.signals import install_signal_handlers
 from external_dns.cmd.wiring import (
     KubeClient,
     build_controller,
@@ -60,43 +59,6 @@ def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
     finally:
         if recorder is not None and not recorder.stop(5.0):
             log.warning("not every Kubernetes Event could be sent before exiting")
-
-
-def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
-    """SIGTERM/SIGINT set `stop`; returns a function restoring the previous handlers.
-
-    The Python-level handler does nothing: it may run while the main thread holds the log stream's lock or
-    the Event's lock, so it must not log or set the Event itself. The interpreter writes the signal number
-    to a wake-up pipe (`signal.set_wakeup_fd`); a watcher thread reads it, logs and sets `stop`."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-    read_fd, write_fd = os.pipe()
-    os.set_blocking(write_fd, False)
-
-    def watch() -> None:
-        while True:
-            data = os.read(read_fd, 1)
-            if not data or data[0] == 0:  # 0: our own shutdown byte (no signal has number 0)
-                return
-            stop.set()  # first: nothing the log line does may keep the signal from stopping the process
-            with contextlib.suppress(Exception):
-                log.info(f"Received {signal.Signals(data[0]).name}. Terminating...")
-
-    watcher = threading.Thread(target=watch, name="signal-watcher", daemon=True)
-    watcher.start()
-    previous_wakeup = signal.set_wakeup_fd(write_fd)
-    previous = {sig: signal.signal(sig, lambda _signum, _frame: None) for sig in (signal.SIGTERM, signal.SIGINT)}
-
-    def restore() -> None:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-        signal.set_wakeup_fd(previous_wakeup)
-        os.write(write_fd, b"\0")
-        watcher.join(timeout=5)
-        os.close(write_fd)
-        os.close(read_fd)
-
-    return restore
 
 
 def _wants_webhook_server(argv: Sequence[str], environ: Mapping[str, str] | None) -> bool:
@@ -159,7 +121,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
                                 informer_factory=informer_factory, features=process_features(cfg))
     fatal = FatalStop(stop, cfg.provider)
     process.zone_controller.on_fatal = fatal
-    restore = _install_signal_handlers(stop)
+    restore = install_signal_handlers(stop, lambda sig: log.info(f"Received {sig.name}. Terminating..."))
     try:
         code = process.run()
     except ConfigError as exc:

@@ -10,16 +10,15 @@ clean stop, 1 when the provider cannot be built or the address cannot be bound, 
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
 from collections.abc import Sequence
-from types import FrameType
 
 import structlog
 
 from external_dns.cmd.build import build_provider
 from external_dns.cmd.config import FLAG_GROUPS, build_parser
+from external_dns.cmd.signals import install_signal_handlers
 from external_dns.errors import ConfigError
 from external_dns.logging_setup import configure_logging, print_line
 from external_dns.providers.provider import ProviderError
@@ -75,14 +74,7 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
                            cfg.webhook_provider_max_body_size,
                            read_header_timeout=cfg.webhook_provider_read_header_timeout,
                            idle_timeout=cfg.webhook_provider_idle_timeout)
-    previous: dict[int, object] = {}
-    if threading.current_thread() is threading.main_thread():
-        def on_signal(signum: int, _frame: FrameType | None) -> None:
-            stop.set()  # first: nothing the log line does may keep the signal from stopping the server
-            log.info("received signal, shutting down", signal=signal.Signals(signum).name)
-
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            previous[sig] = signal.signal(sig, on_signal)
+    restore = install_signal_handlers(stop, lambda sig: log.info("received signal, shutting down", signal=sig.name))
     try:
         try:
             server.start()
@@ -99,5 +91,4 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
         return 0
     finally:
         server.stop()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+        restore()

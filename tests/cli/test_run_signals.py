@@ -1,6 +1,6 @@
-"""cmd/run.py's signal handling: SIGTERM/SIGINT set the stop event through the wake-up pipe watcher, even when
-writing the log line about it fails, and the previous handlers come back afterwards; FatalStop, which ends the
-long-running process on a failure no retry can fix."""
+"""cmd/signals.py (the long-running commands' signal handling): SIGTERM/SIGINT set the stop event through the
+wake-up pipe watcher, even when writing the log line about it fails, and the previous handlers come back
+afterwards; cmd/run.FatalStop, which ends the long-running process on a failure no retry can fix."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import structlog
 
-from external_dns.cmd.run import _install_signal_handlers
+from external_dns.cmd.signals import install_signal_handlers
 
 
 class RaisingLogger:
@@ -28,7 +28,13 @@ def test_a_signal_stops_the_process_even_when_its_log_line_cannot_be_written(
     structlog.configure(logger_factory=lambda *_args: RaisingLogger(), cache_logger_on_first_use=False)
     stop = threading.Event()
     before = signal.getsignal(signum)
-    restore = _install_signal_handlers(stop)
+    announced: list[signal.Signals] = []
+
+    def announce(sig: signal.Signals) -> None:
+        announced.append(sig)
+        structlog.get_logger("t").info("Received it")  # raises: the stream is broken
+
+    restore = install_signal_handlers(stop, announce)
     try:
         os.kill(os.getpid(), signum)
         assert stop.wait(5)
@@ -37,7 +43,7 @@ def test_a_signal_stops_the_process_even_when_its_log_line_cannot_be_written(
         assert stop.wait(5)
     finally:
         restore()
-    assert signal.getsignal(signum) is before
+    assert signal.getsignal(signum) is before and announced == [signum, signum]
     assert not [t for t in threading.enumerate() if t.name == "signal-watcher"]
 
 
