@@ -25,17 +25,19 @@ _STR = "tag:yaml.org,2002:str"
 _BUILT = frozenset(("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
                     "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp"))
 _UNUSUAL = re.compile(r"[^\x20-\x7e\n]")  # tabs, CR, control characters, non-ASCII: the full loader
-_KEY_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: +(.*))?")
+# Keys of at most _MAX_KEY characters: libyaml refuses implicit keys over 1024, long ones go to the full loader
+_MAX_KEY = 512
+_KEY_RE = rf"[A-Za-z0-9_][A-Za-z0-9_./-]{{0,{_MAX_KEY - 1}}}"
+_KEY_LINE = re.compile(rf"({_KEY_RE}):(?: +(.*))?")
 # A plain scalar: no indicator first (`-` only before a non-space), none of `#'"` and no `: `, ` #` or
 # trailing `:` (checked in `_scalar`); `[]{},` are allowed in block context but refused here for simplicity.
 _PLAIN = re.compile(r"[A-Za-z0-9_./~(+=$^-][A-Za-z0-9_./~()+=$^@;%?!:<> -]*")
 _FLOW_PLAIN = re.compile(r"[A-Za-z0-9_./~(+=$^-][A-Za-z0-9_./~()+=$^@;%?!<> -]*")
 # `[- ]key: value` with the value's surrounding spaces left out (the value may be empty)
-_COMMON_LINE = re.compile(r"( *)(- +)?([A-Za-z0-9_][A-Za-z0-9_./-]*):(?: +([^ ](?:.*[^ ])?))? *")
+_COMMON_LINE = re.compile(rf"( *)(- +)?({_KEY_RE}):(?: +([^ ](?:.*[^ ])?))? *")
 _DQ = re.compile(r'"([^"\\]*)"')
 _SQ = re.compile(r"'([^']*)'")
 _MAX_DEPTH = 64  # deeper documents go to the full loader (which enforces the manifest source's own limit)
-_MAX_KEY = 512  # libyaml refuses implicit keys over 1024 characters: long ones go to the full loader
 
 
 class _Unsupported(Exception):
@@ -138,16 +140,12 @@ def _tokens(lines: list[str]) -> list[tuple[int, int, str, str | None]]:
     for raw in lines:
         m = common(raw)
         if m is not None:  # `[- ]key: value` in one step (nearly every line of a manifest)
-            indent, dash, key = m.group(1, 2, 3)
-            if dash is not None:
-                append((len(indent), _DASH, "", None))
-                if len(key) > _MAX_KEY:
-                    raise _Unsupported
-                append((len(indent) + len(dash), _KEY, key, m.group(4)))
+            indent, dash, key, value = m.groups()
+            if dash is None:
+                append((len(indent), _KEY, key, value))
             else:
-                if len(key) > _MAX_KEY:
-                    raise _Unsupported
-                append((len(indent), _KEY, key, m.group(4)))
+                append((len(indent), _DASH, "", None))
+                append((len(indent) + len(dash), _KEY, key, value))
             continue
         content = raw.lstrip(" ")
         if not content or content[0] == "#":
@@ -166,8 +164,6 @@ def _tokens(lines: list[str]) -> list[tuple[int, int, str, str | None]]:
             if km is None:
                 append((indent_n, _OTHER, content, None))
             else:
-                if km.end(1) > _MAX_KEY:
-                    raise _Unsupported
                 append((indent_n, _KEY, km.group(1), km.group(2)))
     return out
 
