@@ -5,8 +5,6 @@ ExternalDNS's fatal non-soft errors); a webhook answering 503 instead keeps it r
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +14,7 @@ from typing import Any
 import pytest
 
 from external_dns.providers.webhook.protocol import MEDIA_TYPE
-from tests.helpers.cli import ROOT, LogTail, clean_env, dns_endpoint
+from tests.helpers.cli import dns_endpoint, one_fatal_line, running
 
 pytestmark = pytest.mark.integration
 
@@ -67,46 +65,29 @@ def refusing(request: pytest.FixtureRequest) -> Iterator[Refusing]:
         hook.thread.join(5)
 
 
-def start(tmp_path: Path, url: str) -> tuple[subprocess.Popen[bytes], LogTail]:
+def args(tmp_path: Path, url: str) -> list[str]:
     manifests = tmp_path / "manifests"
     manifests.mkdir()
     (manifests / "web.yaml").write_text(dns_endpoint("web", "www.example.org", "192.0.2.10"))
-    args = [sys.executable, "-m", "external_dns", "--source=manifest", f"--manifest-dir={manifests}",
-            "--provider=webhook", f"--webhook-provider-url={url}", "--policy=sync", "--interval=1s",
-            "--metrics-address=127.0.0.1:0"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=clean_env(), cwd=ROOT)
-    return proc, LogTail(proc, "webhook-refused")
+    return ["--source=manifest", f"--manifest-dir={manifests}", "--provider=webhook",
+            f"--webhook-provider-url={url}", "--policy=sync", "--interval=1s", "--metrics-address=127.0.0.1:0"]
 
 
 @pytest.mark.parametrize("refusing", [401], indirect=True)
 def test_a_webhook_refusing_our_credentials_ends_the_process(tmp_path: Path, refusing: Refusing) -> None:
-    proc, tail = start(tmp_path, refusing.url)
-    try:
+    with running(args(tmp_path, refusing.url), name="webhook-401") as (proc, tail):
         code = proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        tail.join()
-    text = tail.text()
-    assert code == 1, text
-    fatal = [line for line in text.splitlines() if "level=fatal" in line]
-    assert len(fatal) == 1 and "provider=webhook" in fatal[0], text
-    assert "with code 401: token rejected" in fatal[0], fatal[0]
+    assert code == 1, tail.text()
+    fatal = one_fatal_line(tail.text())
+    assert "provider=webhook" in fatal and "with code 401: token rejected" in fatal, fatal
     assert refusing.record_requests <= 2
 
 
 @pytest.mark.parametrize("refusing", [503], indirect=True)
 def test_a_webhook_answering_503_is_retried_until_sigterm(tmp_path: Path, refusing: Refusing) -> None:
-    proc, tail = start(tmp_path, refusing.url)
-    try:
+    with running(args(tmp_path, refusing.url), name="webhook-503") as (proc, tail):
         assert tail.wait_for("consecutive soft errors: 2", 30), tail.text()
         assert proc.poll() is None
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=15)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        tail.join()
     assert code == 0 and "level=fatal" not in tail.text()

@@ -1,9 +1,10 @@
 """Running the real CLI (`python -m external_dns`) as a subprocess in tests: a clean environment, the exit-code
 check with the output in the message, a DNSEndpoint manifest, reading back a zone file and the long-running CLI as
-a subprocess (`Controller`)."""
+a subprocess (`Controller`, `running`, `one_fatal_line`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -11,7 +12,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import dns.rdatatype
@@ -187,3 +188,27 @@ class Controller:
                 return None
             time.sleep(0.05)  # observing another process's file: there is nothing to wait on
         return None
+
+
+@contextlib.contextmanager
+def running(args: Sequence[str], env: Mapping[str, str] | None = None,
+            name: str = "cli") -> Iterator[tuple[subprocess.Popen[bytes], LogTail]]:
+    """The long-running CLI (`python -m external_dns *args`, environment `env` or clean_env()) with its stderr
+    tailed; afterwards it is gone (killed if it still runs) and its log read to the end."""
+    proc = subprocess.Popen([sys.executable, "-m", "external_dns", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=ROOT, env=dict(env) if env is not None else clean_env())
+    tail = LogTail(proc, name)
+    try:
+        yield proc, tail
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        tail.join()
+
+
+def one_fatal_line(text: str) -> str:
+    """The one `level=fatal` line of a log (a failure that ended the process); fails unless there is exactly one."""
+    fatal = [line for line in text.splitlines() if "level=fatal" in line]
+    assert len(fatal) == 1, text
+    return fatal[0]

@@ -8,14 +8,13 @@ from __future__ import annotations
 import contextlib
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import ROOT, LogTail, clean_env, dns_endpoint
+from tests.helpers.cli import LogTail, clean_env, dns_endpoint, one_fatal_line, running
 from tests.servers.pdns import PdnsServer
 
 pytestmark = pytest.mark.integration
@@ -33,11 +32,9 @@ def eventually(check: Callable[[], bool], timeout: float) -> bool:
     return False
 
 
-Running = tuple[subprocess.Popen[bytes], LogTail, Path]
-
-
 @contextlib.contextmanager
-def long_running(tmp_path: Path, pdns: PdnsServer, key: str, *flags: str) -> Iterator[Running]:
+def long_running(tmp_path: Path, pdns: PdnsServer, key: str,
+                 *flags: str) -> Iterator[tuple[subprocess.Popen[bytes], LogTail, Path]]:
     """The long-running CLI on a manifest dir holding www.example.org A 192.0.2.10, against `pdns` with API key
     `key`: yields (process, its log, the manifest file); afterwards the process is gone (killed if it still
     runs) and the server runs again."""
@@ -45,18 +42,12 @@ def long_running(tmp_path: Path, pdns: PdnsServer, key: str, *flags: str) -> Ite
     manifests.mkdir()
     record = manifests / "web.yaml"
     record.write_text(dns_endpoint("web", "www.example.org", "192.0.2.10"))
-    args = [sys.executable, "-m", "external_dns", "--source=manifest", f"--manifest-dir={manifests}",
-            "--provider=pdns", *pdns.pdns_flags(), "--policy=sync", "--metrics-address=127.0.0.1:0", *flags]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-                            env=clean_env({"EXTERNAL_DNS_PDNS_API_KEY": key}))
-    tail = LogTail(proc, "pdns-long-running")
+    args = ["--source=manifest", f"--manifest-dir={manifests}", "--provider=pdns", *pdns.pdns_flags(),
+            "--policy=sync", "--metrics-address=127.0.0.1:0", *flags]
     try:
-        yield proc, tail, record
+        with running(args, clean_env({"EXTERNAL_DNS_PDNS_API_KEY": key}), "pdns-long-running") as (proc, tail):
+            yield proc, tail, record
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        tail.join()
         if pdns.process is None:
             pdns.start()
 
@@ -95,10 +86,9 @@ def test_refused_api_key_ends_the_long_running_process_with_one_fatal_line(
         code = proc.wait(timeout=30)
     text = tail.text()
     assert code == 1, text
-    fatal = [line for line in text.splitlines() if "level=fatal" in line]
-    assert len(fatal) == 1, text
-    assert "refused the API key (HTTP 401" in fatal[0] and "check --pdns-api-key" in fatal[0], fatal[0]
-    assert "provider=pdns" in fatal[0] and f"PowerDNS at {pdns.url}" in fatal[0], fatal[0]
+    fatal = one_fatal_line(text)
+    assert "refused the API key (HTTP 401" in fatal and "check --pdns-api-key" in fatal, fatal
+    assert "provider=pdns" in fatal and f"PowerDNS at {pdns.url}" in fatal, fatal
     assert "Shut down" in text  # a clean shutdown before exiting
     assert "Traceback" not in text and wrong not in text and pdns.api_key not in text
     refused = [r for r in pdns.requests_since(mark) if r[2] == 401]
@@ -117,4 +107,4 @@ def test_server_errors_are_retried_and_a_refused_key_after_them_is_fatal(tmp_pat
         code = proc.wait(timeout=60)
     text = tail.text()
     assert code == 1, text
-    assert text.count("level=fatal") == 1 and "refused the API key" in text, text
+    assert "refused the API key" in one_fatal_line(text)

@@ -5,13 +5,11 @@ never printed."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import ROOT, LogTail, clean_env
+from tests.helpers.cli import clean_env, one_fatal_line, running
 from tests.helpers.provider_cli import write
 from tests.servers.bind import BindServer
 
@@ -25,26 +23,16 @@ def test_rejected_tsig_key_ends_the_long_running_process(tmp_path: Path, bind_se
     manifests = tmp_path / "manifests"
     manifests.mkdir()
     write(manifests)
-    args = [sys.executable, "-m", "external_dns", "--source=manifest", f"--manifest-dir={manifests}",
-            "--provider=rfc2136", f"--rfc2136-host={bind_server.host}", f"--rfc2136-port={bind_server.port}",
-            "--rfc2136-zone=example.org", "--rfc2136-zone=example.com", f"--rfc2136-tsig-keyname={bind_server.key_name}",
-            "--rfc2136-tsig-axfr", "--policy=sync", "--interval=1s", "--metrics-address=127.0.0.1:0"]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
-                            env=clean_env({"EXTERNAL_DNS_RFC2136_TSIG_SECRET": WRONG}))
-    tail = LogTail(proc, "rfc2136-bad-key")
-    try:
+    args = ["--source=manifest", f"--manifest-dir={manifests}", "--provider=rfc2136",
+            f"--rfc2136-host={bind_server.host}", f"--rfc2136-port={bind_server.port}", "--rfc2136-zone=example.org",
+            "--rfc2136-zone=example.com", f"--rfc2136-tsig-keyname={bind_server.key_name}", "--rfc2136-tsig-axfr",
+            "--policy=sync", "--interval=1s", "--metrics-address=127.0.0.1:0"]
+    with running(args, clean_env({"EXTERNAL_DNS_RFC2136_TSIG_SECRET": WRONG}), "rfc2136-bad-key") as (proc, tail):
         code = proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        tail.join()
     text = tail.text()
     assert code == 1, text
-    fatal = [line for line in text.splitlines() if "level=fatal" in line]
-    assert len(fatal) == 1, text
-    assert "rejected TSIG key" in fatal[0] and "--rfc2136-tsig-secret" in fatal[0], fatal[0]
-    assert "provider=rfc2136" in fatal[0], fatal[0]
+    fatal = one_fatal_line(text)
+    assert "rejected TSIG key" in fatal and "--rfc2136-tsig-secret" in fatal and "provider=rfc2136" in fatal, fatal
     assert "Shut down" in text and "Traceback" not in text
     assert WRONG not in text and bind_server.key_secret not in text
     assert bind_server.rrset("web.example.org", "A") is None
