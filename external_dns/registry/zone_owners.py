@@ -107,8 +107,8 @@ class ZoneOwners:
         self.snapshot = snapshot
         self.index = index
         self.version = -1
-        self._from_txt: dict[str, list[LabelKey]] = {}  # snapshot name -> label keys its TXTs give
-        self._stored_at: dict[str, list[TxtKey]] = {}  # snapshot name -> TXT keys stored from it
+        # snapshot name -> (label key given, TXT key stored) of each ownership TXT there
+        self._from_txt: dict[str, tuple[tuple[LabelKey, TxtKey], ...]] = {}
         # name holding labelled records -> (record type, owner label) of each but ownership markers: what the
         # safety gate counts, without building the records (`view`); its keys are the names holding records
         self._summary: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -147,17 +147,14 @@ class ZoneOwners:
     def drop(self) -> None:
         """Forget the zone's TXTs (their labels and stored values) and its labelled records' digests."""
         affected: set[str] = set()
-        for keys in self._from_txt.values():
-            for key in keys:
+        for pairs in self._from_txt.values():
+            for key, tkey in pairs:
                 self.index.labels.pop(key, None)
                 affected.add(key[0])
+                self.index.stored_txts.pop(tkey, None)
         for name in self._from_txt:
             self.index.txt_names.discard(name)
-        for tkeys in self._stored_at.values():
-            for tkey in tkeys:
-                self.index.stored_txts.pop(tkey, None)
         self._from_txt.clear()
-        self._stored_at.clear()
         self._digests.clear()
         self._undigested.clear()
         self._summary.clear()
@@ -175,16 +172,15 @@ class ZoneOwners:
         index = self.index
         labels_of, stored_txts, txt_names = index.labels, index.stored_txts, index.txt_names
         ownership_labels, to_endpoint_name = index.registry._ownership_labels, index.to_endpoint_name
-        from_txt, stored_at = self._from_txt, self._stored_at
+        from_txt = self._from_txt
         snapshot_get = self.snapshot.get
         affected: set[str] = set(names)
+        held_before = bool(from_txt) and records_of is None  # a rebuild starts from nothing (`drop`)
         for name in names:
-            if from_txt:
-                for key in from_txt.pop(name, ()):
+            if held_before:
+                for key, tkey in from_txt.pop(name, ()):
                     labels_of.pop(key, None)
                     affected.add(key[0])
-            if stored_at:
-                for tkey in stored_at.pop(name, ()):
                     stored_txts.pop(tkey, None)
             txt_names.discard(name)
             for record in snapshot_get(name) if records_of is None else records_of.get(name, ()):
@@ -196,10 +192,11 @@ class ZoneOwners:
                 ep_name, rtype = to_endpoint_name(record.dns_name)
                 key = (ep_name, rtype, record.set_identifier)
                 labels_of[key] = labels
-                from_txt.setdefault(name, []).append(key)
                 tkey = (record.dns_name.lower(), record.set_identifier)
                 stored_txts[tkey] = list(record.targets)
-                stored_at.setdefault(name, []).append(tkey)
+                pair = (key, tkey)
+                held = from_txt.get(name)
+                from_txt[name] = (pair,) if held is None else (*held, pair)
                 txt_names.add(name)
                 affected.add(ep_name)
         return affected
