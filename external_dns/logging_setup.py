@@ -148,17 +148,23 @@ class StatusLine:
         self._cleared = False
 
     def show(self, stream: TextIO, text: str) -> None:
+        """Draw `text` as the line; a terminal that went away (EIO, EPIPE) ends the drawing, never the caller's
+        work (the apply the bar reports on)."""
         with self.lock:
             self.stream, self.text, self._cleared = stream, text, False
-            stream.write(CLEAR_LINE + text)
-            stream.flush()
+            try:
+                stream.write(CLEAR_LINE + text)
+                stream.flush()
+            except (OSError, ValueError):
+                self.stream, self.text = None, ""
 
     def end(self) -> None:
         """Leave the last state of the line on screen and stop redrawing it."""
         with self.lock:
             if self.stream is not None and self.text:
-                self.stream.write("\n" if not self._cleared else CLEAR_LINE + self.text + "\n")
-                self.stream.flush()
+                with contextlib.suppress(OSError, ValueError):
+                    self.stream.write("\n" if not self._cleared else CLEAR_LINE + self.text + "\n")
+                    self.stream.flush()
             self.stream, self.text = None, ""
 
     def write_through(self, stream: TextIO, text: str) -> int:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from external_dns.logging_setup import configure_logging, go_value, logfmt_renderer, print_line
+from external_dns.logging_setup import STATUS, configure_logging, go_value, logfmt_renderer, print_line
 
 
 @pytest.fixture
@@ -127,3 +127,15 @@ def test_a_closed_log_stream_drops_lines_and_never_raises(stream: io.StringIO) -
     out.close()
     structlog.get_logger("t").warning("nowhere to go")  # ValueError from the closed stream: dropped
     logging.getLogger("boto3").error("nor this")
+
+
+def test_a_status_line_on_a_closed_stream_stops_drawing_without_raising(stream: io.StringIO) -> None:
+    """`--progress=bar` on a terminal that went away: the bar stops, the apply it reports on goes on."""
+    out = io.StringIO()
+    configure_logging("info", "text", stream=out)
+    STATUS.show(out, "example.org [####....] 50%")
+    out.close()
+    STATUS.show(out, "example.org [########] 100%")  # ValueError from the closed stream: no longer drawn
+    assert STATUS.stream is None
+    structlog.get_logger("t").info("a log line after it")
+    STATUS.end()
