@@ -47,9 +47,9 @@ def test_batches_respect_limits_and_keep_groups(raw: list[list[tuple[str, bool]]
 
 def test_a_replace_wins_over_a_delete_of_the_same_rrset() -> None:
     g = group("x", [("same", True), ("same", False)])
-    assert [r["changetype"] for r, _ in g.rrsets.values()] == ["REPLACE"]
+    assert [kind for kind, _ in g.rrsets.values()] == ["REPLACE"]
     g = group("x", [("same", False), ("same", True)])
-    assert [r["changetype"] for r, _ in g.rrsets.values()] == ["REPLACE"]
+    assert [kind for kind, _ in g.rrsets.values()] == ["REPLACE"]
 
 
 TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=40)
