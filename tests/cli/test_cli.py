@@ -3,17 +3,14 @@ TXT registry -> zonefile provider, as `make run` uses it."""
 
 from __future__ import annotations
 
-import os
-import selectors
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import ROOT, Env, clean_env, dns_endpoint, run_cli, service
+from tests.helpers.cli import ROOT, Env, clean_env, dns_endpoint, read_until, run_cli, service
 
 pytestmark = pytest.mark.integration
 
@@ -184,20 +181,9 @@ def test_loop_mode_syncs_and_stops_on_sigterm(env: Env) -> None:
     args = [a for a in env.args() if a != "--once"] + ["--interval=1h", "--metrics-address=127.0.0.1:0"]
     proc = subprocess.Popen([sys.executable, "-m", "external_dns", *args], stderr=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, env=clean_env(), cwd=ROOT)
-    assert proc.stderr is not None
     output = b""
     try:
-        fd = proc.stderr.fileno()
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            deadline = time.monotonic() + 60
-            while b"record(s) were successfully updated" not in output:
-                remaining = deadline - time.monotonic()
-                assert remaining > 0, "no sync within 60 s:\n" + output.decode()
-                if sel.select(timeout=remaining):
-                    chunk = os.read(fd, 65536)
-                    assert chunk, "process ended early:\n" + output.decode()
-                    output += chunk
+        output = read_until(proc.stderr, b"record(s) were successfully updated", 60)
         assert ("www.example.org", "A") in env.records()
         proc.send_signal(signal.SIGTERM)
         output += proc.communicate(timeout=30)[1]

@@ -6,7 +6,6 @@ failed writes, and SIGTERM still ends it within seconds with exit 0 (a clean shu
 from __future__ import annotations
 
 import os
-import select
 import signal
 import socket
 import subprocess
@@ -18,24 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import ROOT, clean_env, dns_endpoint, zone_records
+from tests.helpers.cli import ROOT, clean_env, dns_endpoint, read_until, zone_records
 from tests.kubeapi.server import KubeAPIServer
 from tests.sources.helpers import service
 
 pytestmark = pytest.mark.integration
-
-
-def read_until(proc: subprocess.Popen[bytes], needle: bytes, timeout: float) -> bytes:
-    """The process's output up to and including the first line holding `needle` (as `head` would read it)."""
-    assert proc.stdout is not None
-    fd, seen, deadline = proc.stdout.fileno(), b"", time.monotonic() + timeout
-    while needle not in seen:
-        remaining = deadline - time.monotonic()
-        ready, _, _ = select.select([fd], [], [], max(remaining, 0))
-        chunk = os.read(fd, 65536) if ready else b""
-        assert chunk, f"no {needle!r} in time (or the process ended): {seen.decode(errors='replace')}"
-        seen += chunk
-    return seen
 
 
 def cpu_seconds(pid: int) -> float:
@@ -66,7 +52,7 @@ def reconcile_without_log_reader(source_flags: list[str], zones: Path, close_aft
                             env=env or clean_env(drop=["KUBECONFIG"]))
     zone_file = zones / "example.org.zone"
     try:
-        read_until(proc, close_after, 30)
+        read_until(proc.stdout, close_after, 30)
         assert proc.stdout is not None
         proc.stdout.close()  # the reader exits (`| head`): the next log write fails with EPIPE
         change()
@@ -133,7 +119,7 @@ def test_webhook_server_keeps_serving_without_its_log_reader_and_stops_on_sigter
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
                             env=clean_env(drop=["KUBECONFIG"]))
     try:
-        read_until(proc, b"msg=config", 30)
+        read_until(proc.stdout, b"msg=config", 30)
         assert proc.stdout is not None
         proc.stdout.close()  # before the "listening" line (stdout) and the request log lines
         assert wait_for(lambda: proc.poll() is not None or answers(port), 30)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 import dns.rdatatype
 import dns.zone
@@ -212,3 +214,20 @@ def one_fatal_line(text: str) -> str:
     fatal = [line for line in text.splitlines() if "level=fatal" in line]
     assert len(fatal) == 1, text
     return fatal[0]
+
+
+def read_until(stream: IO[bytes] | None, needle: bytes, timeout: float) -> bytes:
+    """What a subprocess wrote to `stream` (its stdout or stderr pipe) up to and including the chunk holding
+    `needle`; fails, with the output so far, when `needle` does not come within `timeout` seconds or the
+    process closes the stream first."""
+    assert stream is not None
+    fd, seen, deadline = stream.fileno(), b"", time.monotonic() + timeout
+    while needle not in seen:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"no {needle!r} within {timeout} s:\n" + seen.decode(errors="replace")
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if ready:
+            chunk = os.read(fd, 65536)
+            assert chunk, "the process ended early:\n" + seen.decode(errors="replace")
+            seen += chunk
+    return seen

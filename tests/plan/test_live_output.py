@@ -100,14 +100,11 @@ def test_a_refused_plan_is_still_written(tmp_path: Path, dry_run: bool) -> None:
 @pytest.mark.integration
 def test_long_running_dry_run_writes_the_plan_file(tmp_path: Path) -> None:
     """The real CLI without --once: --plan-output-file is honoured, in dry-run, and the zone is untouched."""
-    import os
-    import selectors
     import signal
     import subprocess
     import sys
-    import time
 
-    from tests.helpers.cli import ROOT, Env, clean_env, dns_endpoint
+    from tests.helpers.cli import ROOT, Env, clean_env, dns_endpoint, read_until
 
     env = Env(tmp_path)
     env.write("web.yaml", dns_endpoint("web", "www.example.org", "192.0.2.10"))
@@ -116,19 +113,9 @@ def test_long_running_dry_run_writes_the_plan_file(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "external_dns", *args, "--interval=1h",
                              "--metrics-address=127.0.0.1:0"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             env=clean_env(), cwd=ROOT)
-    assert proc.stderr is not None
     output = b""
     try:
-        with selectors.DefaultSelector() as sel:
-            sel.register(proc.stderr.fileno(), selectors.EVENT_READ)
-            deadline = time.monotonic() + 60
-            while b"Dry run: no changes were applied" not in output:
-                remaining = deadline - time.monotonic()
-                assert remaining > 0, "no sync within 60 s:\n" + output.decode()
-                if sel.select(timeout=remaining):
-                    chunk = os.read(proc.stderr.fileno(), 65536)
-                    assert chunk, "process ended early:\n" + output.decode()
-                    output += chunk
+        output = read_until(proc.stderr, b"Dry run: no changes were applied", 60)
         assert "| Create | www.example.org | A |  | 300 | 192.0.2.10 |" in md.read_text()
         assert not env.zone_file.exists(), "dry-run writes nothing"
         proc.send_signal(signal.SIGTERM)
