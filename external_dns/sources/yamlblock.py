@@ -2,7 +2,7 @@
 loader gives, or None when the text uses anything outside that subset (the caller then uses the full loader).
 
 The subset: printable ASCII without tabs or carriage returns; `---` document separators; block maps whose keys
-are plain `[A-Za-z0-9_][A-Za-z0-9_./-]*`; block sequences (also "indentless" ones under a key, and `- key: v`
+are plain `[A-Za-z0-9_][A-Za-z0-9_./-]*` (up to 512 characters); block sequences (also "indentless" ones under a key, and `- key: v`
 items); one-line values that are plain scalars of a conservative character set (resolved to str, int, float,
 bool, null or timestamp by the loader's own implicit resolvers and constructors), single- or double-quoted
 strings without escapes, `[]`, `{}` and one-line flow sequences of such scalars; whole-line comments.
@@ -20,7 +20,6 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
 
-_STR = "tag:yaml.org,2002:str"
 # Scalar tags built here through the safe constructor's own functions (anything else resolved: None).
 _BUILT = frozenset(("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
                     "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp"))
