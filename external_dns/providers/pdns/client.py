@@ -109,7 +109,9 @@ class PDNSClient:
 
     # -- API calls ------------------------------------------------------------------------------------------
     def list_zones(self) -> list[dict[str, Any]]:
-        data = self.call("GET", "/zones", what="listing zones")
+        # dnssec=false: no per-zone DNSSEC lookup for fields we never read (PowerDNS: "a lot faster" with many
+        # zones; servers before 4.6 ignore the parameter).
+        data = self.call("GET", "/zones?dnssec=false", what="listing zones")
         if not isinstance(data, list):
             raise ProviderError(f"PowerDNS at {self.config.shown_server}: the zone list is not a JSON list")
         return [z for z in data if isinstance(z, dict)]

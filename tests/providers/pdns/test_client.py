@@ -136,7 +136,7 @@ def test_path_prefix_server_id_and_key_header(raw: Callable[[Handler], RawServer
     cfg = PDNSConfig(server=srv.url + "/pdns/", api_key=KEY, server_id="behind proxy")
     assert PDNSClient(cfg).list_zones() == []
     head = srv.heads[0].decode()
-    assert head.startswith("GET /pdns/api/v1/servers/behind%20proxy/zones HTTP/1.1\r\n")
+    assert head.startswith("GET /pdns/api/v1/servers/behind%20proxy/zones?dnssec=false HTTP/1.1\r\n")
     assert f"X-API-Key: {KEY}" in head.split("\r\n")
     assert "authorization:" not in head.lower()  # no user:password@ in the URL: no basic auth
 
@@ -205,7 +205,7 @@ def test_zone_without_rrsets_is_an_error_not_an_empty_zone(raw: Callable[[Handle
     srv: RawServer
 
     def handler(c: socket.socket, n: int) -> None:
-        if srv.heads[n - 1].split(b" ")[1].endswith(b"/zones"):
+        if srv.heads[n - 1].split(b" ")[1].endswith(b"/zones?dnssec=false"):
             c.sendall(answer("200 OK", b'[{"id": "example.org.", "name": "example.org."}]'))
         else:
             c.sendall(answer("200 OK", b'{"id": "example.org.", "name": "example.org."}'))

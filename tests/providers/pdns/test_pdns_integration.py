@@ -271,7 +271,7 @@ def test_zone_list_is_cached(pdns: PdnsServer) -> None:
     provider.records()
     provider.records()
     provider.zones()
-    listed = [r for r in pdns.requests_since(mark) if r[1].endswith("/zones")]
+    listed = [r for r in pdns.requests_since(mark) if r[1].split("?")[0].endswith("/zones")]
     assert len(listed) == 1
 
 

@@ -111,7 +111,7 @@ def zone_server(raw: Callable[[Handler], RawServer], export: Callable[[int], byt
 
     def handler(c: socket.socket, n: int) -> None:
         path = srv.heads[n - 1].split(b" ")[1]
-        if path.endswith(b"/zones"):
+        if path.endswith(b"/zones?dnssec=false"):
             c.sendall(answer("200 OK", b'[{"id": "example.org.", "name": "example.org."}]'))
         elif path.endswith(b"/export"):
             exports.append(n)
@@ -172,7 +172,7 @@ def test_a_zone_gone_from_both_reads_is_soft_and_the_export_is_kept(raw: Callabl
     srv: RawServer
 
     def handler(c: socket.socket, n: int) -> None:
-        if srv.heads[n - 1].split(b" ")[1].endswith(b"/zones"):
+        if srv.heads[n - 1].split(b" ")[1].endswith(b"/zones?dnssec=false"):
             c.sendall(answer("200 OK", b'[{"id": "example.org.", "name": "example.org."}]'))
         else:
             c.sendall(answer("404 Not Found", b'{"error": "Not Found"}'))
