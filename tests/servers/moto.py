@@ -21,7 +21,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 
 import pytest
 
@@ -61,12 +61,14 @@ def start_moto() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def start_moto_process(ready_timeout: float = 30.0) -> Iterator[str]:
-    """Run `moto.server` as a child process on 127.0.0.1:<free port>; yields its URL, stops it on exit."""
+def start_moto_process(ready_timeout: float = 30.0, env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """Run `moto.server` as a child process on 127.0.0.1:<free port>; yields its URL, stops it on exit. `env`:
+    its environment (e.g. INITIAL_NO_AUTH_ACTION_COUNT=0: every request's credentials are checked)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=dict(env) if env is not None else None)
     try:
         deadline = time.monotonic() + ready_timeout
         while True:

@@ -5,6 +5,8 @@ the AWS error code and message, never request parameters or credentials."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import botocore.exceptions
 
 from external_dns.errors import ConfigError
@@ -28,24 +30,46 @@ class AWSAuthError(ProviderError, ConfigError):
     """AWS refused our credentials or found none."""
 
 
+def _error(exc: botocore.exceptions.ClientError) -> dict[str, str]:
+    """The answer's error (code, message). botocore reads `<Error>` at the top of the document; an answer
+    that nests it in `<Errors>` (the query protocol's shape, e.g. an IAM refusal from moto) is read there."""
+    response: dict[str, Any] = dict(exc.response)
+    err = response.get("Error") or {}
+    nested = response.get("Errors")
+    if not err.get("Code") and isinstance(nested, dict) and isinstance(nested.get("Error"), dict):
+        err = nested["Error"]
+    return {str(k): str(v) for k, v in err.items()}
+
+
 def error_code(exc: BaseException) -> str:
     if isinstance(exc, botocore.exceptions.ClientError):
-        return str(exc.response.get("Error", {}).get("Code", ""))
+        return _error(exc).get("Code", "")
     return ""
+
+
+def _status(exc: botocore.exceptions.ClientError) -> int:
+    return int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
 
 
 def is_soft(exc: BaseException) -> bool:
     if isinstance(exc, botocore.exceptions.ClientError):
-        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
-        return error_code(exc) in SOFT_CODES or status >= 500
+        return error_code(exc) in SOFT_CODES or _status(exc) >= 500
     return isinstance(exc, (botocore.exceptions.ConnectionError, botocore.exceptions.ReadTimeoutError,
                             botocore.exceptions.ConnectTimeoutError))
 
 
+def is_auth(exc: BaseException) -> bool:
+    """Our credentials are missing, wrong, expired or not allowed (a 401/403 answer, or a code saying so)."""
+    if isinstance(exc, botocore.exceptions.ClientError):
+        return error_code(exc) in AUTH_CODES or _status(exc) in (401, 403)
+    return isinstance(exc, (botocore.exceptions.NoCredentialsError, botocore.exceptions.PartialCredentialsError))
+
+
 def describe(exc: BaseException) -> str:
     if isinstance(exc, botocore.exceptions.ClientError):
-        err = exc.response.get("Error", {})
-        return f"{err.get('Code', 'Error')}: {err.get('Message', '')}".rstrip(": ")
+        err = _error(exc)
+        code = err.get("Code") or f"HTTP {_status(exc)}"
+        return f"{code}: {err.get('Message', '')}".rstrip(": ")
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -54,7 +78,4 @@ def wrap(operation: str, exc: BaseException) -> ProviderError:
     message = f"{operation}: {describe(exc)}"
     if is_soft(exc):
         return SoftError(message)
-    if error_code(exc) in AUTH_CODES or isinstance(exc, (botocore.exceptions.NoCredentialsError,
-                                                         botocore.exceptions.PartialCredentialsError)):
-        return AWSAuthError(message)
-    return ProviderError(message)
+    return AWSAuthError(message) if is_auth(exc) else ProviderError(message)

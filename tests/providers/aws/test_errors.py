@@ -56,6 +56,14 @@ def test_an_invalid_change_batch_is_not_a_credential_error() -> None:
     refused = botocore.exceptions.ClientError({"Error": {"Code": "InvalidChangeBatch", "Message": "no"}}, "x")
     assert not isinstance(wrap("change", refused), AWSAuthError)
     assert isinstance(wrap("list", botocore.exceptions.NoCredentialsError()), AWSAuthError)
+    # a 403 whose code botocore could not read (nested in <Errors>, as the query protocol writes it)
+    nested: Any = {"Error": {"Code": "", "Message": ""}, "ResponseMetadata": {"HTTPStatusCode": 403},
+                   "Errors": {"Error": {"Code": "InvalidClientTokenId", "Message": "bad token"}}}
+    found = wrap("failed to list hosted zones", botocore.exceptions.ClientError(nested, "x"))
+    assert isinstance(found, AWSAuthError) and str(found).endswith("InvalidClientTokenId: bad token")
+    bare: Any = {"Error": {}, "ResponseMetadata": {"HTTPStatusCode": 403}}
+    found = wrap("list", botocore.exceptions.ClientError(bare, "x"))
+    assert isinstance(found, AWSAuthError) and str(found) == "list: HTTP 403"
 
 
 def test_domain_filter_falls_back_to_match_all_on_error(stubbed: Any) -> None:
