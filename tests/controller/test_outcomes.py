@@ -10,7 +10,7 @@ from external_dns.controller.outcomes import OutcomeLog, is_fatal_error
 from external_dns.errors import ConfigError
 from external_dns.providers.pdns import PDNSAuthError
 from external_dns.providers.provider import ProviderError, SoftError
-from external_dns.providers.rfc2136.transport import TsigRejected
+from external_dns.providers.rfc2136.transport import TsigKeyRejected, TsigRejected
 
 
 def wrapped(exc: BaseException) -> BaseException:
@@ -25,7 +25,7 @@ def test_refused_credentials_are_fatal_through_the_pipeline_wrapper() -> None:
     assert is_fatal_error(PDNSAuthError("PowerDNS at http://x refused the API key (HTTP 401 Unauthorized)"))
     assert is_fatal_error(wrapped(PDNSAuthError("refused")))
     assert is_fatal_error(wrapped(ConfigError("--rfc2136-zone: invalid zone name")))
-    assert is_fatal_error(wrapped(TsigRejected("RFC2136 server 127.0.0.1:53 rejected TSIG key 'k' (BadSignature)")))
+    assert is_fatal_error(wrapped(TsigKeyRejected("RFC2136 server 127.0.0.1:53 rejected TSIG key 'k' (BadSignature)")))
 
 
 def test_soft_and_other_errors_are_retried() -> None:
@@ -33,6 +33,8 @@ def test_soft_and_other_errors_are_retried() -> None:
     assert not is_fatal_error(wrapped(ProviderError("PowerDNS refused 1 change(s)")))
     assert not is_fatal_error(wrapped(OSError("connection refused")))
     assert not is_fatal_error(ValueError("bad manifest"))
+    # zone-scoped: the server is not authoritative for one zone, or the key may not update it
+    assert not is_fatal_error(wrapped(TsigRejected("RFC2136 server 127.0.0.1:53 answered NOTAUTH for zone a.test")))
 
 
 def test_a_soft_error_anywhere_in_the_chain_wins() -> None:

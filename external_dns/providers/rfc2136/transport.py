@@ -38,9 +38,15 @@ from external_dns.providers.rfc2136.config import TSIG_ALGORITHMS, RFC2136Config
 log = structlog.get_logger(__name__)
 
 
-class TsigRejected(ProviderError, ConfigError):
-    """The server rejected our TSIG signature or key (wrong secret, algorithm or key name): a configuration
-    error, never retried; the long-running process exits 1 (as Go's fatal non-soft errors)."""
+class TsigRejected(ProviderError):
+    """The server refused our TSIG key for a zone (NOTAUTH: not authoritative for it, or the key is not
+    allowed to update it): that zone's sync fails and is retried, the other zones go on."""
+
+
+class TsigKeyRejected(TsigRejected, ConfigError):
+    """The server rejected the TSIG signature itself (BADKEY, BADSIG, BADTIME: wrong key name, secret,
+    algorithm or clock), for every zone alike: a configuration error, never retried; the long-running
+    process exits 1. Departure from Go, whose rfc2136 provider returns every failure as a SoftError."""
 
 
 class Unreachable(SoftError):
@@ -341,7 +347,7 @@ class Transport:
         return hosts
 
     def describe_tsig_failure(self, host: str, exc: BaseException, context: str) -> TsigRejected:
-        return TsigRejected(
+        return TsigKeyRejected(
             f"RFC2136 server {host}:{self.config.port} rejected TSIG key {self.config.tsig_keyname!r} "
             f"for {context} ({type(exc).__name__}): nothing was written; check --rfc2136-tsig-keyname, --rfc2136-tsig-secret and "
             f"--rfc2136-tsig-secret-alg ({self.config.tsig_secret_alg})")
