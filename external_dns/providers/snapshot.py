@@ -37,6 +37,10 @@ def _sort_key(ep: Endpoint) -> tuple[str, str, str]:
 class ZoneSnapshot:
     """One zone's records by name (see the module docstring). Thread-safe."""
 
+    # True for a subclass whose `get`/`items` build new endpoints on every read (readers may keep and change
+    # them without copying); this class hands out the objects it holds.
+    fresh_records = False
+
     def __init__(self, zone: str, endpoints: Iterable[Endpoint] = ()) -> None:
         self.zone = zone
         self.version = 0

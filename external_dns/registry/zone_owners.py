@@ -232,10 +232,12 @@ class ZoneOwners:
                 changed.add(key)
 
     def _build(self, records: Iterable[Endpoint]) -> list[Endpoint]:
-        """`records` (of one name, from the snapshot) with their labels, ownership TXTs left out: copies."""
+        """`records` (of one name, from the snapshot) with their labels, ownership TXTs left out: copies, or
+        the records themselves when the snapshot built them for this read (`fresh_records`)."""
         index = self.index
         registry = index.registry
         label_map, txt_names = index.labels, index.txt_names
+        fresh = self.snapshot.fresh_records  # records built for this read are ours to label: no copy
         out: list[Endpoint] = []
         for record in records:
             if record.record_type == RECORD_TYPE_TXT:
@@ -243,7 +245,7 @@ class ZoneOwners:
                     continue  # logged by the full read; never an ordinary record
                 if registry._is_ownership_txt(record):
                     continue
-            ep = record.copy()
+            ep = record if fresh else record.copy()
             registry._attach_labels(ep, label_map, txt_names)
             out.append(ep)
         return out

@@ -252,3 +252,71 @@ def test_items_of_a_snapshot_keeping_its_records_elsewhere() -> None:
     assert view.items() == [("a.example.org", held["a.example.org"])]
     base = ZoneSnapshot("example.org", [_ep("A.example.org.", "A", "10.0.0.1")])
     assert [(k, [e.dns_name for e in v]) for k, v in base.items()] == [("a.example.org", ["A.example.org."])]
+
+
+class _FreshView(ZoneSnapshot):
+    """A snapshot handing out new endpoints on every read (as RFC2136's view over its rrsets)."""
+
+    fresh_records = True
+
+    def __init__(self, inner: ZoneSnapshot) -> None:
+        super().__init__(inner.zone)
+        self.inner = inner
+        self.handed: list[Endpoint] = []
+
+    @property
+    def version(self) -> int:
+        return self.inner.version
+
+    @version.setter
+    def version(self, _value: int) -> None:
+        pass
+
+    def get(self, name: str) -> tuple[Endpoint, ...]:
+        out = tuple(e.copy() for e in self.inner.get(name))
+        self.handed.extend(out)
+        return out
+
+    def names(self) -> list[str]:
+        return self.inner.names()
+
+    def changed_since(self, version: int) -> set[str] | None:
+        return self.inner.changed_since(version)
+
+
+class _FreshProvider(InMemoryProvider):
+    def __init__(self, zones: tuple[str, ...]) -> None:
+        super().__init__(zones)
+        self.views: dict[str, _FreshView] = {}
+
+    def zone_snapshot(self, zone: str) -> ZoneSnapshot:
+        inner = super().zone_snapshot(zone)
+        view = self.views.get(zone)
+        if view is None or view.inner is not inner:
+            view = self.views[zone] = _FreshView(inner)
+        return view
+
+
+def test_fresh_snapshot_records_are_labelled_without_a_copy() -> None:
+    """Records a snapshot builds for the read are labelled as they are (no copy), with the same result as a
+    full read, and no two reads share an object."""
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(step, min_size=1, max_size=20))
+    def run(steps: list[tuple[str, str, str, int]]) -> None:
+        provider = _FreshProvider(ZONES)
+        reg = TXTRegistry(provider, owner_id="me")
+        seen: set[int] = set()
+        kept: list[list[Endpoint]] = []  # every read stays alive: ids are never reused
+        for op, name, rtype, n in steps:
+            _run(reg, provider, op, name, rtype, n)
+            for zone in ZONES:
+                got = reg.zone_records(zone)
+                kept.append(got)
+                assert canon(got) == canon(full_read(provider, zone)), (op, name, zone)
+                ids = {id(e) for e in got}
+                assert not ids & seen
+                seen |= ids
+                handed = {id(e) for e in provider.views[zone].handed} if zone in provider.views else set()
+                assert ids <= handed  # the view's own objects, labelled, not copies
+
+    run()

@@ -201,6 +201,8 @@ class ByNameView(ByNameSnapshot):
     rrset snapshot and journals the names that changed (the names an IXFR or our own write touched; for a new
     transfer, the names whose record sets differ)."""
 
+    fresh_records = True  # `get` builds the endpoints from the rrsets on every read
+
     def __init__(self, zone: str) -> None:
         super().__init__(zone)
         self._rr: ZoneSnapshot | None = None
