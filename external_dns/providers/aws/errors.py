@@ -18,12 +18,15 @@ SOFT_CODES = frozenset((
     "ProvisionedThroughputExceededException", "RequestThrottled",
 ))
 
-# The credentials are missing, wrong, expired or not allowed: retrying with the same ones cannot help.
+# The credentials themselves are wrong or expired: every call fails alike, retrying cannot help.
 AUTH_CODES = frozenset((
-    "AccessDenied", "AccessDeniedException", "InvalidClientTokenId", "SignatureDoesNotMatch",
-    "UnrecognizedClientException", "InvalidAccessKeyId", "AuthFailure", "MissingAuthenticationToken",
-    "ExpiredToken", "ExpiredTokenException", "IncompleteSignature", "InvalidSignatureException",
+    "InvalidClientTokenId", "SignatureDoesNotMatch", "UnrecognizedClientException", "InvalidAccessKeyId",
+    "AuthFailure", "MissingAuthenticationToken", "ExpiredToken", "ExpiredTokenException", "IncompleteSignature",
+    "InvalidSignatureException",
 ))
+# Valid credentials not allowed this call: an IAM policy may allow some hosted zones and not others, so this
+# is fatal only for a call every zone needs (listing the hosted zones).
+ACCESS_DENIED_CODES = frozenset(("AccessDenied", "AccessDeniedException"))
 
 
 class AWSAuthError(ProviderError, ConfigError):
@@ -58,10 +61,14 @@ def is_soft(exc: BaseException) -> bool:
                             botocore.exceptions.ConnectTimeoutError))
 
 
-def is_auth(exc: BaseException) -> bool:
-    """Our credentials are missing, wrong, expired or not allowed (a 401/403 answer, or a code saying so)."""
+def is_auth(exc: BaseException, every_zone: bool = False) -> bool:
+    """Our credentials are missing, wrong or expired (a code saying so, or a 401/403 without a known code);
+    with `every_zone` (a call every zone needs), also an access denied."""
     if isinstance(exc, botocore.exceptions.ClientError):
-        return error_code(exc) in AUTH_CODES or _status(exc) in (401, 403)
+        code = error_code(exc)
+        if code in ACCESS_DENIED_CODES:
+            return every_zone
+        return code in AUTH_CODES or (_status(exc) in (401, 403) and code in ("", "Forbidden", "Unauthorized"))
     return isinstance(exc, (botocore.exceptions.NoCredentialsError, botocore.exceptions.PartialCredentialsError))
 
 
@@ -73,9 +80,9 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def wrap(operation: str, exc: BaseException) -> ProviderError:
-    """The provider error for `exc` raised by `operation`."""
+def wrap(operation: str, exc: BaseException, every_zone: bool = False) -> ProviderError:
+    """The provider error for `exc` raised by `operation` (`every_zone`: a call every zone needs)."""
     message = f"{operation}: {describe(exc)}"
     if is_soft(exc):
         return SoftError(message)
-    return AWSAuthError(message) if is_auth(exc) else ProviderError(message)
+    return AWSAuthError(message) if is_auth(exc, every_zone) else ProviderError(message)

@@ -114,7 +114,7 @@ class ZoneLister:
             if errors.is_soft(exc):
                 log.warning(f"Skipping AWS profile \"{profile}\" due to provider side throttling", profile=profile,
                             error=errors.describe(exc))
-            raise errors.wrap("failed to list hosted zones", exc) from None
+            raise errors.wrap("failed to list hosted zones", exc, every_zone=True) from None
         return candidates
 
     def _keep(self, zone: HostedZone) -> bool:

@@ -52,9 +52,13 @@ def test_access_denied_is_a_hard_error(stubbed: Any) -> None:
     assert isinstance(info.value, AWSAuthError) and is_fatal_error(info.value)  # the long-running process exits 1
 
 
-def test_an_invalid_change_batch_is_not_a_credential_error() -> None:
+def test_an_invalid_change_batch_or_one_zone_denied_is_not_a_credential_error() -> None:
     refused = botocore.exceptions.ClientError({"Error": {"Code": "InvalidChangeBatch", "Message": "no"}}, "x")
     assert not isinstance(wrap("change", refused), AWSAuthError)
+    denied: Any = {"Error": {"Code": "AccessDenied", "Message": "not on Z2"}, "ResponseMetadata": {"HTTPStatusCode": 403}}
+    # an IAM policy may allow some zones only: that zone fails (retried), the others go on
+    assert not isinstance(wrap("zone b.example", botocore.exceptions.ClientError(denied, "x")), AWSAuthError)
+    assert isinstance(wrap("list", botocore.exceptions.ClientError(denied, "x"), every_zone=True), AWSAuthError)
     assert isinstance(wrap("list", botocore.exceptions.NoCredentialsError()), AWSAuthError)
     # a 403 whose code botocore could not read (nested in <Errors>, as the query protocol writes it)
     nested: Any = {"Error": {"Code": "", "Message": ""}, "ResponseMetadata": {"HTTPStatusCode": 403},
