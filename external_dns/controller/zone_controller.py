@@ -43,9 +43,33 @@ log = structlog.get_logger(__name__)
 QUEUE_NAME = "zones"
 GET_HEARTBEAT = 5.0  # workers re-check their stop flag at least this often while the queue is empty
 HISTORY = 10_000
-# The newest outcomes keep their RunResult's changes and change lines; older ones release them (a first sync
-# of a 100k-record zone would otherwise keep every created endpoint and its log line alive: ~70 MiB).
+# The newest outcomes keep their RunResult's changes and change lines, up to FULL_RESULTS outcomes holding up to
+# CHANGE_BUDGET changes together; older ones release them, except each zone's newest (a first sync of a
+# 100k-record zone would otherwise keep every created endpoint and its log line alive: ~70 MiB).
 FULL_RESULTS = 64
+CHANGE_BUDGET = 1_000
+
+
+def _changes_held(result: RunResult) -> int:
+    c = result.changes
+    return len(c.create) + len(c.update_old) + len(c.update_new) + len(c.delete)
+
+
+def _release_old_results(held: list[tuple[str, RunResult]]) -> list[tuple[str, RunResult]]:
+    """Release the changes of the oldest results while more than FULL_RESULTS are held or they hold more than
+    CHANGE_BUDGET changes, keeping each zone's newest; returns the results still holding theirs."""
+    newest = {zone: result for zone, result in held}
+    count, total = len(held), sum(_changes_held(r) for _, r in held)
+    kept: list[tuple[str, RunResult]] = []
+    for zone, result in held:
+        if (count > FULL_RESULTS or total > CHANGE_BUDGET) and newest[zone] is not result:
+            count -= 1
+            total -= _changes_held(result)
+            result.changes = Changes()  # status, timings and zone counts stay
+            result.change_lines = []
+        else:
+            kept.append((zone, result))
+    return kept
 
 
 def fingerprint(endpoints: Sequence[Endpoint]) -> str:
@@ -129,7 +153,7 @@ class ZoneController:
         self._failures: dict[str, int] = {}
         self._soft_failures: dict[str, int] = {}
         self._outcomes: OutcomeLog[ZoneOutcome] = OutcomeLog(HISTORY)
-        self._full_results: deque[RunResult] = deque()  # the newest FULL_RESULTS outcomes' results
+        self._full_results: list[tuple[str, RunResult]] = []  # (zone, result) keeping their changes, oldest first
         self._full_lock = threading.Lock()
         self.passes = 0
         self.skipped = 0  # zones left out of event-triggered passes because nothing changed for them
@@ -424,17 +448,14 @@ class ZoneController:
     def _record(self, outcome: ZoneOutcome) -> None:
         if outcome.result is not None:
             with self._full_lock:
-                self._full_results.append(outcome.result)
-                while len(self._full_results) > FULL_RESULTS:
-                    old = self._full_results.popleft()
-                    old.changes = Changes()  # status, timings and zone counts stay
-                    old.change_lines = []
+                self._full_results = _release_old_results([*self._full_results, (outcome.zone, outcome.result)])
         self._outcomes.append(outcome)
 
     # -- observation ---------------------------------------------------------------------------------------
     def outcomes(self, zone: str | None = None) -> list[ZoneOutcome]:
-        """The finished reconciles so far (the last 10 000), oldest first; optionally of one zone. Only the
-        newest FULL_RESULTS results keep their changes and change lines (older ones read as empty)."""
+        """The finished reconciles so far (the last 10 000), oldest first; optionally of one zone. Each zone's
+        newest result keeps its changes and change lines, and so do the newest others within FULL_RESULTS
+        outcomes and CHANGE_BUDGET changes (older ones read as empty)."""
         return self._outcomes.items(None if zone is None else lambda o: o.zone == zone)
 
     @property
