@@ -2,7 +2,8 @@
 the same zone contents, the same Ready condition (reason and message) and write counter on every record, the
 same action per record. Random records with overlapping rootHosts (a parent and a child, equal ones), names
 claimed by several owners, records already published, changed (a new generation), deleted, or new; the
-provider: zone files (all-or-nothing writes)."""
+provider: zone files (all-or-nothing writes) refusing every write that touches `bad.example.com` (a batch
+holding such a record is split until it stands alone)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,15 @@ from hypothesis import strategies as st
 
 from external_dns.controller.dnsrecord.reconcile import Reconciler
 from external_dns.controller.dnsrecord.types import API_VERSION, KIND
+from external_dns.plan.changes import Changes
+from external_dns.providers.provider import ProviderError
 from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.workqueue import FakeClock
 from tests.controller.dnsrecord.helpers import START, a_record, reconciler, record
 from tests.kubeapi.server import KubeAPIServer
 
-ROOTS = ("app.example.com", "x.app.example.com", "www.app.example.com", "example.com", "other.example.com")
+ROOTS = ("app.example.com", "x.app.example.com", "www.app.example.com", "example.com", "other.example.com",
+         "bad.example.com")
 OWNERS = ("owner-one", "owner-two", "owner-three")
 TARGETS = ("192.0.2.1", "192.0.2.2")
 _namespaces = itertools.count()
@@ -34,6 +38,14 @@ spec = st.fixed_dictionaries({
     "before": st.sampled_from(["new", "published", "changed", "deleted"]),
     "target2": st.sampled_from(TARGETS),
 })
+
+
+class RefusingZoneFiles(ZoneFileProvider):
+    def apply_changes(self, changes: Changes) -> None:
+        bad = [ep.dns_name for ep in changes.all_endpoints() if ep.dns_name.endswith("bad.example.com")]
+        if bad:
+            raise ProviderError(f"refused: {sorted(bad)[0]}")
+        super().apply_changes(changes)
 
 
 def _body(name: str, namespace: str, s: dict[str, Any], target: str) -> dict[str, Any]:
@@ -63,7 +75,7 @@ def _side(kubeapi: KubeAPIServer, api: Any, records: list[dict[str, Any]], order
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "zones"
         directory.mkdir()
-        provider = ZoneFileProvider(str(directory), create_zones=["example.com"])
+        provider = RefusingZoneFiles(str(directory), create_zones=["example.com"])
         clock = FakeClock(start=START)
         rec: Reconciler = reconciler(kubeapi, api, provider, clock)
         names = [f"r{i}" for i in range(len(records))]
