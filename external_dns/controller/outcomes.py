@@ -38,24 +38,17 @@ def is_fatal_error(exc: BaseException) -> bool:
 
 
 class OutcomeLog(Generic[T]):
-    """The last `maxlen` outcomes. With `summarize`, only the newest `keep_full` are kept as appended: an older
-    one is replaced by `summarize(outcome)` (e.g. without the records of its plan, which would otherwise stay
-    alive as long as the history holds it)."""
+    """The last `maxlen` outcomes."""
 
-    def __init__(self, maxlen: int, *, keep_full: int = 0, summarize: Callable[[T], T] | None = None) -> None:
+    def __init__(self, maxlen: int) -> None:
         self._cond = threading.Condition()
         self._items: deque[T] = deque(maxlen=maxlen)
-        self._keep_full = keep_full
-        self._summarize = summarize
         self.total = 0  # outcomes ever appended (the history keeps the last `maxlen`)
 
     def append(self, item: T) -> None:
         with self._cond:
             self._items.append(item)
             self.total += 1
-            older = len(self._items) - 1 - self._keep_full  # the one that just left the newest `keep_full`
-            if self._summarize is not None and older >= 0:
-                self._items[older] = self._summarize(self._items[older])  # near the end: O(keep_full)
             self._cond.notify_all()
 
     def items(self, keep: Callable[[T], bool] | None = None) -> list[T]:

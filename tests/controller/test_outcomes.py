@@ -65,10 +65,3 @@ def test_outcome_log_keeps_the_last_and_wakes_waiters() -> None:
     assert log.items() == [1, 2] and log.items(lambda i: i > 1) == [2]
     assert not log.wait_until(lambda: log.total == 4, 0.05)
 
-
-def test_only_the_newest_outcomes_are_kept_whole() -> None:
-    log: OutcomeLog[tuple[int, str]] = OutcomeLog(maxlen=5, keep_full=2, summarize=lambda o: (o[0], ""))
-    for i in range(7):
-        log.append((i, f"plan {i}"))
-    assert log.items() == [(2, ""), (3, ""), (4, ""), (5, "plan 5"), (6, "plan 6")]
-    assert log.total == 7
