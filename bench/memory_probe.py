@@ -7,7 +7,8 @@ dropped into that directory as files:
   allocated blocks and, with `MEM_PROBE_TRACE=<frames>` set, `tracemalloc`'s traced total;
 * `<label>.snapreq` -> `<label>.json`: the same, plus (when tracing) a snapshot pickled to `<label>.snap`
   (group it by file / line and diff two of them: `memory_scale.py --analyse`);
-* `<label>.trim` -> `<label>.json`: the same after `gc.collect()` and glibc `malloc_trim(0)`;
+* `<label>.trim` -> `<label>.json`: the same after `gc.collect()` and glibc `malloc_trim(0)` (`.trimonly`:
+  `malloc_trim(0)` alone);
 * `<label>.garbage` -> `<label>.json`: what a full collection finds unreachable (cyclic garbage the
   collector had not reached yet), counted by type (and by key set for dicts, by code for frames/functions);
 * `<label>.holders` -> `<label>.json`: how many objects of `$MEM_PROBE_HOLD` (a type name, default Endpoint)
@@ -174,15 +175,16 @@ def _write(label: str, data: dict[str, Any]) -> None:
 def _serve() -> None:
     while True:
         time.sleep(0.2)  # polling a directory the bench writes into: nothing to wait on
-        for req in sorted(DIR.glob("*.req")) + sorted(DIR.glob("*.snapreq")) + sorted(DIR.glob("*.trim")) \
+        for req in sorted(DIR.glob("*.req")) + sorted(DIR.glob("*.snapreq")) + sorted(DIR.glob("*.trim")) + sorted(DIR.glob("*.trimonly")) \
                 + sorted(DIR.glob("*.garbage")) + sorted(DIR.glob("*.holders")):
             label = req.stem
             if req.suffix in (".garbage", ".holders"):
                 req.unlink()
                 _write(label, garbage() if req.suffix == ".garbage" else holders())
                 continue
-            if req.suffix == ".trim":
-                gc.collect()
+            if req.suffix in (".trim", ".trimonly"):
+                if req.suffix == ".trim":
+                    gc.collect()
                 if LIBC is not None:
                     LIBC.malloc_trim(0)
             data = stats()
