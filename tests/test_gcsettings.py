@@ -37,6 +37,15 @@ def test_settle_after_startup_freezes_what_is_alive_and_raises_the_gen0_threshol
     assert result.stdout.strip() == "ok"
 
 
+def test_a_one_shot_run_also_collects_generation_1_less_often() -> None:
+    child = CHILD.replace("settle_after_startup()", "settle_after_startup(one_shot=True)").replace(
+        "(GEN0_THRESHOLD, threshold[1], threshold[2])", "(GEN0_THRESHOLD, ONE_SHOT_GEN1_THRESHOLD, threshold[2])"
+    ).replace("import GEN0_THRESHOLD,", "import GEN0_THRESHOLD, ONE_SHOT_GEN1_THRESHOLD,")
+    result = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
 TRIM_CHILD = """
 from external_dns.gcsettings import release_free_heap
 

@@ -106,7 +106,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     except Exception as exc:
         log.error(f"failed to start: {error_text(exc)}", error_type=type(exc).__name__)
         return 1
-    settle_after_startup()  # start-up objects leave the collector's scans (external_dns/gcsettings.py)
+    settle_after_startup(one_shot=cfg.once)  # start-up objects leave the collector's scans (gcsettings.py)
 
     if cfg.once:  # all zones planned, shown and safety-checked before any is applied (controller/once.py)
         try:
