@@ -120,7 +120,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     process = ControllerProcess(process_options(cfg), controller, stop=stop, kube_client=kube_client,
                                 informer_factory=informer_factory, features=process_features(cfg))
     fatal = FatalStop(stop, cfg.provider)
-    process.zone_controller.on_fatal = fatal
+    process.zone_controller.on_fatal = process.on_fatal = fatal  # the DNSRecord controller's too (its feature)
     restore = install_signal_handlers(stop, lambda sig: log.info(f"Received {sig.name}. Terminating..."))
     try:
         code = process.run()

@@ -87,6 +87,9 @@ class ControllerProcess:
         self.recorder: EventRecorder | EmitFilter | None = None
         self.elector: LeaderElector | None = None
         self.synced = threading.Event()
+        # A failure no retry can fix (zone, exception): set by cmd/ (run.FatalStop) for the controllers the
+        # features add (the DNSRecord controller); the zone controller has its own hook (on_fatal).
+        self.on_fatal: Callable[[str, BaseException], None] | None = None
         self.zone_controller = ZoneController(
             controller, workers=options.workers, interval=options.interval,
             min_event_sync_interval=options.min_event_sync_interval, watchdog=self.watchdog)

@@ -19,7 +19,7 @@ from external_dns.controller.dnsrecord.clock import SYSTEM_CLOCK, WallClock
 from external_dns.controller.dnsrecord.reconcile import Options, Reconciler, Result
 from external_dns.controller.dnsrecord.status import RecordAPI
 from external_dns.controller.dnsrecord.types import RESOURCE
-from external_dns.controller.outcomes import OutcomeLog
+from external_dns.controller.outcomes import OutcomeLog, is_fatal_error
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import (
     DeletedFinalStateUnknown,
@@ -81,6 +81,10 @@ class DNSRecordController:
         self._lock = threading.Lock()
         self._term: _Term | None = None
         self._outcomes: OutcomeLog[RecordOutcome] = OutcomeLog(HISTORY)
+        # A failure no retry can fix (the provider refused our credentials: is_fatal_error) goes to this hook
+        # (zone, exception) instead of a requeue: the long-running process ends on it as on the zone
+        # controller's (cmd/run.FatalStop; `install` sets it). None: retried with back-off as any failure.
+        self.on_fatal: Callable[[str, BaseException], None] | None = None
         self.registration = informer.add_event_handler(ResourceEventHandlerFuncs(
             on_add=self._on_add, on_update=self._on_update, on_delete=self._on_delete))
 
@@ -181,15 +185,21 @@ class DNSRecordController:
             log.exception("DNSRecord reconcile failed", records=len(keys))
             results = {key: Result("error", error=str(exc)) for key in keys}
         now = time.monotonic()
+        fatal: tuple[str, BaseException] | None = None
         for key in keys:
             result = results.get(key) or Result("error", error="no outcome")
-            if result.error:
+            if self.on_fatal is not None and result.cause is not None and is_fatal_error(result.cause):
+                fatal = fatal or (result.zone, result.cause)
+                queue.forget(key)  # not retried: the process ends
+            elif result.error:
                 queue.add_rate_limited(key)
             else:
                 queue.forget(key)
                 if result.requeue_after is not None:
                     queue.add_after(key, max(0.0, result.requeue_after))
             self._outcomes.append(RecordOutcome(key, result, now))
+        if fatal is not None and self.on_fatal is not None:
+            self.on_fatal(*fatal)  # once per batch: the records of a batch share the provider's refusal
 
     # -- observation ----------------------------------------------------------------------------------------
     def outcomes(self, key: str | None = None) -> list[RecordOutcome]:
@@ -233,13 +243,17 @@ class ProcessHost(Protocol):
     @property
     def informer_factory(self) -> Callable[[], SharedInformerFactory] | None: ...
 
+    @property
+    def on_fatal(self) -> Callable[[str, BaseException], None] | None: ...
+
     def add_leader_task(self, start: Callable[[], None], stop: Callable[[float], bool], name: str = "") -> None: ...
 
 
 def install(process: ProcessHost, options: Options, *, namespace: str = "", workers: int = 2) -> DNSRecordController:
     """Run the DNSRecord controller as a leader task of the long-running `process` (a ControllerProcess
     feature, added by cmd/ for `--source=dnsrecord` outside `--dry-run`), on its informer factory,
-    Kubernetes client and provider, beside the zone controller."""
+    Kubernetes client and provider, beside the zone controller; a failure no retry can fix goes to the
+    process's `on_fatal` as the zone controller's do (set by cmd/run.py before the features run)."""
     if process.kube_client is None or process.informer_factory is None:
         from external_dns.errors import ConfigError
 
@@ -247,6 +261,7 @@ def install(process: ProcessHost, options: Options, *, namespace: str = "", work
     provider = process.controller.registry.provider
     ctl = build_dnsrecord_controller(options, process.informer_factory(), provider, process.kube_client(),
                                      namespace=namespace, workers=workers)
+    ctl.on_fatal = process.on_fatal
     process.add_leader_task(ctl.start, ctl.stop, name="dnsrecord-controller")
     return ctl
 

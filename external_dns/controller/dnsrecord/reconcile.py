@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import structlog
@@ -81,6 +81,7 @@ from external_dns.controller.dnsrecord.types import (
     root_host_of,
     validate,
 )
+from external_dns.controller.outcomes import is_fatal_error
 from external_dns.endpoint.domain_filter import DomainFilter, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, Endpoint, endpoints_to_json
 from external_dns.endpoint.zones import name_key
@@ -111,11 +112,15 @@ class Options:
 @dataclass(frozen=True)
 class Result:
     """What the controller does next with the key: `requeue_after` seconds (None: not requeued), or with
-    `error` set, a rate-limited requeue. `action` says what the pass did (for logs and tests)."""
+    `error` set, a rate-limited requeue. `action` says what the pass did (for logs and tests). A provider
+    error keeps its exception (`cause`) and the record's zone, so the controller can tell a failure no retry
+    can fix (controller/outcomes.is_fatal_error) from one worth a requeue."""
 
     action: str
     requeue_after: float | None = None
     error: str = ""
+    cause: BaseException | None = field(default=None, compare=False, repr=False)
+    zone: str = field(default="", compare=False)
 
 
 @dataclass
@@ -364,7 +369,7 @@ class Reconciler:
             self._write(obj, new, counter, ready=False)
         except Exception as write_exc:
             log.error("cannot write the DNSRecord status", record=key, error=str(write_exc))
-        return Result("error", error=str(exc))
+        return Result("error", error=str(exc), cause=exc)
 
     # -- deletion -------------------------------------------------------------------------------------------
     def _begin_delete(self, key: str, obj: Obj, start: float) -> Result | _Job:
@@ -524,8 +529,9 @@ class Reconciler:
             if not merged.is_empty():
                 self.provider.apply_changes(merged)
         except Exception as exc:
-            if len(jobs) == 1:
-                self._finish(jobs[0], self._failed, exc)
+            if len(jobs) == 1 or is_fatal_error(exc):  # a refused credential refuses every half as well
+                for job in jobs:
+                    self._finish(job, self._failed, exc)
             elif isinstance(exc, SoftError):
                 log.info("DNSRecord batch write failed, planning its records again", records=len(jobs),
                          error=str(exc))
@@ -547,7 +553,7 @@ class Reconciler:
 
     def _failed(self, job: _Job, exc: Exception) -> Result:
         counter = job.write_counter if job.changes is not None else job.counter
-        return self._provider_error(job.key, job.obj, job.spec, counter, job.start, exc)
+        return replace(self._provider_error(job.key, job.obj, job.spec, counter, job.start, exc), zone=job.zone)
 
     def _finish(self, job: _Job, step: Callable[..., Result], *args: Any) -> None:
         """`job.result = step(job, *args)`; an exception fails this record only: after a plan, as a provider

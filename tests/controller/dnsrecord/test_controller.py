@@ -142,6 +142,7 @@ class _Process:
         self.informer_factory = lambda: factory
         self.controller = argparse.Namespace(registry=argparse.Namespace(provider=provider))
         self.tasks: list[tuple[Any, Any, str]] = []
+        self.on_fatal = lambda zone, exc: None  # cmd/run.FatalStop in the real process
 
     def add_leader_task(self, start: Any, stop: Any, name: str = "") -> None:
         self.tasks.append((start, stop, name))
@@ -158,6 +159,7 @@ def test_process_feature_runs_the_controller_only_with_source_dnsrecord(
     ctl = process.tasks[0][0].__self__  # the task is the controller's bound start()
     assert isinstance(ctl, DNSRecordController)
     assert ctl.reconciler.provider is provider  # the cache is bypassed: validation must see the provider
+    assert ctl.on_fatal is process.on_fatal  # a refused credential ends the process as the zone controller's
     ctl.close(1.0)
     assert build_dnsrecord(cfg()).endpoints() == []
 
