@@ -12,15 +12,14 @@ does not parse) exits with status 2.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
-from types import FrameType
 
 import structlog
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
+from external_dns.cmd.signals import install_signal_handlers
 from external_dns.informers.factory import SharedInformerFactory
 from external_dns.informers.probe import JsonLinesHandler
 from external_dns.informers.resource import BY_NAME
@@ -52,14 +51,17 @@ def _api_client(kubeconfig: str, context: str | None) -> k8s_client.ApiClient:
 
 def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
+    # first, so an early signal is a clean stop as well; the handler itself neither logs nor sets the Event
+    # (it may land while this thread holds the log stream's lock): a watcher thread does (cmd/signals.py)
+    restore = install_signal_handlers(stop, lambda sig: log.info("signal received; stopping", signal=sig.name))
+    try:
+        return _probe(stop, sys.argv[1:] if argv is None else argv)
+    finally:
+        restore()
 
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        log.info("signal received; stopping", signal=signal.Signals(signum).name)
-        stop.set()
 
-    signal.signal(signal.SIGTERM, on_signal)  # first, so an early signal is a clean stop as well
-    signal.signal(signal.SIGINT, on_signal)
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+def _probe(stop: threading.Event, argv: list[str]) -> int:
+    args = parse_args(argv)
     try:
         configure_logging(args.log_level, "text", sys.stderr)
     except ValueError as exc:
