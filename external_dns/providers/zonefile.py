@@ -72,6 +72,7 @@ from external_dns.providers.inmemory import (
 )
 from external_dns.providers.provider import Provider, ProviderError, SoftError, zone_for_name
 from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
+from external_dns.providers.snapshot import name_key
 from external_dns.providers.zonetext import (
     NAME_TERMINATED,
     Rrset,
@@ -227,16 +228,100 @@ class ZoneFile:
         record = Endpoint.record  # built directly: a zone read builds one per record set
         return [record(rrset[0], key[1], Targets(rrset[2]), rrset[1]) for key, rrset in pairs]
 
-    def endpoints_at(self, name: str, types: Iterable[str]) -> list[Endpoint]:
-        """The record sets at one (lower-case) name, among `types`."""
-        if self.data is None:
+
+class ZoneView(ByNameSnapshot):
+    """A zone file's records by name (providers/snapshot.py) as a view over the parsed file: endpoints are built
+    when read (`fresh_records`), so the zone is held once, as the file's record sets. `follow(zf, names)` moves
+    the view to another version of the file and journals the names that changed: `names` when the caller knows
+    them (our own writes), else the names whose record sets differ."""
+
+    fresh_records = True
+
+    def __init__(self, zone: str, zf: ZoneFile | None = None) -> None:
+        super().__init__(zone)
+        self._data = zf.data if zf is not None else None
+        self._types = _types_by_name(self._data)  # name key -> record types there, sorted
+
+    def follow(self, zf: ZoneFile | None, names: Iterable[str] | None = None) -> None:
+        old, old_types = self._data, self._types
+        new = zf.data if zf is not None else None
+        new_types = _types_by_name(new)
+        # the names whose record sets differ: among `names` (our own writes) or, from another writer, all
+        candidates = old_types.keys() | new_types.keys() if names is None else set(names)
+        names = [n for n in candidates if _sets_at(old, old_types, n) != _sets_at(new, new_types, n)]
+        with self._lock:
+            self._data, self._types = new, new_types
+            for name in names:
+                self.version += 1
+                self._journal.append((self.version, name))
+
+    def get(self, name: str) -> tuple[Endpoint, ...]:
+        key = name_key(name)
+        return _endpoints_at(self._data, key, self._types.get(key, ()))
+
+    def names(self) -> list[str]:
+        return list(self._types)
+
+    def items(self) -> list[tuple[str, tuple[Endpoint, ...]]]:
+        data = self._data
+        if data is None:
             return []
-        out = []
-        for rtype in types:
-            rrset = self.data.rrsets.get((name, rtype))
-            if rrset is not None:
-                out.append(Endpoint.record(rrset[0], rtype, Targets(rrset[2]), rrset[1]))
+        rrsets, record = data.rrsets, Endpoint.record
+        out: list[tuple[str, tuple[Endpoint, ...]]] = []
+        for key, types in self._types.items():
+            if len(types) == 1:  # most names: `_endpoints_at`, inline
+                rtype = types[0]
+                rrset = rrsets.get((key, rtype)) or _rrset_at(data, key, rtype)
+                out.append((key, (record(rrset[0], rtype, Targets(rrset[2]), rrset[1]),)))
+            else:
+                out.append((key, _endpoints_at(data, key, types)))
         return out
+
+    def endpoints(self) -> list[Endpoint]:
+        return [ep for _key, eps in self.items() for ep in eps]
+
+    def __len__(self) -> int:
+        return sum(len(types) for types in self._types.values())
+
+
+def _types_by_name(data: ZoneData | None) -> dict[str, tuple[str, ...]]:
+    """name key -> the record types held there (sorted, as a by-name snapshot orders a name's records), in
+    the order the names first appear."""
+    if data is None:
+        return {}
+    out: dict[str, list[str]] = {}
+    for (name, rtype), rrset in data.rrsets.items():
+        key = name if not name.endswith(".") else name_key(rrset[0])  # the root name: "." -> ""
+        held = out.get(key)
+        if held is None:
+            out[key] = [rtype]
+        else:
+            held.append(rtype)
+    return {k: (v[0],) if len(v) == 1 else tuple(sorted(v)) for k, v in out.items()}
+
+
+def _rrset_at(data: ZoneData, key: str, rtype: str) -> Rrset:
+    """The record set of `rtype` at the name key `key` (rrsets are keyed by the name without its final dot,
+    which differs from the name key only for the root name)."""
+    rrset = data.rrsets.get((key, rtype))
+    if rrset is not None:
+        return rrset
+    return next(r for (_n, t), r in data.rrsets.items() if t == rtype and name_key(r[0]) == key)
+
+
+def _endpoints_at(data: ZoneData | None, key: str, types: tuple[str, ...]) -> tuple[Endpoint, ...]:
+    if data is None:
+        return ()
+    record = Endpoint.record
+    return tuple([record(rrset[0], rtype, Targets(rrset[2]), rrset[1])
+                  for rtype in types for rrset in (_rrset_at(data, key, rtype),)])
+
+
+def _sets_at(data: ZoneData | None, types: dict[str, tuple[str, ...]], key: str) -> list[tuple[str, Rrset]]:
+    """(type, record set) of each record set at the name key `key`."""
+    if data is None:
+        return []
+    return [(rtype, _rrset_at(data, key, rtype)) for rtype in types.get(key, ())]
 
 
 def _detect_origin(path: str, text: str) -> str:
@@ -505,7 +590,7 @@ class ZoneFileProvider(Provider):
         # path -> the zone as last read or written (re-read only when the file's key moved)
         self._snapshots: dict[str, ZoneFile] = {}
         # zone -> (by-name snapshot, ident of the zone file version it shows)
-        self._by_name: dict[str, tuple[ByNameSnapshot, int]] = {}
+        self._by_name: dict[str, tuple[ZoneView, int]] = {}
         # ident of a version we wrote -> (ident of the version it was made from, the names it changed)
         self._own_writes: dict[int, tuple[int, frozenset[str]]] = {}
         self.problems: list[str] = []
@@ -642,32 +727,25 @@ class ZoneFileProvider(Provider):
     cheap_snapshots = True  # zone_snapshot costs a directory listing and a stat while the file is unchanged
 
     def zone_snapshot(self, zone: str) -> ByNameSnapshot:
-        """The zone by name (providers/snapshot.py), kept in step with the file: unchanged while its key
-        (device, inode, mtime_ns, size) is; after our own write only the names it changed are redone; any
-        other change of the file is diffed by name."""
+        """The zone by name (providers/snapshot.py): a view over the parsed file (`ZoneView`), kept in step
+        with it: unchanged while the file's key (device, inode, mtime_ns, size) is; after our own write only
+        the names it changed are compared; any other change of the file is diffed by name."""
         name = _bare(zone)
         files = self.zone_files()
         _refuse_broken(files, name)
         current = next((zf for zf in files if zf.origin == name and zf.data is not None), None)
         with self._lock:
             kept = self._by_name.get(name)
-            if kept is None and current is not None:  # first use: built directly, nothing to diff
-                kept = (ByNameSnapshot(name, current.endpoints(ordered=False)), current.ident)
-            snap = kept[0] if kept is not None else ByNameSnapshot(name)
-            shown = kept[1] if kept is not None else 0
-            if current is None:
-                snap.replace_all([])
-            elif current.ident != shown:
-                names = self._written_since(shown, current.ident)
-                if names is None:
-                    snap.replace_all(current.endpoints(ordered=False))
-                else:  # only our own writes since: redo the names they changed
-                    assert current.data is not None
-                    types = {key[1] for key in current.data.rrsets} | set(ZONEFILE_RECORD_TYPES)
-                    for touched in names:
-                        snap.set_name(touched, current.endpoints_at(touched, types))
-            self._by_name[name] = (snap, current.ident if current is not None else 0)
-            return snap
+            if kept is None:  # first use: the view of the file as it is, nothing to diff
+                view = ZoneView(name, current)
+            else:
+                view, shown = kept
+                if current is None:
+                    view.follow(None)
+                elif current.ident != shown:
+                    view.follow(current, self._written_since(shown, current.ident))
+            self._by_name[name] = (view, current.ident if current is not None else 0)
+            return view
 
     def _written_since(self, shown: int, ident: int) -> set[str] | None:
         """The names our own writes changed from version `shown` to version `ident`; None when another

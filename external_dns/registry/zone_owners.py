@@ -88,9 +88,12 @@ class OwnershipIndex:
             if owners is not None:
                 owners.relabel(part)
 
-    def relabel_all(self) -> None:
-        for owners in self.zones.values():
-            records_of = dict(owners.snapshot.items())
+    def relabel_all(self, read: dict[str, dict[str, tuple[Endpoint, ...]]] | None = None) -> None:
+        """Label every zone's records again (`read`: zone -> its records by name key, just read)."""
+        for zone, owners in self.zones.items():
+            records_of = read.get(zone) if read is not None else None
+            if records_of is None:
+                records_of = dict(owners.snapshot.items())
             owners.relabel(records_of.keys() | owners._summary.keys(), records_of)
 
     def clear(self) -> None:
@@ -138,7 +141,9 @@ class ZoneOwners:
             had_txt = bool(self.index.txt_names)
             affected = self._take_txts(changed, records_of)
             if had_txt != bool(self.index.txt_names):
-                self.index.relabel_all()
+                # the records just read serve the relabelling too (a snapshot building them per read would
+                # build them twice)
+                self.index.relabel_all({self.zone: records_of} if records_of is not None else None)
             else:
                 self.index.relabel(affected)
         self.version = version
