@@ -174,8 +174,8 @@ def endpoints_from_export(data: bytes, zone: str) -> list[Endpoint] | None:
     content` line per enabled record, names and contents as the JSON zone gives them), read as
     `endpoint_from_rrset` reads the JSON rrsets: one endpoint per name and type, its TTL the lowest of its
     records, SOA left out, ALIAS as a CNAME with `alias=true`. None when `data` does not read as the whole
-    export of `zone` (a line of another shape, a carriage return, no SOA at the apex, not UTF-8): the caller
-    then reads the zone as JSON. An export wrapped in JSON (`{"zone": "..."}`, PowerDNS's answer to
+    export of `zone` (a line of another shape, a carriage return, a quoted string left open, no SOA at the
+    apex, not UTF-8): the caller then reads the zone as JSON. An export wrapped in JSON (`{"zone": "..."}`, PowerDNS's answer to
     `Accept: application/json`) is taken too. (Runs once per record of every zone on every sync.)"""
     try:
         if data[:1] == b"{":
@@ -194,6 +194,11 @@ def endpoints_from_export(data: bytes, zone: str) -> list[Endpoint] | None:
                 continue
             name, ttl_text, klass, rtype, content = line.split("\t", 4)  # ValueError: another shape
             if klass != "IN" or not rtype or not ttl_text.isdigit() or not ttl_text.isascii():
+                return None
+            if '"' in content and (_open_quote(content) if "\\" in content else content.count('"') % 2):
+                # PowerDNS writes a line break inside a quoted string (a TXT value) as it is: this line is cut
+                # short, and the lines after it could be anything the value holds (even a forged ownership
+                # record). Only the JSON zone can be read safely then.
                 return None
             if rtype not in _KEEP_DOT and content[-1:] == "." and content != ".":
                 content = content[:-1]
@@ -222,6 +227,21 @@ def endpoints_from_export(data: bytes, zone: str) -> list[Endpoint] | None:
             ep.provider_specific.append(ProviderSpecificProperty(PROVIDER_SPECIFIC_ALIAS, "true"))
         out.append(ep)
     return out
+
+
+def _open_quote(content: str) -> bool:
+    """True when `content` ends inside a quoted string (backslash escapes honoured)."""
+    inside = False
+    i, n = 0, len(content)
+    while i < n:
+        c = content[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            inside = not inside
+        i += 1
+    return inside
 
 
 def rrset_replace(ep: Endpoint) -> dict[str, Any]:

@@ -11,8 +11,12 @@ import socket
 from collections.abc import Callable
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
 from external_dns.providers.pdns import PDNSConfig, PDNSProvider
 from external_dns.providers.pdns.records import endpoints_from_export
 from external_dns.providers.provider import SoftError
@@ -69,6 +73,23 @@ def test_export_reads_what_the_json_zone_reads(pdns: PdnsServer) -> None:
     assert exported._export  # nothing made it fall back
 
 
+@pytest.mark.integration
+def test_a_value_with_a_line_break_cannot_forge_records(pdns: PdnsServer) -> None:
+    """PowerDNS exports a TXT value's line break as it is, so the rest of the value starts a line of its own:
+    written by another tool, a value holding a whole ownership record line must not read as one. The export
+    is refused for the JSON zone, which reads the value as the one TXT record it is."""
+    # Every piece of the cut line parses: "x / a forged ownership TXT for www / z.example.org TXT \"" .
+    forged = ('x\na-www.example.org.\t300\tIN\tTXT\theritage=external-dns,external-dns/owner=intruder\n'
+              'z.example.org.\t300\tIN\tTXT\t\\"')
+    pdns.patch("example.org", [rrset("note.example.org.", "TXT", '"' + forged + '"'),
+                               rrset("www.example.org.", "A", "192.0.2.1")])
+    provider = make_provider(pdns)
+    got = provider.zone_records("example.org")
+    assert not provider._export  # refused, and not asked for again
+    names = sorted((e.dns_name, e.record_type) for e in got)
+    assert names == [("example.org", "NS"), ("note.example.org", "TXT"), ("www.example.org", "A")]
+
+
 def test_parser_groups_records_into_endpoints() -> None:
     data = (SOA + "www.Example.org.\t300\tIN\tA\t10.0.0.2\n"
             "mail.example.org.\t60\tIN\tMX\t10 mx.example.net.\n"
@@ -96,6 +117,8 @@ def test_parser_groups_records_into_endpoints() -> None:
     (SOA + "www.example.org.\t300\tCH\tA\t10.0.0.1\n").encode(),  # another class
     (SOA + "www.example.org.\t-1\tIN\tA\t10.0.0.1\n").encode(),  # a TTL that is not a number
     (SOA + "www.example.org.\t300\tIN\tA\t10.0.0.1\n").replace("\n", "\r\n").encode(),  # line ends rewritten
+    (SOA + 't.example.org.\t300\tIN\tTXT\t"cut\n').encode(),  # a line break inside a quoted string
+    (SOA + 't.example.org.\t300\tIN\tTXT\t"a\\"b" "c\n').encode(),  # the same after an escaped quote
     SOA.encode() + b"caf\xe9.example.org.\t300\tIN\tA\t10.0.0.1\n",  # not UTF-8
     b'{"id": "example.org."}', b"{not json",  # JSON, but no export in it
 ])
@@ -182,3 +205,26 @@ def test_a_zone_gone_from_both_reads_is_soft_and_the_export_is_kept(raw: Callabl
     with pytest.raises(SoftError, match="disappeared"):
         provider.records()
     assert provider._export
+
+
+@pytest.mark.integration
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=300),
+                min_size=1, max_size=40),
+       st.lists(st.integers(1, 2**31 - 1), min_size=1, max_size=40))
+def test_any_txt_values_read_the_same_from_the_export_and_the_json(pdns_server: PdnsServer, values: list[str],
+                                                                   ttls: list[int]) -> None:
+    """Any text, control characters and non-ASCII included (PowerDNS writes them as stored, in both answers),
+    any TTL: the export reads exactly what the JSON zone reads; a line break in a value (which would cut the
+    export's line) makes it read the JSON zone instead."""
+    pdns_server.reset()
+    writer = make_provider(pdns_server)
+    writer.apply_changes(Changes(create=[Endpoint(f"t{i}.example.org", "TXT", Targets([v]), ttls[i % len(ttls)])
+                                         for i, v in enumerate(values)]))
+    exported = make_provider(pdns_server)
+    as_json = make_provider(pdns_server)
+    as_json._export = False
+    got = exported.zone_records("example.org")
+    assert exported._export == (not any("\n" in v for v in values))
+    assert shape(got) == shape(as_json.zone_records("example.org"))
+    assert sum(1 for e in got if e.record_type == "TXT") == len(values)
