@@ -412,9 +412,10 @@ def service_endpoints(svc: Mapping[str, Any], options: SourceOptions, *,
     return run_object(svc, ref, lambda: _Service(svc, options, nodes, pods, endpoint_slices, ref))
 
 
-def merge_service_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
+def merge_service_endpoints(endpoints: Iterable[Endpoint], copy: bool = True) -> list[Endpoint]:
     """The service source's final step over all services (inputs are not modified: an endpoint is copied
-    before its targets change)."""
+    before its targets change; with `copy=False` the caller hands over endpoints built for this call, which
+    are reused and changed instead)."""
     eps = sorted(endpoints, key=lambda e: e.labels.get(RESOURCE_LABEL_KEY, ""))
     if len(eps) > 1:
         merged: dict[tuple[str, str, str], list[Endpoint]] = {}
@@ -424,14 +425,14 @@ def merge_service_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
             if existing is None:
                 normal = new_targets(*ep.targets)
                 if normal != ep.targets:
-                    ep = ep.copy()
+                    ep = ep.copy() if copy else ep
                     ep.targets = normal
                 merged[key] = [ep]
             elif existing[0].record_type == RECORD_TYPE_CNAME:
                 log.debug(f"CNAME {ep.dns_name} with multiple targets found")
                 existing.append(ep)
             else:
-                first = existing[0].copy()
+                first = existing[0].copy() if copy else existing[0]
                 existing[0] = first
                 first.targets = new_targets(*first.targets, *ep.targets)
                 for ref in ep.ref_objects:
@@ -439,7 +440,7 @@ def merge_service_endpoints(endpoints: Iterable[Endpoint]) -> list[Endpoint]:
                         first.ref_objects.append(ref)
         eps = [ep for group in merged.values() for ep in group]
         eps.sort(key=lambda e: (e.dns_name, e.record_type))
-    return merge_endpoints(eps)
+    return merge_endpoints(eps, copy=copy)
 
 
 
