@@ -51,7 +51,6 @@ def test_logfmt_renderer_quotes_only_when_needed() -> None:
     assert line == 'time="T" level=info msg="All records are up" cfg="map[a:1]" n=3 note="two words" zone=example.org'
 
 
-@pytest.mark.usefixtures("restore_logging")
 def test_json_and_level_filtering() -> None:
     out = io.StringIO()
     configure_logging("warning", "json", stream=out)

@@ -24,7 +24,7 @@ class RaisingLogger:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_the_process_even_when_its_log_line_cannot_be_written(
-        restore_logging: None, signum: signal.Signals) -> None:
+        signum: signal.Signals) -> None:
     structlog.configure(logger_factory=lambda *_args: RaisingLogger(), cache_logger_on_first_use=False)
     stop = threading.Event()
     before = signal.getsignal(signum)

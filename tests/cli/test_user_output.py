@@ -95,7 +95,6 @@ def test_log_values_as_logrus_prints_them(value: object, shown: str) -> None:
     assert "'" not in go_value(value) or "'" in str(value)
 
 
-@pytest.mark.usefixtures("restore_logging")
 def test_stdlib_and_json_lines_keep_non_ascii() -> None:
     out = io.StringIO()
     configure_logging("info", "text", stream=out)

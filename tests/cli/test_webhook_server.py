@@ -13,9 +13,6 @@ import pytest
 
 from external_dns.cmd.webhook_server import webhook_server_main
 
-# The sub-command configures logging for the process: undone for the tests after these.
-pytestmark = pytest.mark.usefixtures("restore_logging")
-
 
 def _free_port() -> int:
     with socket.socket() as probe:
