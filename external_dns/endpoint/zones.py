@@ -7,8 +7,10 @@ from collections.abc import Sequence
 
 def name_key(name: str) -> str:
     """The key DNS names are compared by: lower-case, without trailing dots (`WWW.Example.org.` ->
-    `www.example.org`). ASCII names only; IDNA forms are `names.normalize_dns_name`'s."""
-    return name.lower().rstrip(".")
+    `www.example.org`). ASCII names only; IDNA forms are `names.normalize_dns_name`'s. A name already in that
+    form comes back as the same string object, so the many maps keyed by it share one string per name."""
+    key = name.lower().rstrip(".")
+    return name if key == name else key
 
 
 def normalize_zone(zone: str) -> str:
