@@ -199,9 +199,9 @@ def _hook() -> None:
 
     settle = getattr(run, "settle_after_startup")  # noqa: B009 - imported there, not exported
 
-    def probed() -> None:
+    def probed(*args: Any, **kwargs: Any) -> None:
         _write("startup", stats())
-        settle()
+        settle(*args, **kwargs)
 
     setattr(run, "settle_after_startup", probed)  # noqa: B010
 
