@@ -21,7 +21,6 @@ import secrets
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import dns.exception
 import dns.message
@@ -84,10 +83,6 @@ _READ_TYPES = frozenset(READ_TYPES)
 # refuses even a harmless update, the rest is reported without being sent (a zone-wide refusal would
 # otherwise cost one message per record).
 _PROBE_GROUPS = 3
-# UPDATE messages sent ahead of their answers on the sync's connection once a first one was applied (the
-# server applies them back to back instead of waiting for us between two; each is still answered and accounted
-# for on its own, a failed one is retried as before, and after a failure they go one at a time again).
-_PIPELINE = 4
 # Answer codes that mean our key is not accepted: retrying other records cannot help.
 _AUTH_RCODES = {dns.rcode.NOTAUTH}
 
@@ -143,16 +138,6 @@ class _ZoneRefused(Exception):
         super().__init__(rcode)
         self.rcode = rcode
         self.groups = groups
-
-
-class _PipeBroken(Exception):
-    """The connection failed with messages in flight (their answers unknown)."""
-
-
-@dataclass
-class _BatchQueue:
-    batches: list[list[_Group]]
-    next: int = 0  # the first batch not sent yet
 
 
 class _BatchFailed(Exception):
@@ -502,16 +487,17 @@ class RFC2136Provider(Provider):
         sent: list[list[_Group]] = []
         n_errors = len(errors)
         batches = self._batches(groups)
-        queue = _BatchQueue(batches)
-        try:
-            self._send_queue(sender, zone, queue, errors, sent)
-        except _ZoneRefused as refused:
-            unsent = [lbl for g in refused.groups for lbl in g.labels()]
-            unsent += [lbl for b in batches[queue.next:] for g in b for lbl in g.labels()]
-            errors.append(f"{_context(zone, unsent)}: not sent: the zone answered {refused.rcode} to every "
-                          f"record tried first")
-            log.error("RFC2136: zone refuses updates, remaining records not sent", zone=zone,
-                      rcode=refused.rcode, unsent=len(unsent))
+        for i, batch in enumerate(batches):
+            try:
+                self._send_batch(sender, zone, batch, errors, sent)
+            except _ZoneRefused as refused:
+                unsent = [lbl for g in refused.groups for lbl in g.labels()]
+                unsent += [lbl for b in batches[i + 1:] for g in b for lbl in g.labels()]
+                errors.append(f"{_context(zone, unsent)}: not sent: the zone answered {refused.rcode} to every "
+                              f"record tried first")
+                log.error("RFC2136: zone refuses updates, remaining records not sent", zone=zone,
+                          rcode=refused.rcode, unsent=len(unsent))
+                break
         if snap is None or before is None or len(errors) != n_errors or not sent:
             return
         after = sender.soa_serial(zone)
@@ -546,92 +532,9 @@ class RFC2136Provider(Provider):
             self._send_batch(sender, zone, batch[:half], errors, sent)
             self._send_batch(sender, zone, batch[half:], errors, sent)
             return
-        outcome: _BatchFailed | None = None
         try:
-            sender.send(zone, msg, data, _labels(batch))
+            sender.send(zone, msg, data, [lbl for g in batch for lbl in g.labels()])
         except _BatchFailed as failed:
-            outcome = failed
-        self._settle(sender, zone, batch, outcome, errors, sent)
-
-    def _send_queue(self, sender: _Sender, zone: str, queue: _BatchQueue, errors: list[str],
-                    sent: list[list[_Group]]) -> None:
-        """Send a zone's batches in order. The first goes alone; once one was applied, up to _PIPELINE are in
-        flight on the connection, the next sent as soon as an answer came (sliding window). An answer other
-        than NOERROR stops sending: the answers still due are read, then the failed batch is retried as
-        before and the others accounted for in order, and sending goes one at a time again."""
-        batches = queue.batches
-        size = 1
-        pending: list[tuple[list[_Group], dns.update.UpdateMessage, bytes]] = []
-        while queue.next < len(batches) or pending:
-            if not pending and size == 1:  # one at a time, as the plain path does it
-                batch = batches[queue.next]
-                queue.next += 1
-                count = len(sent)
-                self._send_batch(sender, zone, batch, errors, sent)
-                if len(sent) == count + 1 and sent[-1] is batch and sender.can_pipeline():
-                    size = _PIPELINE
-                continue
-            while queue.next < len(batches) and len(pending) < size:
-                try:
-                    msg, data = self._message(zone, batches[queue.next])
-                except dns.exception.TooBig:
-                    if not pending:
-                        size = 1  # split and sent by the plain path
-                    break
-                try:
-                    sender.push(msg, data)
-                except _PipeBroken:
-                    pending.append((batches[queue.next], msg, data))
-                    queue.next += 1
-                    break
-                pending.append((batches[queue.next], msg, data))
-                queue.next += 1
-            if not pending:
-                continue
-            try:
-                index, outcome = sender.pull(zone, [(m, _labels(b)) for b, m, _d in pending])
-            except _PipeBroken:  # no answer for the messages in flight: each again, one by one
-                answered = [(b, sender.outcome(zone, m, d, _labels(b))) for b, m, d in pending]
-                pending, size = [], 1
-                self._settle_all(sender, zone, answered, errors, sent)
-                continue
-            batch = pending.pop(index)[0]
-            if outcome is None:
-                self._settle(sender, zone, batch, None, errors, sent)
-                continue
-            answered = [(batch, outcome)]
-            try:
-                while pending:
-                    index, later = sender.pull(zone, [(m, _labels(b)) for b, m, _d in pending])
-                    answered.append((pending.pop(index)[0], later))
-            except _PipeBroken:
-                answered += [(b, sender.outcome(zone, m, d, _labels(b))) for b, m, d in pending]
-            pending, size = [], 1
-            self._settle_all(sender, zone, answered, errors, sent)
-
-    def _settle_all(self, sender: _Sender, zone: str, answered: list[tuple[list[_Group], BaseException | None]],
-                    errors: list[str], sent: list[list[_Group]]) -> None:
-        """`_settle` each answered batch in order; when the zone turns out to refuse everything, the batches
-        answered after the one that showed it count as sent when applied, else as not sent."""
-        for k, (batch, outcome) in enumerate(answered):
-            try:
-                self._settle(sender, zone, batch, outcome, errors, sent)
-            except _ZoneRefused as refused:
-                for later_batch, later_outcome in answered[k + 1:]:
-                    if later_outcome is None:
-                        self._settle(sender, zone, later_batch, None, errors, sent)
-                    else:
-                        refused.groups.extend(later_batch)
-                raise
-
-    def _settle(self, sender: _Sender, zone: str, batch: list[_Group], outcome: BaseException | None,
-                errors: list[str], sent: list[list[_Group]]) -> None:
-        """Account for one sent batch: None = applied; a failed batch is retried record by record (raises
-        _ZoneRefused when the zone refuses everything); any other outcome is raised."""
-        if outcome is not None and not isinstance(outcome, _BatchFailed):
-            raise outcome
-        if outcome is not None:
-            failed = outcome
             if len(batch) > 1 and failed.rcode not in ("SERVFAIL",):
                 log.warning("RFC2136: UPDATE failed, retrying record by record", zone=zone, rcode=failed.rcode,
                             records=sum(len(g.ops) for g in batch))
@@ -645,7 +548,7 @@ class RFC2136Provider(Provider):
                         # The zone refuses even a harmless update: nothing else will get through.
                         raise _ZoneRefused(failed.rcode, batch[i + 1:]) from None
                 return
-            where = _context(zone, _labels(batch))
+            where = _context(zone, [lbl for g in batch for lbl in g.labels()])
             errors.append(f"{where}: server answered {failed.rcode}")
             log.error("RFC2136: UPDATE rejected", where=where, rcode=failed.rcode)
             return
@@ -684,59 +587,6 @@ class _Sender:
             self.close()
             return None
 
-    def can_pipeline(self) -> bool:
-        """Whether messages can be sent ahead of their answers on the sync's connection."""
-        if self.conn is None and self.hosts:
-            self.conn = self.transport.connect(self.hosts[0])
-        return hasattr(self.conn, "send_only") and hasattr(self.conn, "next_answer")
-
-    def push(self, msg: dns.update.UpdateMessage, wire: bytes) -> None:
-        """Send one message without waiting for its answer; _PipeBroken when the connection failed."""
-        conn: Any = self.conn
-        try:
-            conn.send_only(wire)
-        except TRANSPORT_ERRORS as exc:
-            raise _PipeBroken from exc
-
-    def pull(self, zone: str, pending: Sequence[tuple[dns.update.UpdateMessage, Sequence[str]]]
-             ) -> tuple[int, BaseException | None]:
-        """The next answer: (index in `pending` of the message it answers, its outcome as `send` would give
-        it: None when applied, else the exception `send` raises); _PipeBroken when the connection failed."""
-        conn: Any = self.conn
-        try:
-            index, answer = conn.next_answer([m for m, _labels in pending])
-        except TRANSPORT_ERRORS as exc:
-            raise _PipeBroken from exc
-        labels = pending[index][1]
-        if isinstance(answer, TSIG_ERRORS):
-            UPDATE_MESSAGES.labels(zone, "BADSIG").inc()
-            return index, self.transport.describe_tsig_failure(conn.host, answer, _context(zone, labels))
-        if isinstance(answer, Exception):  # a malformed answer: `send` takes it from here, as it would
-            raise _PipeBroken from answer
-        return index, self._answered(zone, conn.host, answer, labels)
-
-    def outcome(self, zone: str, msg: dns.update.UpdateMessage, wire: bytes,
-                labels: Sequence[str]) -> BaseException | None:
-        """`send` as an outcome (None when applied, else the exception it raises)."""
-        try:
-            self.send(zone, msg, wire, labels)
-        except Exception as exc:  # raised in order, when the batches before it are accounted for
-            return exc
-        return None
-
-    def _answered(self, zone: str, host: str, response: dns.message.Message,
-                  labels: Sequence[str]) -> BaseException | None:
-        """What an answer to an UPDATE means: None (applied), TsigRejected or _BatchFailed."""
-        rcode = response.rcode()
-        UPDATE_MESSAGES.labels(zone, dns.rcode.to_text(rcode)).inc()
-        if rcode == dns.rcode.NOERROR:
-            return None
-        if rcode in _AUTH_RCODES:
-            return TsigRejected(
-                f"RFC2136 server {host}:{self.transport.config.port} answered NOTAUTH for "
-                f"{_context(zone, labels)}: TSIG key {self.transport.config.tsig_keyname!r} is not accepted for the zone")
-        return _BatchFailed(dns.rcode.to_text(rcode))
-
     def send(self, zone: str, msg: dns.update.UpdateMessage, wire: bytes, labels: Sequence[str]) -> None:
         last_exc: BaseException | None = None
         while self.hosts:
@@ -755,10 +605,15 @@ class _Sender:
                 self.close()
                 self.hosts.pop(0)
                 continue
-            outcome = self._answered(zone, host, response, labels)
-            if outcome is None:
+            rcode = response.rcode()
+            UPDATE_MESSAGES.labels(zone, dns.rcode.to_text(rcode)).inc()
+            if rcode == dns.rcode.NOERROR:
                 return
-            raise outcome
+            if rcode in _AUTH_RCODES:
+                raise TsigRejected(
+                    f"RFC2136 server {host}:{self.transport.config.port} answered NOTAUTH for "
+                    f"{_context(zone, labels)}: TSIG key {self.transport.config.tsig_keyname!r} is not accepted for the zone")
+            raise _BatchFailed(dns.rcode.to_text(rcode))
         raise Unreachable(f"RFC2136: no server reachable for zone {zone} "
                           f"({', '.join(self.transport.config.active_hosts)}:{self.transport.config.port}): "
                           f"{last_exc}")
@@ -796,10 +651,6 @@ def _fold(batch: list[_Group]) -> tuple[list[Removal], list[Addition]]:
             if op.add:
                 additions.append(Addition(op.name, op.rtype, op.ttl, list(op.add)))
     return removals, additions
-
-
-def _labels(batch: list[_Group]) -> list[str]:
-    return [lbl for g in batch for lbl in g.labels()]
 
 
 def _context(zone: str, labels: Sequence[str]) -> str:

@@ -15,7 +15,7 @@ import ssl
 import struct
 import threading
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator
 from typing import Any, Protocol
 
 import dns.exception
@@ -136,42 +136,6 @@ class Connection:
                 raise dns.query.BadResponse("answer does not match the request")  # type: ignore[no-untyped-call]
             return response
         raise AssertionError("unreachable")
-
-    def send_only(self, wire: bytes) -> None:
-        """Send one rendered message without reading its answer (`next_answer` reads it): for UPDATEs sent
-        ahead of their answers. Opens the connection when needed; closed on any failure."""
-        try:
-            if self.sock is None:
-                self.sock = self._open()
-            _write(self.sock, struct.pack("!H", len(wire)) + wire, time.monotonic() + self.transport.config.timeout)
-        except BaseException:
-            self.close()
-            raise
-
-    def next_answer(self, pending: Sequence[dns.message.Message]) -> tuple[int, dns.message.Message | Exception]:
-        """Read the next answer and match it to one of the `pending` messages by id (the first when ids
-        repeat): (its index, the answer verified as `exchange` verifies it, or the TSIG / format error its
-        verification raised). A connection failure or an answer to no pending message raises (closed)."""
-        try:
-            if self.sock is None:
-                raise EOFError("no connection")
-            answer = _read_message_wire(self.sock, time.monotonic() + self.transport.config.timeout)
-            ident = int.from_bytes(answer[:2], "big") if len(answer) >= 2 else -1
-            index = next((i for i, m in enumerate(pending) if m.id == ident), None)
-            if index is None:
-                raise dns.query.BadResponse("answer does not match any request")  # type: ignore[no-untyped-call]
-        except BaseException:
-            self.close()
-            raise
-        msg = pending[index]
-        try:
-            response = dns.message.from_wire(answer, keyring=msg.keyring, request_mac=msg.mac)
-        except Exception as exc:  # for this answer only: the connection is still in step
-            return index, exc
-        if not msg.is_response(response):
-            self.close()
-            raise dns.query.BadResponse("answer does not match the request")  # type: ignore[no-untyped-call]
-        return index, response
 
     def axfr(self, zone: str) -> Iterator[dns.rrset.RRset]:
         """Every rrset of a zone by AXFR (names absolute); the closing SOA is not repeated."""
