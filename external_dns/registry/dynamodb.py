@@ -25,7 +25,7 @@ from external_dns.endpoint.utils import filter_endpoints_by_owner_id
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import is_managed_record
 from external_dns.providers.aws import errors
-from external_dns.providers.provider import Provider
+from external_dns.providers.provider import Provider, ProviderError
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.registry import Registry
 
@@ -109,6 +109,12 @@ class DynamoDBRegistry(Registry):
     def owner_id(self) -> str:
         return self._owner_id
 
+    def _error(self, doing: str, exc: BaseException, detail: str = "") -> ProviderError:
+        """The provider error for a failed call on the table. The table serves every zone, so an access denied
+        on it stops them all alike: a refused credential (fatal: the long-running process exits 1), as in Go,
+        where any registry error ends the controller loop. Throttling and 5xx stay soft."""
+        return errors.wrap(f"{doing} DynamoDB table {self.table!r}{detail}", exc, every_zone=True)
+
     # -- table ----------------------------------------------------------------------------------------------
     def check_table(self) -> None:
         """Raise DynamoDBTableError unless the table exists with partition key `k` (S) and no sort key."""
@@ -119,9 +125,9 @@ class DynamoDBRegistry(Registry):
                 raise DynamoDBTableError(
                     f"DynamoDB table {self.table!r} does not exist: create it with partition key \"k\" of "
                     "type S and no sort key") from None
-            raise errors.wrap(f"describing DynamoDB table {self.table!r}", exc) from None
+            raise self._error("describing", exc) from None
         except botocore.exceptions.BotoCoreError as exc:
-            raise errors.wrap(f"describing DynamoDB table {self.table!r}", exc) from None
+            raise self._error("describing", exc) from None
         attrs = {a["AttributeName"]: a["AttributeType"] for a in desc.get("AttributeDefinitions", [])}
         if attrs.get("k") != "S":
             raise DynamoDBTableError(f'table {self.table!r} must have attribute "k" of type "S"')
@@ -151,7 +157,7 @@ class DynamoDBRegistry(Registry):
                     break
                 kwargs["ExclusiveStartKey"] = last
         except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as exc:
-            raise errors.wrap(f"reading DynamoDB table {self.table!r}", exc) from None
+            raise self._error("reading", exc) from None
         return items
 
     # -- reading --------------------------------------------------------------------------------------------
@@ -295,9 +301,9 @@ class DynamoDBRegistry(Registry):
                     continue
                 except botocore.exceptions.ClientError as exc:
                     if errors.error_code(exc) != "TransactionCanceledException":
-                        raise errors.wrap(f"writing DynamoDB table {self.table!r}", exc) from None
+                        raise self._error("writing", exc) from None
                 except botocore.exceptions.BotoCoreError as exc:
-                    raise errors.wrap(f"writing DynamoDB table {self.table!r}", exc) from None
+                    raise self._error("writing", exc) from None
             for op in chunk:
                 if not self._write_one(op):
                     rejected.add(op.key)
@@ -351,9 +357,9 @@ class DynamoDBRegistry(Registry):
             return True
         except botocore.exceptions.ClientError as exc:
             if errors.error_code(exc) != _CONDITION_FAILED:
-                raise errors.wrap(f"writing DynamoDB table {self.table!r} (key {op.key!r})", exc) from None
+                raise self._error("writing", exc, f" (key {op.key!r})") from None
         except botocore.exceptions.BotoCoreError as exc:
-            raise errors.wrap(f"writing DynamoDB table {self.table!r} (key {op.key!r})", exc) from None
+            raise self._error("writing", exc, f" (key {op.key!r})") from None
         if op.kind == "delete":
             log.debug("DynamoDB item already gone or owned by another owner", key=op.key)
         else:

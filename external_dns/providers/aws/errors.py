@@ -5,6 +5,8 @@ the AWS error code and message, never request parameters or credentials."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import botocore.exceptions
@@ -28,6 +30,11 @@ AUTH_CODES = frozenset((
 # is fatal only for a call every zone needs (listing the hosted zones).
 ACCESS_DENIED_CODES = frozenset(("AccessDenied", "AccessDeniedException"))
 
+# An XML error document botocore could not read for the client's protocol (e.g. an IAM refusal in XML to a
+# JSON-protocol client such as DynamoDB): it then gives the HTTP status as the code and the body as the message.
+_XML_CODE = re.compile(r"<Code>([^<]{1,128})</Code>")
+_XML_MESSAGE = re.compile(r"<Message>([^<]{0,2048})</Message>")
+
 
 class AWSAuthError(ProviderError, ConfigError):
     """AWS refused our credentials or found none."""
@@ -41,7 +48,12 @@ def _error(exc: botocore.exceptions.ClientError) -> dict[str, str]:
     nested = response.get("Errors")
     if not err.get("Code") and isinstance(nested, dict) and isinstance(nested.get("Error"), dict):
         err = nested["Error"]
-    return {str(k): str(v) for k, v in err.items()}
+    out = {str(k): str(v) for k, v in err.items()}
+    if out.get("Code", "") in ("", str(_status(exc))) and "<Code>" in out.get("Message", ""):
+        code, message = _XML_CODE.search(out["Message"]), _XML_MESSAGE.search(out["Message"])
+        if code:
+            out = {"Code": html.unescape(code.group(1)), "Message": html.unescape(message.group(1)) if message else ""}
+    return out
 
 
 def error_code(exc: BaseException) -> str:

@@ -70,6 +70,19 @@ def test_an_invalid_change_batch_or_one_zone_denied_is_not_a_credential_error() 
     assert isinstance(found, AWSAuthError) and str(found) == "list: HTTP 403"
 
 
+def test_an_xml_error_a_json_protocol_client_could_not_read() -> None:
+    """An IAM refusal written as XML to a JSON-protocol client (DynamoDB; moto answers so): botocore gives the
+    status as the code and the document as the message; the code and message are read from the document."""
+    body = ('<?xml version="1.0" encoding="utf-8"?>\n<ErrorResponse><Errors><Error><Code>AccessDenied</Code>'
+            "<Message>User: u is not authorized to perform: dynamodb:Scan &amp; more</Message>"
+            "<Type>Sender</Type></Error></Errors></ErrorResponse>")
+    answer: Any = {"Error": {"Code": "403", "Message": body}, "ResponseMetadata": {"HTTPStatusCode": 403}}
+    one_zone = wrap("reading", botocore.exceptions.ClientError(answer, "Scan"))
+    assert not isinstance(one_zone, AWSAuthError)
+    assert str(one_zone) == "reading: AccessDenied: User: u is not authorized to perform: dynamodb:Scan & more"
+    assert isinstance(wrap("reading", botocore.exceptions.ClientError(answer, "Scan"), every_zone=True), AWSAuthError)
+
+
 def test_domain_filter_falls_back_to_match_all_on_error(stubbed: Any) -> None:
     client, stub = stubbed
     stub.add_client_error("list_hosted_zones", "ServiceUnavailable", "down", http_status_code=503)
