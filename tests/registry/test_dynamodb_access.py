@@ -28,9 +28,10 @@ SETUP_ACTIONS = 4  # create_user, put_user_policy, create_access_key, create_tab
 
 
 @pytest.fixture
-def denied() -> Iterator[tuple[str, dict[str, str]]]:
+def denied(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, str]]]:
     """A moto server checking every request after the set-up, the table, and the environment of an IAM user
-    allowed to describe the table and nothing else on it."""
+    allowed to describe the table and nothing else on it (`request.param` False: not even that)."""
+    allowed = ["dynamodb:DescribeTable"] if getattr(request, "param", True) else ["route53:*"]
     base = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "EXTERNAL_DNS_"))}
     with start_moto_process(env={**base, "INITIAL_NO_AUTH_ACTION_COUNT": str(SETUP_ACTIONS)}) as url:
         admin: dict[str, Any] = {"endpoint_url": url, "region_name": "us-east-1", "aws_access_key_id": "testing",
@@ -38,7 +39,7 @@ def denied() -> Iterator[tuple[str, dict[str, str]]]:
         iam = boto3.client("iam", **admin)
         iam.create_user(UserName="external-dns")
         policy = {"Version": "2012-10-17",
-                  "Statement": [{"Effect": "Allow", "Action": ["dynamodb:DescribeTable"], "Resource": "*"}]}
+                  "Statement": [{"Effect": "Allow", "Action": allowed, "Resource": "*"}]}
         iam.put_user_policy(UserName="external-dns", PolicyName="describe-only", PolicyDocument=json.dumps(policy))
         key = iam.create_access_key(UserName="external-dns")["AccessKey"]
         boto3.client("dynamodb", **admin).create_table(
@@ -76,3 +77,19 @@ def test_the_long_running_process_ends_on_it(denied: tuple[str, dict[str, str]],
     fatal = one_fatal_line(text)
     assert "reading DynamoDB table" in fatal and "AccessDenied" in fatal and "provider=inmemory" in fatal, fatal
     assert "Traceback" not in text and env["AWS_SECRET_ACCESS_KEY"] not in text
+
+
+@pytest.mark.parametrize("denied", [False], indirect=True)
+def test_at_start_up_it_is_a_configuration_error(denied: tuple[str, dict[str, str]], tmp_path: Path) -> None:
+    """Refused before anything runs (DescribeTable, when the registry is built): exit 2 with one line, as the
+    other configuration errors found at start-up (a missing table, a wrong key schema)."""
+    _url, env = denied
+    args = ["--source=manifest", f"--manifest-dir={tmp_path}", "--provider=inmemory", "--inmemory-zone=example.org",
+            "--registry=dynamodb", f"--dynamodb-table={TABLE}", "--txt-owner-id=default", "--policy=sync",
+            "--metrics-address=127.0.0.1:0"]
+    with running(args, {**env, "PYTHONPATH": str(ROOT)}, "dynamodb-denied-start") as (proc, tail):
+        code = proc.wait(timeout=30)
+    text = tail.text()
+    assert code == 2, text
+    assert (f"external-dns: error: describing DynamoDB table '{TABLE}': AccessDenied: " in text
+            and "dynamodb:DescribeTable" in text and "Traceback" not in text), text
