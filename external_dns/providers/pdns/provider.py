@@ -88,8 +88,10 @@ class PDNSProvider(Provider):
             maxsize=1, ttl=max(config.zones_cache_seconds, 1e-9), timer=clock)
         # The request body limit in use: lowered when the server turns out to accept less.
         self._max_bytes = config.max_patch_bytes
-        # Zones are read from their export until it turns out not to be served whole (a proxy in front, ...).
+        # Zones are read from their export until the server (or a proxy in front) refuses it: then every zone is
+        # read as JSON; a zone whose export does not read whole (a TXT value with a line break) is read as JSON.
         self._export = True
+        self._json_zones: set[str] = set()  # zone ids
 
     def __repr__(self) -> str:
         return f"PDNSProvider(server={self.config.shown_server!r}, server_id={self.config.server_id!r})"
@@ -164,24 +166,28 @@ class PDNSProvider(Provider):
     def _read_zone(self, zone: Zone) -> list[Endpoint]:
         """The zone's records, from its export: PowerDNS builds it in about a third of the time of the JSON
         zone (no JSON, no comments), and it decodes with less work; the same names, contents and TTLs, enabled
-        records only. Where it is not served whole the zone is read as JSON, and so from then on."""
-        failure = ""
-        if self._export:
+        records only. Where it is not served whole the zone is read as JSON, and so from then on (every zone when
+        the export was refused, that zone when its answer did not read whole)."""
+        failure, every_zone = "", False
+        if self._export and zone.id not in self._json_zones:
             try:
                 endpoints = endpoints_from_export(self.client.export_zone(zone.id), zone.name)
             except SoftError:
                 raise  # a server or connection failure: the JSON read would only wait for it again
             except ProviderError as exc:  # 404 from a proxy that does not know the path, ... (or a bad key:
-                failure = str(exc)  # then the JSON read below says so)
+                failure, every_zone = str(exc), True  # then the JSON read below says so)
             else:
                 if endpoints is not None:
                     return endpoints
-                failure = "the answer is not a whole zone export"
+                failure = "the answer is not a whole zone export (a TXT value with a line break?)"
         endpoints = self._read_zone_json(zone)
         if failure:
-            self._export = False
-            log.info(f"PowerDNS at {self.config.shown_server}: reading zones as JSON from now on (zone export of "
-                     f"{zone.name}: {failure})")
+            if every_zone:
+                self._export = False
+            else:
+                self._json_zones.add(zone.id)
+            log.info(f"PowerDNS at {self.config.shown_server}: reading {'zones' if every_zone else 'zone ' + zone.name} "
+                     f"as JSON from now on (zone export of {zone.name}: {failure})")
         return endpoints
 
     def _read_zone_json(self, zone: Zone) -> list[Endpoint]:
