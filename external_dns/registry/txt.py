@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import timedelta
+from sys import intern
 
 import structlog
 
@@ -106,7 +107,7 @@ class TXTRegistry(Registry):
         self._cache: list[Endpoint] | None = None
         self._cache_time = 0.0
         # TXT values as read from (or last written to) the provider, by (TXT name, set identifier).
-        self._stored_txts: dict[_TxtKey, list[str]] = {}
+        self._stored_txts: dict[_TxtKey, tuple[str, ...]] = {}
         self._have_read = False  # whether _stored_txts describes the provider (a read happened)
         self._warned_legacy: set[str] = set()
         # TXT value -> its labels (None: not an ownership value), this registry's AES key fixed: a value is
@@ -225,7 +226,7 @@ class TXTRegistry(Registry):
         endpoints: list[Endpoint] = []
         label_map: dict[_LabelKey, dict[str, str]] = {}
         txt_names: set[str] = set()
-        stored: dict[_TxtKey, list[str]] = {}
+        stored: dict[_TxtKey, tuple[str, ...]] = {}
         for record in self.provider.records():
             if record.record_type != RECORD_TYPE_TXT:
                 endpoints.append(record.copy())  # labels are added below: never touch the provider's objects
@@ -240,7 +241,7 @@ class TXTRegistry(Registry):
             name, rtype = self.mapper.to_endpoint_name(record.dns_name)
             label_map[(name, rtype, record.set_identifier)] = labels
             txt_names.add(record.dns_name.lower())
-            stored[_txt_key(record)] = list(record.targets)
+            stored[_txt_key(record)] = tuple(record.targets)
         self._owners.clear()  # the zone maps kept the old table in step
         self._stored_txts = stored
         self._owners.stored_txts = stored
@@ -297,7 +298,9 @@ class TXTRegistry(Registry):
         if labels is not _UNKNOWN:
             return labels
         try:
-            labels = parse_labels(text, self._aes_key)
+            # keys and values interned: a zone's labels repeat (owner, resource names), and a long-running
+            # registry keeps one map per ownership TXT
+            labels = {intern(k): intern(v) for k, v in parse_labels(text, self._aes_key).items()}
         except InvalidHeritageError:
             labels = None
         if len(memo) >= _MAX_OWNERSHIP_TEXTS:
@@ -346,7 +349,7 @@ class TXTRegistry(Registry):
                     if key in self._stored_txts:
                         log.debug(f"Skipping TXT {txt.dns_name}: a TXT record of that name already exists")
                         continue
-                    self._stored_txts[key] = list(txt.targets)
+                    self._stored_txts[key] = tuple(txt.targets)
                     txt_create.append(txt)
                 self._cache_add(ep)
             for ep in filtered.delete:
@@ -365,7 +368,7 @@ class TXTRegistry(Registry):
                 news = self.generate_txt_record(ep)
                 old_side = olds[i] if paired else []
                 for j, txt in enumerate(news):
-                    self._stored_txts[_txt_key(txt)] = list(txt.targets)
+                    self._stored_txts[_txt_key(txt)] = tuple(txt.targets)
                     old = old_side[j] if j < len(old_side) else None
                     if old is not None and not old[1]:
                         # The TXT is missing (e.g. a forced update of an old-format owner): create it.

@@ -47,7 +47,7 @@ class OwnershipIndex:
     """Every zone's map and the tables they share."""
 
     def __init__(self, registry: Labeller, to_endpoint_name: Callable[[str], tuple[str, str]],
-                 wildcard_replacement: str, stored_txts: dict[TxtKey, list[str]]) -> None:
+                 wildcard_replacement: str, stored_txts: dict[TxtKey, tuple[str, ...]]) -> None:
         self.registry = registry
         self.to_endpoint_name = to_endpoint_name
         self.wildcard = wildcard_replacement
@@ -197,8 +197,9 @@ class ZoneOwners:
                 ep_name, rtype = to_endpoint_name(record.dns_name)
                 key = (ep_name, rtype, record.set_identifier)
                 labels_of[key] = labels
-                tkey = (record.dns_name.lower(), record.set_identifier)
-                stored_txts[tkey] = list(record.targets)
+                low = record.dns_name.lower()
+                tkey = (name if low == name else low, record.set_identifier)  # the key's string when equal
+                stored_txts[tkey] = tuple(record.targets)
                 pair = (key, tkey)
                 held = from_txt.get(name)
                 from_txt[name] = (pair,) if held is None else (*held, pair)
@@ -224,8 +225,9 @@ class ZoneOwners:
             after: bytes | None = None
             if out:
                 built[key] = out
-                summary[key] = tuple([(e.record_type, e.labels.get(OWNER_LABEL_KEY, "")) for e in out
-                                      if e.record_type != RECORD_TYPE_TXT or not is_ownership_txt(e)])
+                pairs = tuple([(e.record_type, e.labels.get(OWNER_LABEL_KEY, "")) for e in out
+                               if e.record_type != RECORD_TYPE_TXT or not is_ownership_txt(e)])
+                summary[key] = _shared(pairs) if len(pairs) == 1 else pairs
                 if changed is None:  # nobody asks what changed yet: no digest (see `_digests`)
                     undigested.add(key)
                 else:
@@ -311,6 +313,20 @@ class CountingView(Sequence[Endpoint]):
     def __iter__(self) -> Iterator[Endpoint]:
         for pair in self._pairs:
             yield self._standin(pair)
+
+
+_SHARED: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+_MAX_SHARED = 4096
+
+
+def _shared(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """One tuple per distinct summary of a one-record name (a zone has few (type, owner) pairs; bounded)."""
+    held = _SHARED.get(pairs)
+    if held is None:
+        if len(_SHARED) >= _MAX_SHARED:
+            _SHARED.clear()
+        held = _SHARED[pairs] = pairs
+    return held
 
 
 def _digest(eps: list[Endpoint]) -> bytes:
