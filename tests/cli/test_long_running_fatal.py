@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from external_dns.providers.webhook.protocol import MEDIA_TYPE
-from tests.helpers.cli import dns_endpoint, one_fatal_line, running
+from tests.helpers.cli import dns_endpoint, ends_fatally, running
 
 pytestmark = pytest.mark.integration
 
@@ -75,10 +75,7 @@ def args(tmp_path: Path, url: str) -> list[str]:
 
 @pytest.mark.parametrize("refusing", [401], indirect=True)
 def test_a_webhook_refusing_our_credentials_ends_the_process(tmp_path: Path, refusing: Refusing) -> None:
-    with running(args(tmp_path, refusing.url), name="webhook-401") as (proc, tail):
-        code = proc.wait(timeout=30)
-    assert code == 1, tail.text()
-    fatal = one_fatal_line(tail.text())
+    fatal, _text = ends_fatally(args(tmp_path, refusing.url), name="webhook-401")
     assert "provider=webhook" in fatal and "with code 401: token rejected" in fatal, fatal
     assert refusing.record_requests <= 2
 

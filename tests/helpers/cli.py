@@ -209,6 +209,21 @@ def running(args: Sequence[str], env: Mapping[str, str] | None = None,
         tail.join()
 
 
+def ends_fatally(args: Sequence[str], env: Mapping[str, str] | None = None, name: str = "cli",
+                 timeout: float = 30.0) -> tuple[str, str]:
+    """The long-running CLI run until a failure no retry can fix ends it: exit 1 within `timeout` seconds
+    (else it is killed and the test fails with its log) and exactly one `level=fatal` line. Returns
+    (that line, the whole log)."""
+    with running(args, env, name) as (proc, tail):
+        try:
+            code: int | None = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+    text = tail.text()
+    assert code == 1, f"exit {code} (None: still running after {timeout} s):\n{text[-4000:]}"
+    return one_fatal_line(text), text
+
+
 def one_fatal_line(text: str) -> str:
     """The one `level=fatal` line of a log (a failure that ended the process); fails unless there is exactly one."""
     fatal = [line for line in text.splitlines() if "level=fatal" in line]

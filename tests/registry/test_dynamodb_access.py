@@ -18,7 +18,7 @@ from external_dns.controller.outcomes import is_fatal_error
 from external_dns.providers.aws.errors import AWSAuthError
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry.dynamodb import DynamoDBRegistry
-from tests.helpers.cli import ROOT, dns_endpoint, one_fatal_line, running
+from tests.helpers.cli import ROOT, dns_endpoint, ends_fatally, running
 from tests.servers.moto import start_moto_process
 
 pytestmark = pytest.mark.integration
@@ -69,12 +69,7 @@ def test_the_long_running_process_ends_on_it(denied: tuple[str, dict[str, str]],
     args = ["--source=manifest", f"--manifest-dir={manifests}", "--provider=inmemory", "--inmemory-zone=example.org",
             "--registry=dynamodb", f"--dynamodb-table={TABLE}", "--txt-owner-id=default", "--policy=sync",
             "--interval=1s", "--metrics-address=127.0.0.1:0"]
-    with running(args, {**env, "PYTHONPATH": str(ROOT)}, "dynamodb-denied") as (proc, tail):
-        ended = tail.wait_for("Shut down", 30.0)
-        code = proc.wait(timeout=15) if ended else None
-    text = tail.text()
-    assert code == 1, text[-4000:]
-    fatal = one_fatal_line(text)
+    fatal, text = ends_fatally(args, {**env, "PYTHONPATH": str(ROOT)}, "dynamodb-denied")
     assert "reading DynamoDB table" in fatal and "AccessDenied" in fatal and "provider=inmemory" in fatal, fatal
     assert "Traceback" not in text and env["AWS_SECRET_ACCESS_KEY"] not in text
 

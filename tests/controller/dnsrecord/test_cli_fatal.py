@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.controller.dnsrecord.helpers import a_record, get, ready, record
-from tests.helpers.cli import clean_env, one_fatal_line, running
+from tests.helpers.cli import clean_env, ends_fatally
 from tests.kubeapi.server import KubeAPIServer
 from tests.servers.bind import BindServer
 
@@ -27,12 +27,7 @@ def test_a_rejected_tsig_key_ends_the_dnsrecord_controller(kubeapi: KubeAPIServe
             f"--rfc2136-tsig-keyname={bind_server.key_name}", "--policy=sync", "--interval=1h",
             "--metrics-address=127.0.0.1:0", "--txt-owner-id=zone-wide"]
     env = clean_env({"EXTERNAL_DNS_RFC2136_TSIG_SECRET": WRONG, "EXTERNAL_DNS_MIN_REQUEUE_TIME": "1s"})
-    with running(args, env, "dnsrecord-bad-key") as (proc, tail):
-        ended = tail.wait_for("Shut down", 30.0)
-        code = proc.wait(timeout=15) if ended else None
-    text = tail.text()
-    assert code == 1, text[-4000:]
-    fatal = one_fatal_line(text)
+    fatal, text = ends_fatally(args, env, "dnsrecord-bad-key")
     assert "rejected TSIG key" in fatal and "provider=rfc2136" in fatal and "zone=example.org" in fatal, fatal
     assert "Traceback" not in text and WRONG not in text and bind_server.key_secret not in text
     failed = [ready(get(kubeapi, f"r{i}")) for i in range(3)]

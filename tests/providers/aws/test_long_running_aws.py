@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import ROOT, dns_endpoint, one_fatal_line, running
+from tests.helpers.cli import ROOT, dns_endpoint, ends_fatally
 from tests.servers.moto import start_moto_process
 
 pytestmark = pytest.mark.integration
@@ -28,10 +28,6 @@ def test_refused_aws_credentials_end_the_long_running_process(tmp_path: Path) ->
                "AWS_DEFAULT_REGION": "us-east-1", "PYTHONPATH": str(ROOT)}
         args = ["--source=manifest", f"--manifest-dir={manifests}", "--provider=aws", "--policy=sync",
                 "--interval=1s", "--metrics-address=127.0.0.1:0"]
-        with running(args, env, "aws-refused") as (proc, tail):
-            code = proc.wait(timeout=60)
-    text = tail.text()
-    assert code == 1, text
-    fatal = one_fatal_line(text)
+        fatal, text = ends_fatally(args, env, "aws-refused", 60)
     assert "provider=aws" in fatal and "InvalidClientTokenId" in fatal, fatal
     assert "Shut down" in text and "Traceback" not in text and SECRET not in text

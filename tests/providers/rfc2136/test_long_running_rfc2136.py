@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import clean_env, one_fatal_line, running
+from tests.helpers.cli import clean_env, ends_fatally
 from tests.helpers.provider_cli import write
 from tests.servers.bind import BindServer
 
@@ -27,11 +27,7 @@ def test_rejected_tsig_key_ends_the_long_running_process(tmp_path: Path, bind_se
             f"--rfc2136-host={bind_server.host}", f"--rfc2136-port={bind_server.port}", "--rfc2136-zone=example.org",
             "--rfc2136-zone=example.com", f"--rfc2136-tsig-keyname={bind_server.key_name}", "--rfc2136-tsig-axfr",
             "--policy=sync", "--interval=1s", "--metrics-address=127.0.0.1:0"]
-    with running(args, clean_env({"EXTERNAL_DNS_RFC2136_TSIG_SECRET": WRONG}), "rfc2136-bad-key") as (proc, tail):
-        code = proc.wait(timeout=60)
-    text = tail.text()
-    assert code == 1, text
-    fatal = one_fatal_line(text)
+    fatal, text = ends_fatally(args, clean_env({"EXTERNAL_DNS_RFC2136_TSIG_SECRET": WRONG}), "rfc2136-bad-key", 60)
     assert "rejected TSIG key" in fatal and "--rfc2136-tsig-secret" in fatal and "provider=rfc2136" in fatal, fatal
     assert "Shut down" in text and "Traceback" not in text
     assert WRONG not in text and bind_server.key_secret not in text
