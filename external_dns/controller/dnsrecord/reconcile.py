@@ -8,11 +8,13 @@ as single passes are; the records of one zone then share one provider write inst
 is rewritten whole per write, so a write per record made N records cost N zone rewrites). The rules that keep
 each record's outcome what its own pass would give sit in `_round` and `_settle`: overlapping records are
 written one after the other, a refused write is split until the refused record stands alone, and each record's
-status comes from its own part of the outcome.
+status comes from its own part of the outcome. The workers' batches of one zone plan and write one after the
+other (a lock per zone, not held for the status writes).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -144,6 +146,9 @@ class _Job:
     read_names: set[str] | None = None  # names the plan read besides those under `root`; None: everything
     limit_reached: bool = False  # the plan has changes, and this generation's writes are used up
     result: Result | None = None
+    # How the pass ends (its status write: `_finish` decides it under the zone's lock, `_complete` writes it
+    # after): (order decided, step, its arguments).
+    ending: tuple[int, Callable[..., Result], tuple[Any, ...]] | None = None
 
     @property
     def write_counter(self) -> int:
@@ -200,6 +205,11 @@ class Reconciler:
         self.registry_factory = registry_factory
         self._index_lock = threading.Lock()
         self._indexes: dict[str, SubtreeIndex] = {}  # zone -> names under a rootHost, shared by the workers
+        # zone -> held from a batch's first read of the zone to its last write: the workers' batches of one zone
+        # plan and write one after the other, as single passes of one worker (two batches planned against the
+        # same read could both create a name two owners claim; on RFC2136 both targets were added).
+        self._zone_locks: dict[str, threading.Lock] = {}
+        self._endings = itertools.count()
 
     # -- entry ------------------------------------------------------------------------------------------
     def validation_requeue_time(self) -> float:
@@ -242,8 +252,11 @@ class Reconciler:
                 self._finish(job, self._failed, exc)
                 continue
             by_zone.setdefault(job.zone, []).append(job)
-        for group in by_zone.values():
-            self._settle(group)
+        self._complete(jobs)  # those without a zone
+        for zone, group in by_zone.items():
+            with self._zone_lock(zone):
+                self._settle(group)
+            self._complete(group)  # the status writes: Kubernetes API calls, outside the zone's lock
         for job in jobs:
             results[job.key] = job.result or Result("error", error="no outcome")
         return results
@@ -556,6 +569,19 @@ class Reconciler:
         return replace(self._provider_error(job.key, job.obj, job.spec, counter, job.start, exc), zone=job.zone)
 
     def _finish(self, job: _Job, step: Callable[..., Result], *args: Any) -> None:
+        """The record's pass ends with `step(job, *args)` (its status write, run by `_complete`)."""
+        job.ending = (next(self._endings), step, args)
+
+    def _complete(self, jobs: list[_Job]) -> None:
+        """Run the endings `_finish` decided, in the order decided (as they would have run one by one)."""
+        ended = sorted((job for job in jobs if job.ending is not None and job.result is None),
+                       key=lambda job: job.ending[0] if job.ending else 0)
+        for job in ended:
+            assert job.ending is not None
+            _, step, args = job.ending
+            self._end(job, step, *args)
+
+    def _end(self, job: _Job, step: Callable[..., Result], *args: Any) -> None:
         """`job.result = step(job, *args)`; an exception fails this record only: after a plan, as a provider
         error (as in a pass of its own), else (an API failure, a bug) as a failed reconcile."""
         try:
@@ -572,6 +598,10 @@ class Reconciler:
             job.result = Result("error", error=str(exc))
 
     # -- helpers --------------------------------------------------------------------------------------------
+    def _zone_lock(self, zone: str) -> threading.Lock:
+        with self._index_lock:
+            return self._zone_locks.setdefault(zone, threading.Lock())
+
     @staticmethod
     def _zone_in(root_host: str, zones: list[str]) -> str:
         """The zone of `zones` holding `root_host` ("" when the provider lists no zones); LookupError if none."""
