@@ -10,7 +10,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
@@ -197,9 +197,14 @@ class DNSRecordController:
                 queue.forget(key)
                 if result.requeue_after is not None:
                     queue.add_after(key, max(0.0, result.requeue_after))
-            self._outcomes.append(RecordOutcome(key, result, now))
+            # The history keeps the outcome without its exception: the exception's traceback holds the frames
+            # of the batch that failed (every record's object, plan and write) for as long as it is kept.
+            self._outcomes.append(RecordOutcome(key, replace(result, cause=None) if result.cause else result, now))
         if fatal is not None and self.on_fatal is not None:
-            self.on_fatal(*fatal)  # once per batch: the records of a batch share the provider's refusal
+            try:
+                self.on_fatal(*fatal)  # once per batch: the records of a batch share the provider's refusal
+            except Exception:  # never kills the worker
+                log.exception("DNSRecord fatal-error hook failed")
 
     # -- observation ----------------------------------------------------------------------------------------
     def outcomes(self, key: str | None = None) -> list[RecordOutcome]:

@@ -574,11 +574,12 @@ class Reconciler:
 
     def _complete(self, jobs: list[_Job]) -> None:
         """Run the endings `_finish` decided, in the order decided (as they would have run one by one)."""
-        ended = sorted((job for job in jobs if job.ending is not None and job.result is None),
+        ended = sorted((job for job in jobs if job.ending is not None),
                        key=lambda job: job.ending[0] if job.ending else 0)
         for job in ended:
             assert job.ending is not None
             _, step, args = job.ending
+            job.ending = None  # it may hold an exception, whose traceback holds the batch
             self._end(job, step, *args)
 
     def _end(self, job: _Job, step: Callable[..., Result], *args: Any) -> None:
