@@ -15,6 +15,7 @@ import pytest
 
 from external_dns.providers.webhook.protocol import MEDIA_TYPE
 from tests.helpers.cli import dns_endpoint, ends_fatally, running
+from tests.kubeapi.server import KubeAPIServer
 
 pytestmark = pytest.mark.integration
 
@@ -88,3 +89,17 @@ def test_a_webhook_answering_503_is_retried_until_sigterm(tmp_path: Path, refusi
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=15)
     assert code == 0 and "level=fatal" not in tail.text()
+
+
+@pytest.mark.parametrize("refusing", [401], indirect=True)
+def test_a_fatal_end_under_leader_election_releases_the_lease(tmp_path: Path, refusing: Refusing,
+                                                              kubeapi: KubeAPIServer, kubeconfig_file: str) -> None:
+    """The fatal end is a clean shutdown: the leader gives its Lease back (a standby takes over at once instead
+    of after the lease duration) before exiting 1."""
+    leader = ["--leader-elect", f"--kubeconfig={kubeconfig_file}", "--leader-elect-name=fatal-test",
+              "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s",
+              "--leader-elect-retry-period=0.25s"]
+    fatal, text = ends_fatally([*args(tmp_path, refusing.url), *leader], name="webhook-401-leader")
+    assert "provider=webhook" in fatal and "successfully acquired lease" in text, text
+    lease = kubeapi.get("coordination.k8s.io/v1", "Lease", "default", "fatal-test")
+    assert lease is not None and lease["spec"]["holderIdentity"] == "", lease  # released
