@@ -239,36 +239,39 @@ class ZoneView(ByNameSnapshot):
 
     def __init__(self, zone: str, zf: ZoneFile | None = None) -> None:
         super().__init__(zone)
-        self._data = zf.data if zf is not None else None
-        self._types = _types_by_name(self._data)  # name key -> record types there, sorted
+        data = zf.data if zf is not None else None
+        # (the file's record sets, name key -> record types there, sorted): one attribute, so a reader on
+        # another thread always sees both of one version
+        self._state = (data, _types_by_name(data))
 
     def follow(self, zf: ZoneFile | None, names: Iterable[str] | None = None) -> None:
-        old, old_types = self._data, self._types
+        old, old_types = self._state
         new = zf.data if zf is not None else None
         new_types = _types_by_name(new)
         # the names whose record sets differ: among `names` (our own writes) or, from another writer, all
         candidates = old_types.keys() | new_types.keys() if names is None else set(names)
         names = [n for n in candidates if _sets_at(old, old_types, n) != _sets_at(new, new_types, n)]
         with self._lock:
-            self._data, self._types = new, new_types
+            self._state = (new, new_types)
             for name in names:
                 self.version += 1
                 self._journal.append((self.version, name))
 
     def get(self, name: str) -> tuple[Endpoint, ...]:
         key = name_key(name)
-        return _endpoints_at(self._data, key, self._types.get(key, ()))
+        data, types = self._state
+        return _endpoints_at(data, key, types.get(key, ()))
 
     def names(self) -> list[str]:
-        return list(self._types)
+        return list(self._state[1])
 
     def items(self) -> list[tuple[str, tuple[Endpoint, ...]]]:
-        data = self._data
+        data, types_of = self._state
         if data is None:
             return []
         rrsets, record = data.rrsets, Endpoint.record
         out: list[tuple[str, tuple[Endpoint, ...]]] = []
-        for key, types in self._types.items():
+        for key, types in types_of.items():
             if len(types) == 1:  # most names: `_endpoints_at`, inline
                 rtype = types[0]
                 rrset = rrsets.get((key, rtype)) or _rrset_at(data, key, rtype)
@@ -281,7 +284,7 @@ class ZoneView(ByNameSnapshot):
         return [ep for _key, eps in self.items() for ep in eps]
 
     def __len__(self) -> int:
-        return sum(len(types) for types in self._types.values())
+        return sum(len(types) for types in self._state[1].values())
 
 
 def _types_by_name(data: ZoneData | None) -> dict[str, tuple[str, ...]]:
