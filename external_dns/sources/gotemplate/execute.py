@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from external_dns.sources.gotemplate.funcs import FUNCS, LAZY
+from external_dns.sources.gotemplate.funcs import FUNCS, LAZY, arity_problem
 from external_dns.sources.gotemplate.lexer import TemplateError
 from external_dns.sources.gotemplate.parse import (
     Action,
@@ -180,6 +180,9 @@ def _command(st: State, cmd: Command, dot: Any, piped: Any) -> Any:
 
 def _call(st: State, name: str, arg_nodes: tuple[Operand, ...], dot: Any, piped: Any) -> Any:
     st.step()
+    problem = arity_problem(name, len(arg_nodes) + (piped is not _NO_ARG))
+    if problem is not None:
+        raise TemplateError(problem)  # the parser refuses these; kept so no body reads a missing argument
     if name in LAZY:
         return _and_or(st, name, arg_nodes, dot, piped)
     args = [_operand(st, a, dot) for a in arg_nodes]

@@ -188,7 +188,21 @@ def _trim_suffix(s: str, suffix: str) -> str:
     return s[: -len(suffix)] if suffix and s.endswith(suffix) else s
 
 
-# name -> (implementation, least arguments, most arguments or None)
+def arity_problem(name: str, got: int) -> str | None:
+    """Go's complaint about calling function `name` with `got` arguments (None when the count fits). The one
+    arity check: the parser applies it to every call it can see (a command, or a function given as an
+    argument, which Go calls with none), and the executor again right before any call, so no function
+    body ever reads an argument that is not there."""
+    low, high = FUNCS[name][1], FUNCS[name][2]
+    if got < low or (high is not None and got > high):
+        want = str(low) if high == low else f"at least {low}" if high is None else f"{low} to {high}"
+        return f"wrong number of args for {name}: want {want} got {got}"
+    return None
+
+
+# name -> (implementation, least arguments, most arguments or None): Go's signatures (a variadic one has
+# no most), except eq, which Go lets through with one argument and then fails ("missing argument for
+# comparison"): refused here when parsed. A body may index args below the least count without checking.
 FUNCS: dict[str, tuple[Func, int, int | None]] = {
     "and": (lambda _c, a: a[-1], 1, None),  # evaluated lazily by the executor
     "or": (lambda _c, a: a[-1], 1, None),

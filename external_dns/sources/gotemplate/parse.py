@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from external_dns.sources.gotemplate.funcs import FUNCS, LAZY
+from external_dns.sources.gotemplate.funcs import FUNCS, LAZY, arity_problem
 from external_dns.sources.gotemplate.lexer import Lexer, TemplateError, Token, position
 
 MAX_DEPTH = 64  # nested controls and parentheses
@@ -236,7 +236,11 @@ class Parser:
         start = self.peek()
         operands: list[Operand] = []
         while self.peek().kind not in ("|", ")", "right", "eof"):
-            operands.append(self.operand(context))
+            tok = self.peek()
+            operand = self.operand(context)
+            if operands and isinstance(operand, Ident):
+                self.check_arity(operand.name, 0, tok)  # a function as an argument is called with none
+            operands.append(operand)
         if not operands:
             raise self.error(start, f"missing command in {context}" if stage else f"empty {context}")
         head = operands[0]
@@ -249,10 +253,9 @@ class Parser:
         return Command(tuple(operands), start.pos)
 
     def check_arity(self, name: str, got: int, tok: Token) -> None:
-        low, high = FUNCS[name][1], FUNCS[name][2]
-        if got < low or (high is not None and got > high):
-            want = str(low) if high == low else f"at least {low}" if high is None else f"{low} to {high}"
-            raise self.error(tok, f"wrong number of args for {name}: want {want} got {got}")
+        problem = arity_problem(name, got)
+        if problem is not None:
+            raise self.error(tok, problem)
 
     def operand(self, context: str) -> Operand:
         tok = self.next()
