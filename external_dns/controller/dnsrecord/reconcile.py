@@ -254,9 +254,11 @@ class Reconciler:
             by_zone.setdefault(job.zone, []).append(job)
         self._complete(jobs)  # those without a zone
         for zone, group in by_zone.items():
-            with self._zone_lock(zone):
-                self._settle(group)
-            self._complete(group)  # the status writes: Kubernetes API calls, outside the zone's lock
+            try:
+                with self._zone_lock(zone):
+                    self._settle(group)
+            finally:  # the status writes (Kubernetes API calls) outside the zone's lock, even after a bug
+                self._complete(group)
         for job in jobs:
             results[job.key] = job.result or Result("error", error="no outcome")
         return results

@@ -274,3 +274,25 @@ def test_a_zone_that_cannot_be_read_is_read_once_per_batch(kubeapi: KubeAPIServe
     assert all(r.error == "zone example.com unreachable" for r in results.values())
     assert all(reason(kubeapi, n) == "ProviderError" for n in ns)
     assert provider.reads == 1 and provider.writes == 0  # one read for the batch, not one per record
+
+
+def test_records_written_before_a_bug_in_a_later_round_keep_their_status(
+        kubeapi: KubeAPIServer, kube_api_client: Any, tmp_path: Path, clock: FakeClock) -> None:
+    """The child's write is done when planning the parent (deferred to a second round) fails on a bug: the
+    child's AwaitingValidation status is still written (the statuses are written after the zone's rounds)."""
+    provider = CountingProvider(zonefile(tmp_path))
+    rec = reconciler(kubeapi, kube_api_client, provider, clock)
+    kubeapi.create(record("child", "a.example.com", [a_record("a.example.com", "192.0.2.1")], owner="same-owner"))
+    kubeapi.create(record("parent", "example.com", [a_record("www.example.com", "192.0.2.2")], owner="same-owner"))
+    rounds = rec._round
+
+    def second_round_fails(jobs: Any) -> Any:
+        if provider.writes:
+            raise RuntimeError("a bug")
+        return rounds(jobs)
+
+    rec._round = second_round_fails  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        rec.reconcile_many(["default/child", "default/parent"])
+    assert provider.writes == 1 and find(provider, "a.example.com") is not None
+    assert reason(kubeapi, "child") == "AwaitingValidation"
