@@ -292,15 +292,19 @@ def _types_by_name(data: ZoneData | None) -> dict[str, tuple[str, ...]]:
     the order the names first appear."""
     if data is None:
         return {}
-    out: dict[str, list[str]] = {}
+    out: dict[str, tuple[str, ...]] = {}
+    single: dict[str, tuple[str, ...]] = {}  # one shared 1-tuple per type: most names hold one record set
     for (name, rtype), rrset in data.rrsets.items():
         key = name if not name.endswith(".") else name_key(rrset[0])  # the root name: "." -> ""
         held = out.get(key)
         if held is None:
-            out[key] = [rtype]
+            one = single.get(rtype)
+            if one is None:
+                one = single[rtype] = (rtype,)
+            out[key] = one
         else:
-            held.append(rtype)
-    return {k: (v[0],) if len(v) == 1 else tuple(sorted(v)) for k, v in out.items()}
+            out[key] = tuple(sorted((*held, rtype)))
+    return out
 
 
 def _rrset_at(data: ZoneData, key: str, rtype: str) -> Rrset:
