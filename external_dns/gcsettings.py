@@ -16,8 +16,6 @@ zone: 6 MiB after ten passes, 3 %; a few milliseconds). Not glibc (musl, macOS):
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import threading
 from typing import Any
@@ -46,10 +44,11 @@ def _malloc_trim() -> Any:
     global _libc
     with _libc_lock:
         if _libc is None:
+            import ctypes  # here, not at start-up: a --once run never trims (~6 ms of imports)
+
             _libc = False
-            name = ctypes.util.find_library("c")
             try:
-                lib = ctypes.CDLL(name) if name else None
+                lib = ctypes.CDLL(None)  # the process's own symbols (libc among them): no ldconfig subprocess
             except OSError:
                 lib = None
             trim = getattr(lib, "malloc_trim", None)
