@@ -15,6 +15,7 @@ import structlog
 from external_dns.controller import metrics
 from external_dns.endpoint.domain_filter import DomainFilterInterface, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import DEFAULT_MANAGED_RECORD_TYPES, Endpoint
+from external_dns.endpoint.zones import zone_finder
 from external_dns.errors import error_text
 from external_dns.events import Recorder, emit_applied_events, emit_error_events
 from external_dns.plan import Changes, Plan, Policy, get_policy
@@ -110,8 +111,9 @@ class RunResult:
 def split_by_zone(endpoints: Iterable[Endpoint], zones: Sequence[str]) -> dict[str | None, list[Endpoint]]:
     """Endpoints grouped by their closest zone (None: in no zone)."""
     out: dict[str | None, list[Endpoint]] = {}
+    find = zone_finder(zones)
     for ep in endpoints:
-        out.setdefault(zone_for_name(ep.dns_name, zones), []).append(ep)
+        out.setdefault(find(ep.dns_name), []).append(ep)
     return out
 
 

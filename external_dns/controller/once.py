@@ -25,7 +25,7 @@ from external_dns.controller.zone_plans import (
     log_desired_changes,
 )
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import zone_for_name
+from external_dns.endpoint.zones import zone_finder
 from external_dns.events import Recorder
 from external_dns.plan import Changes, planfile
 from external_dns.plan.admission import adopt_current_labels, ownership_problems
@@ -75,8 +75,9 @@ class OnceOptions:
 def zone_records(provider: Provider, zones: Sequence[str]) -> dict[str, list[Endpoint]]:
     """The provider's records grouped by zone (names in no zone left out)."""
     out: dict[str, list[Endpoint]] = {z: [] for z in zones}
+    find = zone_finder(zones)
     for ep in provider.records():
-        z = zone_for_name(ep.dns_name, zones)
+        z = find(ep.dns_name)
         if z is not None:
             out[z].append(ep)
     return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 def name_key(name: str) -> str:
@@ -45,6 +45,35 @@ def zone_for_name(name: str, zones: Sequence[str]) -> str | None:
         if (not z or bare == z or bare.endswith("." + z)) and len(z) > best_len:
             best, best_len = zone, len(z)
     return best
+
+
+def zone_finder(zones: Sequence[str]) -> Callable[[str], str | None]:
+    """`zone_for_name(name, zones)` as a function of the name, for asking about many names against the same
+    zones: the zones' normal forms are worked out once and tried longest first (the first given of equal
+    length, as there), so one name costs its own normal form and a suffix test per zone up to the match."""
+    order = sorted(((normalize_zone(z), z) for z in zones), key=lambda pair: -len(pair[0]))
+    forms = tuple((z, "." + z, zone) for z, zone in order)
+    if len(forms) == 1 and forms[0][0]:
+        only, dotted, given = forms[0]
+
+        def find_one(name: str) -> str | None:
+            bare = name.strip().lower()
+            if bare.endswith("."):
+                bare = bare[:-1]
+            return given if bare == only or bare.endswith(dotted) else None
+
+        return find_one
+
+    def find(name: str) -> str | None:
+        bare = name.strip().lower()
+        if bare.endswith("."):
+            bare = bare[:-1]
+        for z, dotted, zone in forms:
+            if not z or bare == z or bare.endswith(dotted):
+                return zone
+        return None
+
+    return find
 
 
 # Zone names are few and asked about for every record: their normal forms are remembered (bounded; a dict's

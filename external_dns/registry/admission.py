@@ -14,31 +14,33 @@ The noop registry keeps no ownership records and admits everything.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import structlog
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.limits import ascii_name_problem, describe, endpoint_ref, short
-from external_dns.endpoint.zones import normalize_zone, zone_for_name
+from external_dns.endpoint.zones import normalize_zone, zone_finder, zone_for_name
 from external_dns.registry.mapper import AffixNameMapper
 
 log = structlog.get_logger(__name__)
 
 
-def ownership_problem(ep: Endpoint, mapper: AffixNameMapper, zones: Sequence[str]) -> str | None:
-    """Why the ownership record of `ep` cannot exist (None when it can)."""
+def ownership_problem(ep: Endpoint, mapper: AffixNameMapper, zones: Sequence[str],
+                      find: Callable[[str], str | None] | None = None) -> str | None:
+    """Why the ownership record of `ep` cannot exist (None when it can). `find`: `zone_finder(zones)`, for
+    callers asking about many endpoints."""
     txt_name = mapper.to_txt_name(ep.dns_name, ep.record_type)
     problem = ascii_name_problem(txt_name, "ownership TXT name", star_in_labels=True)
     if problem is not None:
         return f"{problem}; the record would be created without an owner, so it is not created"
-    zone = zone_for_name(ep.dns_name, zones)
+    zone = find(ep.dns_name) if find is not None else zone_for_name(ep.dns_name, zones)
     if zone is None or not zone:
         return None
     bare, zone_key = normalize_zone(txt_name), normalize_zone(zone)
     if bare == zone_key or bare.endswith("." + zone_key):
         return None  # in the record's own zone (the common case): no search of the other zones needed
-    if zone_for_name(txt_name, zones) is None:  # in another managed zone (the parent's) it can still be written
+    if (find(txt_name) if find is not None else zone_for_name(txt_name, zones)) is None:  # in another managed zone (the parent's) it can still be written
         return (f"its ownership TXT record {short(txt_name)} would fall outside the zone {zone!r}; the record would "
                 "be created without an owner, so it is not created (a --txt-prefix such as '%{record_type}.' "
                 "keeps apex ownership records inside the zone)")
@@ -63,8 +65,9 @@ def affix_problem(prefix: str, suffix: str, wildcard_replacement: str = "") -> s
 def admit_owned(endpoints: Iterable[Endpoint], mapper: AffixNameMapper, zones: Sequence[str]) -> list[Endpoint]:
     """`endpoints` without those whose ownership record cannot exist (each logged once per call)."""
     out: list[Endpoint] = []
+    find = zone_finder(zones)
     for ep in endpoints:
-        problem = ownership_problem(ep, mapper, zones)
+        problem = ownership_problem(ep, mapper, zones, find)
         if problem is None:
             out.append(ep)
             continue

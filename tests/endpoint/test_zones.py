@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from external_dns.endpoint.zones import display_zone, name_key, normalize_zone, zone_for_name
+from external_dns.endpoint.zones import display_zone, name_key, normalize_zone, zone_finder, zone_for_name
 
 
 def test_longest_zone_on_a_label_boundary() -> None:
@@ -48,3 +48,34 @@ def test_the_chosen_zone_is_a_suffix_and_no_longer_zone_fits(name_labels: list[s
         assert fits == []
     else:
         assert found in fits and len(found) == max(len(z) for z in fits)
+
+
+def _spelled(draw: st.DrawFn, name: str) -> str:
+    """`name` as a user may write it: any case, maybe a trailing dot, maybe blanks around."""
+    cased = "".join(c.upper() if draw(st.booleans()) else c for c in name)
+    return draw(st.sampled_from(["", " "])) + cased + draw(st.sampled_from(["", ".", ". "]))
+
+
+@st.composite
+def _names_and_zones(draw: st.DrawFn) -> tuple[list[str], list[str]]:
+    pool = [".".join(parts) for parts in draw(st.lists(st.lists(labels, min_size=1, max_size=3), min_size=1,
+                                                         max_size=6))]
+    zones = [_spelled(draw, draw(st.sampled_from(pool))) for _ in range(draw(st.integers(0, 5)))]
+    if draw(st.booleans()):
+        zones.insert(draw(st.integers(0, len(zones))), draw(st.sampled_from(["", ".", " "])))
+    names = []
+    for _ in range(draw(st.integers(1, 8))):
+        base = draw(st.sampled_from(pool))
+        prefix = draw(st.lists(labels, max_size=2))
+        names.append(_spelled(draw, ".".join([*prefix, base])))
+    return names, zones
+
+
+@example((["www.example.org"], ["example.org", "Example.org."]))  # equal normal forms: the first given wins
+@example((["a.b", "b", "x"], ["", "b"]))
+@given(_names_and_zones())
+def test_zone_finder_answers_as_zone_for_name(case: tuple[list[str], list[str]]) -> None:
+    names, zones = case
+    find = zone_finder(zones)
+    for name in names:
+        assert find(name) == zone_for_name(name, zones)
