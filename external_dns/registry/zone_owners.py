@@ -94,7 +94,7 @@ class OwnershipIndex:
             records_of = read.get(zone) if read is not None else None
             if records_of is None:
                 records_of = dict(owners.snapshot.items())
-            owners.relabel(records_of.keys() | owners._summary.keys(), records_of)
+            owners.relabel(records_of.keys() | owners._summary.keys() if owners._summary else records_of, records_of)
 
     def clear(self) -> None:
         for owners in list(self.zones.values()):
@@ -136,7 +136,14 @@ class ZoneOwners:
         if changed is None:  # a rebuild: every name, read in one pass over the snapshot
             self.drop()
             records_of = dict(self.snapshot.items())
-            changed = set(records_of)
+            had_txt = bool(self.index.txt_names)
+            labelled = self._take_read_txts(records_of)
+            if had_txt != bool(self.index.txt_names):
+                self.index.relabel_all({self.zone: records_of})
+            else:
+                self.index.relabel(labelled.union(records_of))
+            self.version = version
+            return len(records_of)
         if changed:
             had_txt = bool(self.index.txt_names)
             affected = self._take_txts(changed, records_of)
@@ -207,12 +214,49 @@ class ZoneOwners:
                 affected.add(ep_name)
         return affected
 
+    def _take_read_txts(self, records_of: dict[str, tuple[Endpoint, ...]]) -> set[str]:
+        """`_take_txts` for a rebuild (`drop` just emptied the zone's part): the ownership TXTs of every name of
+        the zone just read; returns the endpoint names they label (the caller adds the zone's names)."""
+        index = self.index
+        labels_of, stored_txts, txt_names = index.labels, index.stored_txts, index.txt_names
+        ownership_labels, to_endpoint_name = index.registry._ownership_labels, index.to_endpoint_name
+        from_txt = self._from_txt
+        labelled: set[str] = set()
+        txt_names.difference_update(records_of)  # as `_take_txts` discards each name before reading it
+        for name, records in records_of.items():
+            pairs: list[tuple[LabelKey, TxtKey]] | None = None
+            for record in records:
+                if record.record_type != RECORD_TYPE_TXT or not record.targets:
+                    continue
+                labels = ownership_labels(record)
+                if labels is None:
+                    continue
+                low = record.dns_name.lower()
+                ep_name, rtype = to_endpoint_name(low)
+                set_id = record.set_identifier
+                key = (ep_name, rtype, set_id)
+                labels_of[key] = labels
+                tkey = (name if low == name else low, set_id)  # the key's string when equal
+                stored_txts[tkey] = tuple(record.targets)
+                if pairs is None:
+                    pairs = [(key, tkey)]
+                else:
+                    pairs.append((key, tkey))
+                labelled.add(ep_name)
+            if pairs is not None:
+                from_txt[name] = tuple(pairs)
+                txt_names.add(name)
+        return labelled
+
     def relabel(self, names: Iterable[str], records_of: dict[str, tuple[Endpoint, ...]] | None = None) -> None:
         """Label the records at `names` (of this zone) again from the shared label map (their records from
         `records_of` when given: the snapshot's records by name key, and then `names` are name keys too); a
         name whose labelled records changed is remembered for `take_changed`."""
         built, digests, undigested, summary = self._built, self._digests, self._undigested, self._summary
         changed = self._changed
+        if changed is None and records_of is not None:
+            self._label_read(names, records_of)
+            return
         snapshot_get, build = self.snapshot.get, self._build
         for name in names:
             key = name_key(name) if records_of is None else name  # `records_of` comes with name keys
@@ -237,6 +281,38 @@ class ZoneOwners:
                 summary.pop(key, None)
             if changed is not None and (unknown or before != after):
                 changed.add(key)
+
+    def _label_read(self, names: Iterable[str], records_of: dict[str, tuple[Endpoint, ...]]) -> None:
+        """`relabel` of names just read (`records_of`, by name key) while nobody asks what changed (no
+        digests: see `_digests`): `_build` inline, one pass."""
+        built, undigested, summary = self._built, self._undigested, self._summary
+        index = self.index
+        registry = index.registry
+        label_map, txt_names = index.labels, index.txt_names
+        is_ownership, attach = registry._is_ownership_txt, registry._attach_labels
+        fresh = self.snapshot.fresh_records
+        for key in names:
+            out: list[Endpoint] = []
+            for record in records_of.get(key, ()):
+                if record.record_type == RECORD_TYPE_TXT and (not record.targets or is_ownership(record)):
+                    continue
+                ep = record if fresh else record.copy()
+                attach(ep, label_map, txt_names)
+                out.append(ep)
+            if out:
+                built[key] = out
+                if len(out) == 1:
+                    ep = out[0]
+                    summary[key] = (() if ep.record_type == RECORD_TYPE_TXT and is_ownership_txt(ep) else
+                                    _shared(((ep.record_type, ep.labels.get(OWNER_LABEL_KEY, "")),)))
+                else:
+                    summary[key] = tuple([(e.record_type, e.labels.get(OWNER_LABEL_KEY, "")) for e in out
+                                          if e.record_type != RECORD_TYPE_TXT or not is_ownership_txt(e)])
+                undigested.add(key)
+            else:
+                built.pop(key, None)
+                summary.pop(key, None)
+                undigested.discard(key)
 
     def _build(self, records: Iterable[Endpoint]) -> list[Endpoint]:
         """`records` (of one name, from the snapshot) with their labels, ownership TXTs left out: copies, or
