@@ -246,7 +246,10 @@ def _typed_target_problem(rtype: str, target: str, alias: bool) -> str | None:
     if rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and not alias:
         return ip_targets_problem(rtype, [target])
     if rtype in _HOST_TYPES or (rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and alias):
-        return _host_problem(rtype, target)
+        problem = _host_problem(rtype, target)
+        if problem is None and rtype == RECORD_TYPE_NS:  # BIND's check-names refuses the UPDATE otherwise
+            problem = hostname_problem(target, "NS target host", allow_wildcard=False)
+        return problem
     if rtype in (RECORD_TYPE_MX, RECORD_TYPE_SRV):
         parts = target.split()
         if parts:
@@ -255,10 +258,7 @@ def _typed_target_problem(rtype: str, target: str, alias: bool) -> str | None:
                 problem = hostname_problem(parts[-1], f"{rtype} target host", allow_wildcard=False)
             if problem is not None:
                 return problem
-    problem = _rdata_problem(rtype, target)
-    if problem is None and rtype == RECORD_TYPE_NS:
-        problem = hostname_problem(target, "NS target host", allow_wildcard=False)
-    return problem
+    return _rdata_problem(rtype, target)
 
 
 def _targets_problem(ep: Endpoint, allow_ownership_txt: bool) -> FieldProblem | None:
