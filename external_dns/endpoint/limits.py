@@ -247,8 +247,9 @@ def _typed_target_problem(rtype: str, target: str, alias: bool) -> str | None:
         return ip_targets_problem(rtype, [target])
     if rtype in _HOST_TYPES or (rtype in (RECORD_TYPE_A, RECORD_TYPE_AAAA) and alias):
         problem = _host_problem(rtype, target)
-        if problem is None and rtype == RECORD_TYPE_NS:  # BIND's check-names refuses the UPDATE otherwise
-            problem = hostname_problem(target, "NS target host", allow_wildcard=False)
+        if problem is None and rtype in (RECORD_TYPE_NS, RECORD_TYPE_PTR):  # (PTRs: reverse names only)
+            # BIND's check-names refuses the UPDATE otherwise
+            problem = hostname_problem(target, f"{rtype} target host", allow_wildcard=False)
         return problem
     if rtype in (RECORD_TYPE_MX, RECORD_TYPE_SRV):
         parts = target.split()

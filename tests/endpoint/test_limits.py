@@ -23,6 +23,7 @@ def _ep(name: str, rtype: str, *targets: str, ttl: int = 0, **kw: object) -> End
     _ep("x.example.org", "TXT", 'v=spf1 include:"x" -all', "a" * 4096),
     _ep("x.example.org", "CNAME", "target.example.net."),
     _ep("sub.example.org", "NS", "ns-1.sub.example.org.", "ns2.example.net"),
+    _ep("1.2.0.192.in-addr.arpa", "PTR", "host-1.example.org."),
     _ep("x.example.org", "NAPTR", '100 10 "u" "E2U+sip" "!^.*$!sip:x@example.org!" .'),
     _ep("lb.example.org", "A", "lb-1.elb.amazonaws.com", provider_specific=[ProviderSpecificProperty("alias", "true")]),
 ])
@@ -48,6 +49,8 @@ def test_valid_endpoints_pass(ep: Endpoint) -> None:
     (_ep("x.example.org", "MX", "10 mail example.org"), "targets[0]", "MX"),
     (_ep("x.example.org", "SRV", "1 2 99999 x.example.org."), "targets[0]", "SRV"),
     (_ep("x.example.org", "NS", "ns1.example.net.", "ns_2.example.org."), "targets[1]", "NS target host"),
+    (_ep("1.2.0.192.in-addr.arpa", "PTR", "a_b.example.org."), "targets[0]", "PTR target host"),
+    (_ep("4.2.0.192.in-addr.arpa", "PTR", "*.example.org"), "targets[0]", "PTR target host"),
     (_ep("x.example.org", "A", "192.0.2.1\n"), "targets[0]", "control"),
     (_ep("x.example.org", "BOGUS", "1"), "recordType", "unknown"),
     (_ep("x.example.org", "A", "192.0.2.1", set_identifier="s\n"), "setIdentifier", "control"),
