@@ -43,6 +43,9 @@ class _Unsupported(Exception):
     pass
 
 
+_MISSING: Any = object()  # a cache miss (None is a value: `null`)
+
+
 def _resolvers() -> tuple[dict[str, list[tuple[str, Any]]], list[tuple[str, Any]]]:
     table = yaml.SafeLoader.yaml_implicit_resolvers
     wildcard = list(table.get(None, []))
@@ -63,11 +66,10 @@ class _Reader:
 
     def plain(self, value: str) -> Any:
         """A plain scalar resolved and built as the safe loader does."""
-        try:
-            return self.plain_cache[value]
-        except KeyError:
-            pass
-        out: Any = value
+        out: Any = self.plain_cache.get(value, _MISSING)  # a lookup, not try/except: most names are new
+        if out is not _MISSING:
+            return out
+        out = value
         for tag, regexp in _IMPLICIT.get(value[0], _WILDCARD):
             if regexp.match(value):
                 if tag not in _BUILT:
@@ -96,11 +98,11 @@ class _Reader:
 
     def value(self, text: str) -> Any:
         """The value after `key: ` or `- ` on one line."""
-        try:
-            return self.value_cache[text]
-        except KeyError:
-            pass
         first = text[0]
+        if first != "[":  # flow sequences are new lists every time, never remembered
+            out: Any = self.value_cache.get(text, _MISSING)
+            if out is not _MISSING:
+                return out
         if first == "[":
             if text[-1] != "]":
                 raise _Unsupported
@@ -191,6 +193,8 @@ class _Parser:
         out: dict[Any, Any] = {}
         tokens, n = self.tokens, self.n
         plain, value_of = self.reader.plain, self.reader.value
+        keys, values = self.reader.plain_cache, self.reader.value_cache  # the two readers' memos, looked up here
+        missing = _MISSING
         i = self.i
         while i < n:
             col, kind, key_text, text = tokens[i]
@@ -200,7 +204,9 @@ class _Parser:
                 raise _Unsupported
             i += 1
             if text is not None:
-                value = value_of(text)
+                value = values.get(text, missing)
+                if value is missing:
+                    value = value_of(text)
                 if i < n and tokens[i][0] > indent:
                     raise _Unsupported  # a continuation line (multi-line scalar) or an error
             elif i < n and (tokens[i][0] > indent or (tokens[i][0] == indent and tokens[i][1] == _DASH)):
@@ -209,7 +215,8 @@ class _Parser:
                 i = self.i
             else:
                 value = None
-            out[plain(key_text)] = value
+            key = keys.get(key_text, missing)
+            out[plain(key_text) if key is missing else key] = value
         self.i = i
         return out
 
@@ -224,8 +231,10 @@ class _Parser:
                 break
             self.i += 1
             if self.i < n and tokens[self.i][0] > indent:
-                nxt_kind, nxt = tokens[self.i][1], tokens[self.i][2]
-                if nxt_kind != _OTHER:
+                nxt_col, nxt_kind, nxt, _nxt_value = tokens[self.i]
+                if nxt_kind == _KEY and depth < _MAX_DEPTH:  # `- key: ...`: what `node` would do, one call less
+                    out.append(self.mapping(nxt_col, depth + 1))
+                elif nxt_kind != _OTHER:
                     out.append(self.node(depth + 1))
                 else:
                     self.i += 1

@@ -173,3 +173,20 @@ def test_the_benchmark_manifests_take_the_fast_path(tmp_path: Path) -> None:
 
     write_manifests(tmp_path, "bench.test", 250)
     assert check((tmp_path / "records.yaml").read_text()) is not None
+
+
+def test_remembered_values_come_back_as_read_including_null() -> None:
+    # the readers' memos are looked up with a sentinel: a remembered null (None) is a hit, not a miss
+    text = "- a: null\n  b: ~\n  n: 1\n- a: null\n  b: ~\n  n: 1\n- {}\n- a: [x, 1]\n  b: [x, 1]\n"
+    assert check(text) == [[{"a": None, "b": None, "n": 1}, {"a": None, "b": None, "n": 1}, {},
+                            {"a": ["x", 1], "b": ["x", 1]}]]
+
+
+@pytest.mark.parametrize("depth", [3, 30, 31, 32, 33, 40])
+@pytest.mark.parametrize("leaf", ["- v", "  k: v"])
+def test_nested_sequences_of_maps_keep_the_depth_limit(depth: int, leaf: str) -> None:
+    # `- key:` items are read as maps directly (not through `node`): the depth limit still applies there, at the
+    # same depth as before (each `- k:` level is a sequence and a map: 64 levels of nodes)
+    text = "".join("  " * i + "- k:\n" for i in range(depth)) + "  " * depth + leaf + "\n"
+    fast = check(text)
+    assert (fast is None) == (depth >= 32), depth
