@@ -52,7 +52,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -278,6 +278,33 @@ class ZoneView(ByNameSnapshot):
                 out.append((key, (record(rrset[0], rtype, Targets(rrset[2]), rrset[1]),)))
             else:
                 out.append((key, _endpoints_at(data, key, types)))
+        return out
+
+    def items_taking(self, take: Callable[[str, str, tuple[str, ...]], bool]) -> list[tuple[str, tuple[Endpoint, ...]]]:
+        """`items()`, except that a TXT record set with values which `take(name key, name, values)` claims
+        (returns True for) is not built: the TXT registry's first read takes its ownership TXTs so, without
+        an endpoint each. Every name stays (with `()` when all of its record sets were taken)."""
+        data, types_of = self._state
+        if data is None:
+            return []
+        rrsets, record = data.rrsets, Endpoint.record
+        out: list[tuple[str, tuple[Endpoint, ...]]] = []
+        for key, types in types_of.items():
+            if len(types) == 1:
+                rtype = types[0]
+                rrset = rrsets.get((key, rtype)) or _rrset_at(data, key, rtype)
+                if rtype == "TXT" and rrset[2] and take(key, rrset[0], rrset[2]):
+                    out.append((key, ()))
+                else:
+                    out.append((key, (record(rrset[0], rtype, Targets(rrset[2]), rrset[1]),)))
+                continue
+            eps: list[Endpoint] = []
+            for rtype in types:
+                rrset = _rrset_at(data, key, rtype)
+                if rtype == "TXT" and rrset[2] and take(key, rrset[0], rrset[2]):
+                    continue
+                eps.append(record(rrset[0], rtype, Targets(rrset[2]), rrset[1]))
+            out.append((key, tuple(eps)))
         return out
 
     def endpoints(self) -> list[Endpoint]:

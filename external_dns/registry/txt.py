@@ -292,7 +292,10 @@ class TXTRegistry(Registry):
 
     def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None:
         """The labels of an ownership TXT record (with targets); None when it is an ordinary TXT."""
-        text = record.targets[0]
+        return self._labels_of_text(record.targets[0])
+
+    def _labels_of_text(self, text: str) -> dict[str, str] | None:
+        """The labels a TXT record whose first value is `text` gives (`_ownership_labels`), None for none."""
         memo = self._ownership_texts
         labels = memo.get(text, _UNKNOWN)
         if labels is not _UNKNOWN:

@@ -30,12 +30,16 @@ log = structlog.get_logger(__name__)
 
 LabelKey = tuple[str, str, str]  # (endpoint name lower-case, record type or "", set identifier)
 TxtKey = tuple[str, str]  # (TXT name lower-case, set identifier)
+# an ownership TXT of a first read: (name key, TXT name as spelled, set identifier, values, labels)
+_Taken = tuple[str, str, str, tuple[str, ...], dict[str, str]]
 
 
 class Labeller(Protocol):
     """What the maps need from the registry."""
 
     def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None: ...
+
+    def _labels_of_text(self, text: str) -> dict[str, str] | None: ...
 
     def _is_ownership_txt(self, record: Endpoint) -> bool: ...
 
@@ -135,9 +139,24 @@ class ZoneOwners:
         records_of: dict[str, tuple[Endpoint, ...]] | None = None
         if changed is None:  # a rebuild: every name, read in one pass over the snapshot
             self.drop()
-            records_of = dict(self.snapshot.items())
+            taken: list[_Taken] | None = None
+            items_taking = getattr(self.snapshot, "items_taking", None)
+            if items_taking is None:
+                records_of = dict(self.snapshot.items())
+            else:  # the ownership TXTs handed over as they are read, without an endpoint each
+                taken = []
+                labels_of_text, keep = self.index.registry._labels_of_text, taken.append
+
+                def take(key: str, name: str, values: tuple[str, ...]) -> bool:
+                    labels = labels_of_text(values[0])
+                    if labels is None:
+                        return False
+                    keep((key, name, "", values, labels))
+                    return True
+
+                records_of = dict(items_taking(take))
             had_txt = bool(self.index.txt_names)
-            labelled = self._take_read_txts(records_of)
+            labelled = self._take_read_txts(records_of, taken)
             if had_txt != bool(self.index.txt_names):
                 self.index.relabel_all({self.zone: records_of})
             else:
@@ -214,38 +233,40 @@ class ZoneOwners:
                 affected.add(ep_name)
         return affected
 
-    def _take_read_txts(self, records_of: dict[str, tuple[Endpoint, ...]]) -> set[str]:
+    def _take_read_txts(self, records_of: dict[str, tuple[Endpoint, ...]], taken: list[_Taken] | None = None
+                        ) -> set[str]:
         """`_take_txts` for a rebuild (`drop` just emptied the zone's part): the ownership TXTs of every name of
-        the zone just read; returns the endpoint names they label (the caller adds the zone's names)."""
+        the zone just read (`taken`: those the snapshot handed over instead of building them, in the order
+        read; else found in `records_of`); returns the endpoint names they label (the caller adds the zone's
+        names)."""
         index = self.index
         labels_of, stored_txts, txt_names = index.labels, index.stored_txts, index.txt_names
-        ownership_labels, to_endpoint_name = index.registry._ownership_labels, index.to_endpoint_name
+        to_endpoint_name = index.to_endpoint_name
         from_txt = self._from_txt
+        if taken is None:
+            ownership_labels = index.registry._ownership_labels
+            taken = []
+            for name, records in records_of.items():
+                for record in records:
+                    if record.record_type != RECORD_TYPE_TXT or not record.targets:
+                        continue
+                    labels = ownership_labels(record)
+                    if labels is not None:
+                        taken.append((name, record.dns_name, record.set_identifier, tuple(record.targets), labels))
         labelled: set[str] = set()
         txt_names.difference_update(records_of)  # as `_take_txts` discards each name before reading it
-        for name, records in records_of.items():
-            pairs: list[tuple[LabelKey, TxtKey]] | None = None
-            for record in records:
-                if record.record_type != RECORD_TYPE_TXT or not record.targets:
-                    continue
-                labels = ownership_labels(record)
-                if labels is None:
-                    continue
-                low = record.dns_name.lower()
-                ep_name, rtype = to_endpoint_name(low)
-                set_id = record.set_identifier
-                key = (ep_name, rtype, set_id)
-                labels_of[key] = labels
-                tkey = (name if low == name else low, set_id)  # the key's string when equal
-                stored_txts[tkey] = tuple(record.targets)
-                if pairs is None:
-                    pairs = [(key, tkey)]
-                else:
-                    pairs.append((key, tkey))
-                labelled.add(ep_name)
-            if pairs is not None:
-                from_txt[name] = tuple(pairs)
-                txt_names.add(name)
+        for name, dns_name, set_id, values, labels in taken:
+            low = dns_name.lower()
+            ep_name, rtype = to_endpoint_name(low)
+            key = (ep_name, rtype, set_id)
+            labels_of[key] = labels
+            tkey = (name if low == name else low, set_id)  # the key's string when equal
+            stored_txts[tkey] = values
+            pair = (key, tkey)
+            held = from_txt.get(name)
+            from_txt[name] = (pair,) if held is None else (*held, pair)
+            txt_names.add(name)
+            labelled.add(ep_name)
         return labelled
 
     def relabel(self, names: Iterable[str], records_of: dict[str, tuple[Endpoint, ...]] | None = None) -> None:

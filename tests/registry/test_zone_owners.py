@@ -327,7 +327,8 @@ def _slow_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
     one-pass `_take_read_txts` / `_label_read`, with what those leave behind (no digests, `_undigested`)."""
     from external_dns.registry.zone_owners import ZoneOwners
 
-    def take(self: ZoneOwners, records_of: dict[str, tuple[Endpoint, ...]]) -> set[str]:
+    def take(self: ZoneOwners, records_of: dict[str, tuple[Endpoint, ...]], taken: Any = None) -> set[str]:
+        assert taken is None  # a snapshot handing ownership TXTs over (`items_taking`) is tested against this
         return self._take_txts(set(records_of), records_of)
 
     def label(self: ZoneOwners, names: Any, records_of: dict[str, tuple[Endpoint, ...]]) -> None:
@@ -385,5 +386,38 @@ def test_one_pass_first_read_equals_the_generic_one(kw: dict[str, Any], fresh: b
         assert canon(fast.records()) == canon(slow.records()) == canon(TXTRegistry(provider, owner_id="me", **kw)._read())
         for zone in ZONES:
             assert fast.zone_changes(zone) == slow.zone_changes(zone)
+
+    run()
+
+
+@pytest.mark.parametrize("kw", [{}, {"prefix": "pre-"}, {"wildcard_replacement": "wild"}])
+def test_zone_file_first_read_taking_ownership_txts_equals_building_them(kw: dict[str, Any]) -> None:
+    """The zone-file view hands a first read its ownership TXTs without building them (`items_taking`): same
+    records, same maps and same later changes as reading every record set as an endpoint (`items`), and as
+    the generic per-name paths."""
+    import tempfile
+
+    from external_dns.providers.zonefile import ZoneFileProvider, ZoneView
+
+    @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(step, min_size=1, max_size=20))
+    def run(steps: list[tuple[str, str, str, int]]) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            provider = ZoneFileProvider(tmp, create_zones=ZONES)
+            writer = TXTRegistry(provider, owner_id="me", **kw)
+            for op, name, rtype, n in steps:
+                _run(writer, provider, op, name, rtype, n)  # type: ignore[arg-type]
+            regs = [TXTRegistry(ZoneFileProvider(tmp), owner_id="me", **kw) for _ in range(3)]
+            reads = [[canon(regs[0].zone_records(zone)) for zone in ZONES]]
+            assert isinstance(regs[0]._owners.zones[ZONES[0]].snapshot, ZoneView)  # the path under test
+            with pytest.MonkeyPatch.context() as mp:
+                mp.delattr(ZoneView, "items_taking")
+                reads.append([canon(regs[1].zone_records(zone)) for zone in ZONES])
+                _slow_first_read(mp)
+                reads.append([canon(regs[2].zone_records(zone)) for zone in ZONES])
+            assert reads[0] == reads[1] == reads[2]
+            assert _state(regs[0]) == _state(regs[1]) == _state(regs[2])
+            full = canon(TXTRegistry(ZoneFileProvider(tmp), owner_id="me", **kw)._read())
+            assert all(canon(reg.records()) == full for reg in regs)
 
     run()
