@@ -72,18 +72,10 @@ def illegal_target_message(namespace: str, name: str, dns_name: str, record_type
             f"{record_type} record — use {fixed!r} not {target!r}.")
 
 
-def _string(item: Mapping[str, Any], key: str, where: str) -> str:
-    value = item.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise FieldError(f"{where}.{key}", value, "must be a string")
-    return value
-
-
 def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endpoint:
     """One spec.endpoints item -> Endpoint; FieldError naming the field when it is unusable (the fields are
-    checked in this order, so the first bad one is named)."""
+    checked in this order, so the first bad one is named). The helpers' checks are written out here (one call
+    per item instead of seven): `tests/sources/test_dnsendpoint_equivalence.py` holds the plain version."""
     if not isinstance(item, Mapping):
         raise FieldError(where, item, "must be an object")
     get = item.get
@@ -95,7 +87,11 @@ def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endp
     problem = dns_name_problem(dns_name)
     if problem is not None:
         raise FieldError(f"{where}.dnsName", dns_name, problem)
-    record_type = _string(item, "recordType", where)
+    record_type = get("recordType")
+    if record_type is None:
+        record_type = ""
+    elif not isinstance(record_type, str):
+        raise FieldError(f"{where}.recordType", record_type, "must be a string")
     if record_type not in _KNOWN_TYPES:
         raise FieldError(f"{where}.recordType", record_type,
                          f"unknown record type (one of: {', '.join(KNOWN_RECORD_TYPES)})")
@@ -103,19 +99,26 @@ def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endp
     if not isinstance(targets_raw, list):
         raise FieldError(f"{where}.targets", targets_raw, "must be a list of strings")
     dotted = record_type not in _EITHER_TYPES and record_type not in _UNCHECKED_TYPES
+    naptr = record_type == RECORD_TYPE_NAPTR  # its targets must end with a dot, a dotted type's must not
     for j, t in enumerate(targets_raw):
         if not isinstance(t, str):
             raise FieldError(f"{where}.targets[{j}]", t, "must be a string")
-        if dotted:
+        if dotted and t.endswith(".") != naptr:  # illegal_target_message's one non-None case
             message = illegal_target_message(namespace, name, dns_name, record_type, t)
             if message is not None:
                 raise FieldError(f"{where}.targets[{j}]", t, message)
     ttl = get("recordTTL") or 0
     if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
         raise FieldError(f"{where}.recordTTL", ttl, "must be a non-negative integer")
-    labels = _labels(get("labels"), where)
-    props = _provider_specific(get("providerSpecific"), where)
-    set_identifier = _string(item, "setIdentifier", where)
+    labels_raw = get("labels")
+    labels = _labels(labels_raw, where) if labels_raw else {}
+    ps_raw = get("providerSpecific")
+    props = _provider_specific(ps_raw, where) if ps_raw else []
+    set_identifier = get("setIdentifier")
+    if set_identifier is None:
+        set_identifier = ""
+    elif not isinstance(set_identifier, str):
+        raise FieldError(f"{where}.setIdentifier", set_identifier, "must be a string")
     ep = Endpoint(dns_name, record_type, Targets(targets_raw), ttl, set_identifier, labels, props)
     reason = ep.invalid_reason() if ep.targets else None
     if reason is not None:
