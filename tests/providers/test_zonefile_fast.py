@@ -77,3 +77,28 @@ def test_zone_view_equals_a_by_name_snapshot(first: list[tuple[str, str, int, tu
     assert view.items() == [] and view.changed_since(view.version - len(ref.names())) == set(ref.names())
     first_read = view.get("www.example.org")
     assert first_read == () or first_read is not view.get("www.example.org")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(rrset, max_size=8), st.sets(st.sampled_from(["www", "a-www", "mail", "x.sub", ""]), max_size=5))
+def test_items_taking_equals_items_without_the_claimed_txts(sets: list[tuple[str, str, int, tuple[str, ...]]],
+                                                            claim: set[str]) -> None:
+    """`items_taking(take)` is `items()` with exactly the TXT record sets `take` claims left out (each handed
+    to it once, as (name key, name, values)); every name stays, in the same order."""
+    view = ZoneView(ORIGIN, zone_file(sets))
+    claimed_names = {f"{o}.{ORIGIN}" if o else ORIGIN for o in claim}
+    handed: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def take(key: str, name: str, values: tuple[str, ...]) -> bool:
+        if key not in claimed_names:
+            return False
+        handed.append((key, name, values))
+        return True
+
+    full, got = view.items(), view.items_taking(take)
+    assert [k for k, _ in got] == [k for k, _ in full]
+    expected = [(k, tuple(e for e in eps if not (e.record_type == "TXT" and k in claimed_names))) for k, eps in full]
+    assert canon(got) == canon(expected)
+    assert sorted(handed) == sorted((k, e.dns_name, tuple(e.targets)) for k, eps in full for e in eps
+                                    if e.record_type == "TXT" and k in claimed_names)
+    assert canon(view.items_taking(lambda *_: False)) == canon(full)
