@@ -14,9 +14,10 @@ from external_dns.endpoint.endpoint import KNOWN_RECORD_TYPES, Endpoint, Provide
 from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.utils import merge_endpoints
 from external_dns.endpoint.validation import dns_name_problem
-from external_dns.sources.objects.common import FieldError
+from external_dns.sources.objects.common import FieldError, attach
 from external_dns.sources.objects.dnsendpoint import (
     collect_dnsendpoint_endpoints,
+    dnsendpoint_endpoints,
     endpoint_from_item,
     illegal_target_message,
 )
@@ -147,3 +148,25 @@ def test_the_manifest_collection_merges_objects_like_the_copying_merge() -> None
         ("a.example.org", ["10.0.0.0", "10.0.0.1", "10.0.0.2"], 3), ("b0.example.org", ["10.0.1.1"], 1),
         ("b1.example.org", ["10.0.1.1"], 1), ("b2.example.org", ["10.0.1.1"], 1)]
     assert all(e.labels["resource"] == f"crd/default/o{i}" for i, e in zip([0, 0, 1, 2], got, strict=True))
+
+
+@settings(max_examples=500, deadline=None)
+@given(its=st.lists(st.one_of(st.none(), items), max_size=5))
+def test_an_object_gives_its_items_endpoints_attached_as_attach_does(its: list[Any]) -> None:
+    # dnsendpoint_endpoints labels and refs each new endpoint itself instead of a second pass through attach()
+    obj = {"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSEndpoint",
+           "metadata": {"name": "obj", "namespace": "ns"}, "spec": {"endpoints": its}}
+    got = dnsendpoint_endpoints(obj, SourceOptions())
+    expected: list[Endpoint] = []
+    errors: list[tuple[str, str]] = []
+    for i, item in enumerate(its):
+        if item is None:
+            continue
+        try:
+            expected.append(reference_item(item, f"spec.endpoints[{i}]", "ns", "obj"))
+        except FieldError as exc:
+            errors.append((exc.field, f"{exc.message}; endpoint skipped"))
+    attach(expected, obj, "crd/ns/obj")
+    assert [(e.to_json(), [id(r) for r in e.ref_objects]) for e in got.endpoints] == [
+        (e.to_json(), [id(r) for r in e.ref_objects]) for e in expected]
+    assert [(p.field, p.message) for p in got.problems] == errors

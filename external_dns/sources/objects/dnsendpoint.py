@@ -25,6 +25,7 @@ from external_dns.endpoint.endpoint import (
     RECORD_TYPE_NAPTR,
     RECORD_TYPE_SRV,
     RECORD_TYPE_TXT,
+    RESOURCE_LABEL_KEY,
     Endpoint,
     ProviderSpecificProperty,
 )
@@ -36,7 +37,6 @@ from external_dns.sources.objects.common import (
     ObjectEndpoints,
     _short,
     admitted,
-    attach,
     collect_objects,
     field_problem,
     get_list,
@@ -169,15 +169,21 @@ def dnsendpoint_endpoints(obj: Mapping[str, Any], options: SourceOptions) -> Obj
         return ObjectEndpoints([], [field_problem(ref, exc, obj)])
     endpoints: list[Endpoint] = []
     problems: list[Problem] = []
+    resource = f"crd/{namespace}/{name}"
     for i, item in enumerate(items):
         if item is None:
             continue
         try:
-            endpoints.append(endpoint_from_item(item, f"spec.endpoints[{i}]", namespace, name))
+            ep = endpoint_from_item(item, f"spec.endpoints[{i}]", namespace, name)
         except FieldError as exc:
             problems.append(Problem(ref, exc.field, _short(exc.value), f"{exc.message}; endpoint skipped",
                                     obj=obj))
-    return ObjectEndpoints(attach(endpoints, obj, f"crd/{namespace}/{name}"), problems)
+            continue
+        # `attach(endpoints, obj, resource)` done here: the endpoint is new, so `obj` is not among its refs yet
+        ep.labels[RESOURCE_LABEL_KEY] = resource
+        ep.ref_objects.append(obj)
+        endpoints.append(ep)
+    return ObjectEndpoints(endpoints, problems)
 
 
 def dnsendpoint_needs_status_update(obj: Mapping[str, Any]) -> bool:
