@@ -37,6 +37,7 @@ def obj_with(spec: Any, labels: dict[str, str]) -> dict[str, Any]:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example("{{len fromJson}}", None, {})  # a function given as an argument is called bare: was an IndexError
+@example("}} .", None, {})  # Go trims an item, then drops its trailing dot: the name "}} " keeps a space
 @given(st.lists(st.sampled_from(TOKENS), max_size=25).map("".join), JSON,
        st.dictionaries(st.text(string.ascii_lowercase, min_size=1, max_size=5), st.text(max_size=5), max_size=3))
 def test_any_template_on_any_object_succeeds_or_raises_template_error(text: str, spec: Any,
@@ -49,7 +50,10 @@ def test_any_template_on_any_object_succeeds_or_raises_template_error(text: str,
         names = template.render(obj_with(spec, labels))
     except TemplateError:
         return
-    assert all(isinstance(n, str) and n == n.strip() and n for n in names)
+    # items split on ',', trimmed, then one trailing dot dropped (as Go): "a ." gives "a " (edge validation
+    # refuses that name later), so only the start is always trimmed
+    assert all(isinstance(n, str) and n and "," not in n and n == n.lstrip() and (n + ".").strip() == n + "."
+               for n in names)
 
 
 @settings(max_examples=200, deadline=None)
