@@ -131,22 +131,37 @@ class _Reader:
 _DASH, _KEY, _OTHER = 0, 1, 2
 
 
-def _tokens(lines: list[str]) -> list[tuple[int, int, str, str | None]]:
+_Token = tuple[int, int, str, "str | None"]
+_MAX_LINE_MEMO = 4096  # lines remembered per load (manifests repeat `recordType: A`-like lines)
+
+
+def _tokens(lines: list[str], memo: dict[str, tuple[_Token, ...]] | None = None) -> list[_Token]:
     """(column, kind, text, value text) of one document's lines: `- ` entry indicators become their own
     tokens (_DASH) and what follows one on its line a token at the column it starts in, as YAML reads it;
-    `key: value` lines are _KEY (text: the key; value text: None when nothing follows the colon)."""
-    out: list[tuple[int, int, str, str | None]] = []
-    append = out.append
+    `key: value` lines are _KEY (text: the key; value text: None when nothing follows the colon). `memo`: the
+    tokens of `[- ]key: value` lines already read (tuples: shared safely), filled up to _MAX_LINE_MEMO lines."""
+    out: list[_Token] = []
+    append, extend = out.append, out.extend
     key_line, common = _KEY_LINE.fullmatch, _COMMON_LINE.fullmatch
+    if memo is None:
+        memo = {}
+    memo_get = memo.get
     for raw in lines:
+        hit = memo_get(raw)
+        if hit is not None:
+            extend(hit)
+            continue
         m = common(raw)
         if m is not None:  # `[- ]key: value` in one step (nearly every line of a manifest)
             indent, dash, key, value = m.groups()
+            line: tuple[_Token, ...]
             if dash is None:
-                append((len(indent), _KEY, key, value))
+                line = ((len(indent), _KEY, key, value),)
             else:
-                append((len(indent), _DASH, "", None))
-                append((len(indent) + len(dash), _KEY, key, value))
+                line = ((len(indent), _DASH, "", None), (len(indent) + len(dash), _KEY, key, value))
+            extend(line)
+            if len(memo) < _MAX_LINE_MEMO:
+                memo[raw] = line
             continue
         content = raw.lstrip(" ")
         if not content or content[0] == "#":
@@ -265,6 +280,7 @@ def load_block_documents(text: str) -> list[Any] | None:
     if _UNUSUAL.search(text) is not None:
         return None
     reader = _Reader()
+    memo: dict[str, tuple[_Token, ...]] = {}
     docs: list[Any] = []
     explicit = False  # the current document began with `---`
     pos = 0
@@ -272,12 +288,12 @@ def load_block_documents(text: str) -> list[Any] | None:
         for m in _MARKER.finditer(text):
             if m.group().rstrip(" ") != "---":
                 return None  # `--- value`, `...`, `----`, a directive: the full loader
-            tokens = _tokens(text[pos:m.start()].split("\n"))
+            tokens = _tokens(text[pos:m.start()].split("\n"), memo)
             if explicit or tokens:
                 docs.append(reader.document(tokens))
             explicit = True
             pos = m.end()
-        tokens = _tokens(text[pos:].split("\n"))
+        tokens = _tokens(text[pos:].split("\n"), memo)
         if explicit or tokens:
             docs.append(reader.document(tokens))
     except Exception:  # outside the subset, or a constructor refusing a value: the full loader reports it

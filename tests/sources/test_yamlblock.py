@@ -190,3 +190,12 @@ def test_nested_sequences_of_maps_keep_the_depth_limit(depth: int, leaf: str) ->
     text = "".join("  " * i + "- k:\n" for i in range(depth)) + "  " * depth + leaf + "\n"
     fast = check(text)
     assert (fast is None) == (depth >= 32), depth
+
+
+def test_lines_read_again_from_the_memo_and_past_its_bound_read_alike() -> None:
+    # `[- ]key: value` lines' tokens are remembered per load (up to _MAX_LINE_MEMO lines), across documents
+    many = "".join(f"k{i}: v{i}\n" for i in range(5000))
+    items = "items:\n" + "- a: 1\n  b: x\n" * 3 + "- c: ~\n  d:\n  - e\n"
+    text = f"{many}---\n{items}---\n{many}---\n{items}"
+    fast = check(text)
+    assert fast is not None and len(fast) == 4 and fast[0] == fast[2] and fast[1] == fast[3]
