@@ -559,6 +559,9 @@ def bump_serial(soa: Soa) -> int:
     return soa.serial
 
 
+_FEW_ZONES = 8  # up to this many zones a name is matched against each zone, beyond by its suffixes
+
+
 class ZoneDomainFilter(DomainFilter):
     """Names whose closest zone file parsed (names under a broken zone file are out of scope)."""
 
@@ -570,13 +573,24 @@ class ZoneDomainFilter(DomainFilter):
         self._usable: dict[str, bool] = {}
         for zone in self._all:
             self._usable.setdefault(normalize_zone(zone), zone in self.good)
+        # few zones (the common case): each zone's form tried longest first, (form, "." + form, usable)
+        few = tuple(sorted(((z, "." + z, ok) for z, ok in self._usable.items() if z), key=lambda t: -len(t[0])))
+        self._few: tuple[tuple[str, str, bool], ...] | None = few if len(few) <= _FEW_ZONES else None
+        self._rest = self._usable.get("", False)  # what a name in none of them gets (the catch-all zone's)
 
     def match(self, domain: str) -> bool:
-        """`zone_for_name(domain, zones)` names a good zone: the name's suffixes looked up, longest first
-        (one dict lookup per label, whatever the number of zones; a plan asks for every record)."""
+        """`zone_for_name(domain, zones)` names a good zone: with few zones, the zones' forms tried longest
+        first; else the name's suffixes looked up, longest first (one dict lookup per label, whatever the
+        number of zones; a plan asks for every record)."""
         name = domain.strip().lower()
         if name.endswith("."):
             name = name[:-1]
+        few = self._few
+        if few is not None:
+            for form, dotted, ok in few:
+                if name.endswith(dotted) or name == form:
+                    return ok
+            return self._rest
         usable = self._usable
         while True:
             found = usable.get(name)

@@ -16,9 +16,14 @@ zones = st.lists(st.one_of(name, st.just(""), st.just("example.org"), st.just("s
 
 
 @settings(max_examples=500, deadline=None)
-@given(zones, zones, st.lists(spelled, max_size=20))
-def test_match_equals_zone_for_name(good: list[str], broken: list[str], names: list[str]) -> None:
+@given(zones, zones, st.lists(spelled, max_size=20), st.booleans())
+def test_match_equals_zone_for_name(good: list[str], broken: list[str], names: list[str], by_suffix: bool) -> None:
+    """Both ways of matching (each zone tried, for few zones; the name's suffixes looked up, for many)."""
     flt = ZoneDomainFilter(good, broken)
+    if by_suffix:
+        flt._few = None  # as with more than _FEW_ZONES zones
+    else:
+        assert flt._few is not None
     for n in names:
         zone = zone_for_name(n, flt._all)
         assert flt.match(n) == (zone is not None and zone in flt.good), n
