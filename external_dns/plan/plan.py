@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 import structlog
 
-from external_dns.endpoint.domain_filter import DomainFilterInterface
+from external_dns.endpoint.domain_filter import DomainFilterInterface, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import (
     DEFAULT_MANAGED_RECORD_TYPES,
     OWNER_LABEL_KEY,
@@ -132,6 +132,10 @@ class Plan:
         configured = getattr(flt, "is_configured", None)
         if configured is not None and not configured():
             return None
+        if isinstance(flt, MatchAllDomainFilters):  # its one member able to reject a name, unwrapped
+            active = [f for f in flt.filters if getattr(f, "is_configured", lambda: True)()]
+            if len(active) == 1:
+                return active[0]
         return flt
 
     def _fill(self, endpoints: Sequence[Endpoint]) -> _Side:

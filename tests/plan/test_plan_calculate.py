@@ -296,6 +296,19 @@ def test_21_domain_filter_hides_excluded_records() -> None:
     ]
     check(calc(current, desired, domain_filter=df), create=desired[:3])
     check(calc(current, desired, domain_filter=MatchAllDomainFilters([df, None])), create=desired[:3])
+    check(calc(current, desired, domain_filter=MatchAllDomainFilters([df, DomainFilter([])])), create=desired[:3])
+    narrower = DomainFilter(["foo.domain.tld"])
+    check(calc(current, desired, domain_filter=MatchAllDomainFilters([df, narrower])), create=desired[:1])
+
+
+def test_a_filter_of_one_member_able_to_reject_is_asked_directly() -> None:
+    """The plan asks the one configured member of a MatchAllDomainFilters itself (one call less per record);
+    with two such members it asks the whole."""
+    df = DomainFilter(["domain.tld"])
+    both = MatchAllDomainFilters([df, DomainFilter(["foo.domain.tld"])])
+    assert Plan([], [], domain_filter=MatchAllDomainFilters([None, DomainFilter([]), df]))._matcher() is df
+    assert Plan([], [], domain_filter=both)._matcher() is both
+    assert Plan([], [], domain_filter=MatchAllDomainFilters([DomainFilter([])]))._matcher() is None
 
 
 # -- further behaviour -----------------------------------------------------------------------------------
