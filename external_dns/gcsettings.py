@@ -36,6 +36,16 @@ def settle_after_startup(one_shot: bool = False) -> None:
     gc.set_threshold(GEN0_THRESHOLD, ONE_SHOT_GEN1_THRESHOLD if one_shot else gen1, gen2)
 
 
+def settle_before_exit() -> None:
+    """Call when a one-shot run is over and the process is about to end: what is alive then moves to the
+    permanent generation, so the full collections the interpreter runs while it shuts down do not scan the
+    run's objects (and its cyclic garbage) again; the system takes the memory back with the process (a
+    100k-record zone-file no-op: ~0.3 s CPU less). Exit handlers, thread joins and stream flushes run as
+    before; only finalizers of garbage cycles still uncollected at exit are skipped, which the interpreter
+    never promised to run (our files are written and closed by `with` blocks before)."""
+    gc.freeze()
+
+
 _libc: Any = None
 _libc_lock = threading.Lock()
 

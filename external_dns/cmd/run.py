@@ -33,7 +33,7 @@ from external_dns.cmd.wiring import (
 from external_dns.controller.controller import Controller
 from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.errors import ConfigError, error_text
-from external_dns.gcsettings import settle_after_startup
+from external_dns.gcsettings import settle_after_startup, settle_before_exit
 from external_dns.logging_setup import configure_logging, print_line
 
 log = structlog.get_logger(__name__)
@@ -114,6 +114,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
         finally:
             if informer_factory.created:  # in-cluster sources started their informers: stop them
                 informer_factory().shutdown(5.0)
+            settle_before_exit()  # the run's objects skip the collections of the interpreter's shutdown
 
     from external_dns.controller.process import ControllerProcess  # the long-running mode only
 
