@@ -151,6 +151,16 @@ def count_existing(current: Iterable[Endpoint], owner_id: str = "",
     """The safety denominator: existing records we own (all of them without an owner ID), of the managed
     types when given, never the ownership TXT markers."""
     managed = frozenset(managed_record_types) if managed_record_types is not None else None
+    counted = getattr(current, "type_owner_counts", None)
+    if counted is not None:
+        # a view holding counts per (record type, owner label) (the TXT registry's `zone_view`): each pair
+        # judged as one of its records would be (a stand-in: no name, no targets, so never an ownership TXT)
+        standin = current.standin  # type: ignore[attr-defined]
+        total = 0
+        for pair, count in counted().items():
+            if count and _counts(standin(pair), managed, owner_id):
+                total += count
+        return total
     n = 0
     for ep in current:
         if is_ownership_txt(ep):  # markers would dilute the churn, as octoDNS's ownership records do
@@ -161,6 +171,15 @@ def count_existing(current: Iterable[Endpoint], owner_id: str = "",
             continue
         n += 1
     return n
+
+
+def _counts(ep: Endpoint, managed: frozenset[str] | None, owner_id: str) -> bool:
+    """`count_existing`'s rule for one record."""
+    if is_ownership_txt(ep):
+        return False
+    if managed is not None and ep.record_type not in managed:
+        return False
+    return not owner_id or ep.is_owned_by(owner_id)
 
 
 def _is_apex(name: str, zone: str) -> bool:

@@ -119,6 +119,10 @@ class ZoneOwners:
         # name holding labelled records -> (record type, owner label) of each but ownership markers: what the
         # safety gate counts, without building the records (`view`); its keys are the names holding records
         self._summary: dict[str, tuple[tuple[str, str], ...]] = {}
+        # (record type, owner label) -> how many records `_summary` holds with it: what `view` hands the gate,
+        # kept in step name by name by `relabel` once counted (None: not counted since the last rebuild; the
+        # next `view` counts `_summary` once), so an event run's gate reads the zone in O(distinct pairs)
+        self._counts: dict[tuple[str, str], int] | None = None
         # name holding records -> digest of its labelled records, taken only while someone asks which names
         # changed (`take_changed`): names labelled before that (a first read, e.g. a --once run, never asks)
         # are `_undigested` instead, and count as changed when they are next labelled
@@ -189,6 +193,7 @@ class ZoneOwners:
         self._digests.clear()
         self._undigested.clear()
         self._summary.clear()
+        self._counts = None
         self._built.clear()
         self.version = -1
         self._changed = None
@@ -278,6 +283,7 @@ class ZoneOwners:
         if changed is None and records_of is not None:
             self._label_read(names, records_of)
             return
+        counts = self._counts
         snapshot_get, build = self.snapshot.get, self._build
         for name in names:
             key = name_key(name) if records_of is None else name  # `records_of` comes with name keys
@@ -288,11 +294,16 @@ class ZoneOwners:
                 unknown = key in undigested
                 undigested.discard(key)
             after: bytes | None = None
+            if counts is not None:
+                _uncount(counts, summary.get(key, ()))
             if out:
                 built[key] = out
                 pairs = tuple([(e.record_type, e.labels.get(OWNER_LABEL_KEY, "")) for e in out
                                if e.record_type != RECORD_TYPE_TXT or not is_ownership_txt(e)])
                 summary[key] = _shared(pairs) if len(pairs) == 1 else pairs
+                if counts is not None:
+                    for pair in pairs:
+                        counts[pair] = counts.get(pair, 0) + 1
                 if changed is None:  # nobody asks what changed yet: no digest (see `_digests`)
                     undigested.add(key)
                 else:
@@ -307,6 +318,7 @@ class ZoneOwners:
         """`relabel` of names just read (`records_of`, by name key) while nobody asks what changed (no
         digests: see `_digests`): `_build` inline, one pass."""
         built, undigested, summary = self._built, self._undigested, self._summary
+        self._counts = None  # counted again by the next `view` (a rebuild, or every name relabelled)
         index = self.index
         registry = index.registry
         label_map, txt_names = index.labels, index.txt_names
@@ -360,8 +372,23 @@ class ZoneOwners:
         return changed
 
     def view(self) -> CountingView:
-        """Every labelled record as the safety gate counts it (type and owner), without building the records."""
-        return CountingView([pair for pairs in self._summary.values() for pair in pairs])
+        """Every labelled record as the safety gate counts it (type and owner), without building the records:
+        the zone's counts per (type, owner), counted once after a rebuild and kept in step by `relabel`."""
+        counts = self._counts
+        if counts is None:
+            counts = self._counts = {}
+            for pairs in self._summary.values():
+                for pair in pairs:
+                    counts[pair] = counts.get(pair, 0) + 1
+        return CountingView({pair: n for pair, n in counts.items() if n})
+
+    def full_counts(self) -> dict[tuple[str, str], int]:
+        """`view`'s counts counted from scratch (tests: the kept counts equal these)."""
+        counts: dict[tuple[str, str], int] = {}
+        for pairs in self._summary.values():
+            for pair in pairs:
+                counts[pair] = counts.get(pair, 0) + 1
+        return counts
 
     # -- reading ---------------------------------------------------------------------------------------------
     def records(self, names: Iterable[str] | None = None) -> list[Endpoint]:
@@ -375,26 +402,33 @@ class ZoneOwners:
 
     def owned_count(self, owner_id: str, managed: Callable[[str], bool]) -> int:
         """Records of this owner of managed types (the safety gate's denominator)."""
-        return sum(1 for ep in self.view() if ep.labels.get(OWNER_LABEL_KEY) == owner_id and managed(ep.record_type))
+        return sum(n for (rtype, owner), n in self.view().type_owner_counts().items()
+                   if owner and owner == owner_id and managed(rtype))
 
 
 class CountingView(Sequence[Endpoint]):
-    """A zone's records as the safety gate's `count_existing` reads them: each item is a shared stand-in
-    Endpoint with only the record type and the owner label of the record it stands for (no name, no
-    targets). For counting only."""
+    """A zone's records as the safety gate's `count_existing` reads them: how many records of each (record
+    type, owner label) the zone holds (`type_owner_counts`, which `count_existing` reads in O(pairs)); as a
+    sequence, each item is a shared stand-in Endpoint with only the record type and the owner label of a
+    record (no name, no targets), pairs in turn. For counting only."""
 
-    def __init__(self, pairs: list[tuple[str, str]]) -> None:
-        self._pairs = pairs
+    def __init__(self, counts: dict[tuple[str, str], int]) -> None:
+        self._counts = counts
+        self._len = sum(counts.values())
         self._standins: dict[tuple[str, str], Endpoint] = {}
 
-    def __len__(self) -> int:
-        return len(self._pairs)
+    def type_owner_counts(self) -> dict[tuple[str, str], int]:
+        """(record type, owner label or "") -> number of records."""
+        return dict(self._counts)
 
-    def _standin(self, pair: tuple[str, str]) -> Endpoint:
+    def standin(self, pair: tuple[str, str]) -> Endpoint:
         ep = self._standins.get(pair)
         if ep is None:
             ep = self._standins[pair] = Endpoint("", pair[0], labels={OWNER_LABEL_KEY: pair[1]} if pair[1] else {})
         return ep
+
+    def __len__(self) -> int:
+        return self._len
 
     @overload
     def __getitem__(self, index: int) -> Endpoint: ...
@@ -404,12 +438,30 @@ class CountingView(Sequence[Endpoint]):
 
     def __getitem__(self, index: int | slice) -> Endpoint | Sequence[Endpoint]:
         if isinstance(index, slice):
-            return [self._standin(p) for p in self._pairs[index]]
-        return self._standin(self._pairs[index])
+            return list(self)[index]
+        i = index + self._len if index < 0 else index
+        if not 0 <= i < self._len:
+            raise IndexError("CountingView index out of range")
+        for pair, n in self._counts.items():
+            if i < n:
+                return self.standin(pair)
+            i -= n
+        raise IndexError("CountingView index out of range")  # pragma: no cover (counts sum to _len)
 
     def __iter__(self) -> Iterator[Endpoint]:
-        for pair in self._pairs:
-            yield self._standin(pair)
+        for pair, n in self._counts.items():
+            ep = self.standin(pair)
+            for _ in range(n):
+                yield ep
+
+
+def _uncount(counts: dict[tuple[str, str], int], pairs: tuple[tuple[str, str], ...]) -> None:
+    for pair in pairs:
+        left = counts[pair] - 1
+        if left:
+            counts[pair] = left
+        else:
+            del counts[pair]
 
 
 _SHARED: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}

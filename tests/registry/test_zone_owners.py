@@ -421,3 +421,59 @@ def test_zone_file_first_read_taking_ownership_txts_equals_building_them(kw: dic
             assert all(canon(reg.records()) == full for reg in regs)
 
     run()
+
+
+@pytest.mark.parametrize("kw", [{}, {"prefix": "pre-"}, {"wildcard_replacement": "wild"}])
+def test_the_gate_counts_kept_name_by_name_equal_a_full_count(kw: dict[str, Any]) -> None:
+    """The counts per (record type, owner) each zone's map keeps for the safety gate (`zone_view`), once
+    counted, follow every relabelled name: after random reads (`zone_records`, `zone_changes`, `records`,
+    asked or not), our writes and outside edits, they equal the map's records counted from scratch, and
+    `count_existing` of the view equals `count_existing` of a full read, for every owner and type filter."""
+    from external_dns.plan.safety import count_existing
+
+    managed_sets = (None, ("A", "CNAME"), ("A", "AAAA", "CNAME", "TXT"))
+    read = st.sampled_from(("zone_records", "zone_changes", "records", "view", "none"))
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(st.tuples(step, read), min_size=1, max_size=25))
+    def run(steps: list[tuple[tuple[str, str, str, int], str]]) -> None:
+        provider = InMemoryProvider(ZONES)
+        reg = TXTRegistry(provider, owner_id="me", **kw)
+        for (op, name, rtype, n), how in steps:
+            _run(reg, provider, op, name, rtype, n)
+            for zone in ZONES:
+                if how == "zone_records":
+                    reg.zone_records(zone)
+                elif how == "zone_changes":
+                    reg.zone_changes(zone)
+                elif how == "records":
+                    reg.records()
+                elif how == "view":
+                    reg.zone_view(zone)
+                owners = reg._owners.zones.get(zone)
+                if owners is not None and owners._counts is not None:
+                    assert owners._counts == owners.full_counts(), (op, name, zone)
+            for zone in ZONES:
+                records = reg.zone_records(zone)  # the refresh an event run does before the gate reads the view
+                view = reg.zone_view(zone)
+                full = full_read(provider, zone, **kw)
+                assert len(view) == len(records)
+                for owner in ("me", "other", ""):
+                    for managed in managed_sets:
+                        assert count_existing(view, owner, managed) == count_existing(full, owner, managed) \
+                            == count_existing(list(view), owner, managed), (op, name, zone, owner, managed)
+
+    run()
+
+
+def test_the_counting_view_reads_as_a_sequence_of_stand_ins() -> None:
+    from external_dns.registry.zone_owners import CountingView
+
+    view = CountingView({("A", "me"): 2, ("CNAME", ""): 1})
+    items = [(e.record_type, e.labels.get("owner")) for e in view]
+    assert items == [("A", "me"), ("A", "me"), ("CNAME", None)] and len(view) == 3
+    assert [(view[i].record_type, view[i].labels.get("owner")) for i in range(-3, 3)] == items + items
+    assert [e.record_type for e in view[1:]] == ["A", "CNAME"]
+    with pytest.raises(IndexError):
+        view[3]
+    assert view.type_owner_counts() == {("A", "me"): 2, ("CNAME", ""): 1}
