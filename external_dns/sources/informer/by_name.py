@@ -8,7 +8,10 @@ order (by key, as `admitted_objects`), so the endpoints of a name are exactly th
 the source's first full read (`listing`), then kept by the informer's events: one listener updates the
 index (the object's old and new names become dirty) and only then calls the source's event handlers, so a
 sync triggered by an event always finds that event's names dirty. Events during the first listing win over
-what the listing computed for the same object; the names they dirtied stay dirty.
+what the listing computed for the same object; the names they dirtied stay dirty (the listing may have read
+the object before its event, and the caller's baseline is that read). Reads by name wait for a listing in
+progress (a half-built index lacks a name's claimants not listed yet); a listing that fails leaves no index:
+the next full read lists again.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class NameIndex:
         self._merge = merge
         self._source_name = source_name
         self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)  # notified when a listing ends
         self._built = False  # a first full read started listing: events keep the index from then on
         self._touched: set[str] | None = None  # keys events changed while the first listing runs
         self._names: dict[str, frozenset[str]] = {}  # key -> names the object claims
@@ -91,13 +95,23 @@ class NameIndex:
                 return  # an event brought a newer version (or its deletion) already
             self._set(key, names)
 
-    def end_listing(self) -> None:
-        with self._lock:
+    def end_listing(self, complete: bool = True) -> None:
+        """The first listing is over; not `complete` (it failed): the index is dropped, the next full read
+        lists again."""
+        with self._cond:
             self._touched = None
+            if not complete:
+                self._built = False
+                self._names.clear()
+                self._index.clear()
+            self._cond.notify_all()
 
     @property
     def built(self) -> bool:
-        with self._lock:
+        """Whether the index is built; waits for a first listing in progress to end (False after it failed:
+        the caller lists)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._touched is None)
             return self._built
 
     # -- events --------------------------------------------------------------------------------------------------
@@ -147,8 +161,10 @@ class NameIndex:
 
     # -- reads ---------------------------------------------------------------------------------------------------
     def objects_for_names(self, names: Collection[str]) -> list[Obj]:
-        """The admitted objects claiming any of `names`, in the full read's order."""
-        with self._lock:
+        """The admitted objects claiming any of `names`, in the full read's order (after a listing in
+        progress)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._touched is None)
             keys = sorted({k for n in names for k in self._index.get(n, ())})
         store = self.informer.get_store()
         return [obj for key in keys for obj in store.by_index(WITH_SELECTORS, key)]
@@ -166,6 +182,7 @@ class NameIndex:
         return [ep for ep in self._merge(found) if name_key(ep.dns_name) in wanted], problems
 
     def take_dirty(self) -> set[str]:
-        with self._lock:
+        with self._cond:
+            self._cond.wait_for(lambda: self._touched is None)
             dirty, self._dirty = self._dirty, set()
         return dirty

@@ -80,11 +80,13 @@ class DNSEndpointInformerSource(InformerSource):
 
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
         building = self.by_name.start_listing()
+        complete = False
         try:
             endpoints, problems, done, names = self._compute(admitted_objects(self.dnsendpoints), building)
+            complete = True
         finally:
             if building:
-                self.by_name.end_listing()
+                self.by_name.end_listing(complete)  # a failed listing leaves no half-built index
         if self.update_status:
             if self.status_after_sync:
                 self._note_pending(done, names)

@@ -70,10 +70,13 @@ class IngressInformerSource(InformerSource):
             self.by_name.listed(ing, found.endpoints)
             return found
 
+        complete = False
         try:
-            return collect_objects(admitted_objects(self.ingresses), one, merge_ingress_endpoints)
+            found = collect_objects(admitted_objects(self.ingresses), one, merge_ingress_endpoints)
+            complete = True
+            return found
         finally:
-            self.by_name.end_listing()
+            self.by_name.end_listing(complete)  # a failed listing leaves no half-built index
 
     def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
         if not self.by_name.built:

@@ -107,7 +107,8 @@ class ServiceInformerSource(InformerSource):
     # of copying); a name claimed by one Service maps to its key alone.
     def _by_name_init(self) -> None:
         self._bn_lock = threading.Lock()
-        self._bn_built = False
+        self._bn_cond = threading.Condition(self._bn_lock)  # notified when a build ends (done or failed)
+        self._bn_built = False  # a build started (the first `collect`): events keep the index from then on
         # key -> (endpoints, names, problems) of each admitted Service (NodePort / headless: names only)
         self._bn_entries: dict[str, _Entry] = {}
         self._bn_ready = False  # the first `collect` finished listing: later ones read the entries
@@ -210,8 +211,20 @@ class ServiceInformerSource(InformerSource):
         else:
             self._bn_add(new)
 
-    def _bn_build(self) -> None:
-        self.collect()  # builds the index on its first run
+    def _bn_build(self) -> bool:
+        """Return once the index is built: build it (True) or wait for the build another thread runs (a
+        half-built index lacks the not yet listed claimants of a name, so its read would not equal the full
+        read)."""
+        built_here = False
+        while not self._bn_ready:
+            with self._bn_cond:
+                waiting = self._bn_built and not self._bn_ready
+                if waiting:
+                    self._bn_cond.wait_for(lambda: self._bn_ready or not self._bn_built)
+            if not waiting and not self._bn_ready:
+                self.collect()  # builds the index on its first run (or waits no longer: it failed, build again)
+                built_here = True
+        return built_here
 
     def _bn_start_build(self) -> bool:
         """True when the caller (the first `collect`) builds the index: events from now on update it, and the
@@ -229,6 +242,8 @@ class ServiceInformerSource(InformerSource):
         with self._bn_lock:
             if self._bn_touched is not None and key in self._bn_touched:
                 return  # an event brought a newer version (or its deletion) already
+            if key in self._bn_entries:  # an event that raced a failed build's reset
+                self._bn_forget(key)
             if not self._self_contained(svc):
                 self._bn_others[key] = svc
                 self._bn_entries[key] = ((), names, ())
@@ -237,7 +252,7 @@ class ServiceInformerSource(InformerSource):
             self._bn_claim(key, names)
 
     def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
-        if not self._bn_built:
+        if not self._bn_ready:
             self._bn_build()
         wanted = {_name(n) for n in names}
         with self._bn_lock:
@@ -260,8 +275,7 @@ class ServiceInformerSource(InformerSource):
         return [ep for ep in merge_service_endpoints(found, copy=False) if _name(ep.dns_name) in wanted]
 
     def take_dirty_names(self) -> set[str] | None:
-        if not self._bn_built:
-            self._bn_build()
+        if not self._bn_ready and self._bn_build():
             return None  # no baseline yet: the caller compares everything once
         with self._bn_lock:
             dirty, self._bn_dirty = self._bn_dirty, set()
@@ -271,14 +285,30 @@ class ServiceInformerSource(InformerSource):
         if self._bn_ready:
             return self._collect_entries()
         building = self._bn_start_build()
-        eps, problems = self._collect_services(admitted_objects(self.services),
-                                               self._bn_listed if building else None)
-        if building:
-            with self._bn_lock:
-                self._bn_touched = None
-                self._bn_dirty.clear()
-                self._bn_ready = True
+        done = False
+        try:
+            eps, problems = self._collect_services(admitted_objects(self.services),
+                                                   self._bn_listed if building else None)
+            done = True
+        finally:
+            if building:
+                self._bn_end_build(done)
         return merge_service_endpoints(eps, copy=False), problems  # built for this call (the index packs its own)
+
+    def _bn_end_build(self, done: bool) -> None:
+        """The first `collect` finished listing (`done`) or failed. The names events dirtied while it listed
+        stay dirty: the listing may have read an object before its event, and the caller's baseline is that
+        read. A failed build leaves nothing half-built: the next read builds the index again, whole."""
+        with self._bn_cond:
+            self._bn_touched = None
+            if done:
+                self._bn_ready = True
+            else:
+                self._bn_built = False
+                self._bn_entries.clear()
+                self._bn_index.clear()
+                self._bn_others.clear()
+            self._bn_cond.notify_all()
 
     def _collect_entries(self) -> tuple[list[Endpoint], list[Problem]]:
         """Every Service's endpoints from the entries the events keep (self-contained Services are not
