@@ -651,14 +651,17 @@ class ZoneFileProvider(Provider):
             raise ConfigError(f"--zonefile-dir: {directory!r} is not a directory")
 
     def _ensure_zones(self) -> None:
-        """Create the `--zonefile-create-zone` zones (once, on first use)."""
+        """Create the `--zonefile-create-zone` zones (once, on first use), under the provider's lock: a caller
+        arriving meanwhile finds `_pending` empty and waits on the lock for its scan, so it sees the zones
+        (it listed the directory before they were written: no zone, e.g. a DNSRecord planned in zone '')."""
         if not self._pending:
             return
-        pending, self._pending = self._pending, []
-        if not self.dry_run:
-            os.makedirs(self.directory, exist_ok=True)
-        for zone in pending:
-            self.create_zone(zone)
+        with self._lock:
+            pending, self._pending = self._pending, []
+            if not self.dry_run:
+                os.makedirs(self.directory, exist_ok=True)
+            for zone in pending:
+                self.create_zone(zone)
 
     # -- discovery ------------------------------------------------------------------------------------------
     def _virtual_zone(self, name: str) -> ZoneFile:

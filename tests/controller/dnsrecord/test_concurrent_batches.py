@@ -83,3 +83,49 @@ def test_two_workers_batches_of_one_zone_are_written_one_after_the_other(
     assert f"held by another owner, not taken over: {name} A is" in refused.error  # planned after the write
     ep = find(provider, name)
     assert ep is not None and len(ep.targets) == 1 and provider.writes == 1
+
+
+def test_a_worker_arriving_while_the_zone_file_is_created_plans_in_that_zone(
+        kubeapi: KubeAPIServer, kube_api_client: Any, tmp_path: Path) -> None:
+    """The lead's CI flake (2 busy cores): the first worker's batch creates the `--zonefile-create-zone` file on
+    first use; the second worker listed the zones inside that window, got none, planned its record against an
+    empty zone '' (outside the zone's lock, against no records) and failed with 'record already exists'
+    instead of the ownership conflict. The window is widened here: the creation waits for the second worker's
+    batch (0.5 s at most)."""
+    inner = zonefile(tmp_path)
+    entered, second_done = threading.Event(), threading.Event()
+    create = inner.create_zone
+
+    def slow(zone: str) -> bool:
+        entered.set()
+        second_done.wait(0.5)
+        return create(zone)
+
+    inner.create_zone = slow  # type: ignore[method-assign]
+    provider = BothRead(inner, wait=1.0)
+    rec = reconciler(kubeapi, kube_api_client, provider, FakeClock(start=START))
+    name = "shared.example.com"
+    kubeapi.create(record("first", name, [a_record(name, "192.0.2.1")], owner="owner-one"))
+    kubeapi.create(record("second", name, [a_record(name, "192.0.2.2")], owner="owner-two"))
+    results: dict[str, Result] = {}
+
+    def worker(key: str) -> None:
+        try:
+            results.update(rec.reconcile_many([key]))
+        finally:
+            if key == "default/second":
+                second_done.set()
+
+    first = threading.Thread(target=worker, args=("default/first",))
+    first.start()
+    assert entered.wait(10.0)
+    second = threading.Thread(target=worker, args=("default/second",))
+    second.start()
+    for thread in (first, second):
+        thread.join(10.0)
+    assert results["default/first"].action == "applied", results
+    refused = results["default/second"]
+    assert refused.zone == "example.com", refused
+    assert f"held by another owner, not taken over: {name} A is" in refused.error
+    ep = find(provider, name)
+    assert ep is not None and ep.targets == ["192.0.2.1"] and provider.writes == 1
