@@ -93,7 +93,8 @@ class NameIndex:
         with self._lock:
             if self._touched is not None and key in self._touched:
                 return  # an event brought a newer version (or its deletion) already
-            self._set(key, names)
+            # not dirty: the caller's baseline is a full read, which began listing after this one did
+            self._set(key, names, dirty=False)
 
     def end_listing(self, complete: bool = True) -> None:
         """The first listing is over; not `complete` (it failed): the index is dropped, the next full read
@@ -144,8 +145,9 @@ class NameIndex:
                 self._touched.add(key)
             self._set(key, names)
 
-    def _set(self, key: str, names: frozenset[str]) -> None:
-        """The object `key` claims `names` now (call with the lock held): its old and new names are dirty."""
+    def _set(self, key: str, names: frozenset[str], dirty: bool = True) -> None:
+        """The object `key` claims `names` now (call with the lock held): its old and new names are dirty
+        (`dirty`)."""
         before = self._names.pop(key, frozenset())
         for name in before - names:
             keys = self._index.get(name)
@@ -157,7 +159,8 @@ class NameIndex:
             self._index.setdefault(name, set()).add(key)
         if names:
             self._names[key] = names
-        self._dirty |= before | names  # the same names may carry other targets now
+        if dirty:
+            self._dirty |= before | names  # the same names may carry other targets now
 
     # -- reads ---------------------------------------------------------------------------------------------------
     def objects_for_names(self, names: Collection[str]) -> list[Obj]:

@@ -169,6 +169,13 @@ def test_ingress_event_during_the_index_build_stays_dirty(kubeapi: KubeAPIServer
     assert targets(src.endpoints_for_names(["a.example.org"])) == {"a.example.org": ["10.9.9.9"]}
 
 
+def test_ingress_listing_without_events_leaves_nothing_dirty(kubeapi: KubeAPIServer,
+                                                             factory: SharedInformerFactory, waiter: Waiter) -> None:
+    src = ingresses(kubeapi, factory, waiter)
+    src.endpoints()  # the first full read lists: the caller's baseline, so its names are not changes
+    assert src.take_dirty_names() == set()  # the first event run plans its event's names, not every name
+
+
 def test_ingress_read_by_name_waits_for_the_listing_in_progress(kubeapi: KubeAPIServer,
                                                                factory: SharedInformerFactory,
                                                                waiter: Waiter) -> None:
