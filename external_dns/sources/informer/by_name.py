@@ -71,6 +71,7 @@ class NameIndex:
         self._names: dict[str, frozenset[str]] = {}  # key -> names the object claims
         self._index: dict[str, set[str]] = {}  # name -> keys
         self._dirty: set[str] = set()
+        self._lost = False  # a listing failed: events after it were not followed, the next take says None
         self.handlers: list[Callable[[], None]] = []
         funcs = ResourceEventHandlerFuncs(on_add=lambda obj: self._event(None, obj), on_update=self._event,
                                           on_delete=lambda obj: self._event(obj, None))
@@ -103,6 +104,7 @@ class NameIndex:
             self._touched = None
             if not complete:
                 self._built = False
+                self._lost = True
                 self._names.clear()
                 self._index.clear()
             self._cond.notify_all()
@@ -141,6 +143,8 @@ class NameIndex:
             names = frozenset(name_key(ep.dns_name) for ep in eps)
         key = object_key(new if new is not None else old)
         with self._lock:
+            if not self._built:
+                return  # a failed listing was dropped meanwhile: the next one lists the cache
             if self._touched is not None:
                 self._touched.add(key)
             self._set(key, names)
@@ -184,8 +188,10 @@ class NameIndex:
             problems.extend(probs)
         return [ep for ep in self._merge(found) if name_key(ep.dns_name) in wanted], problems
 
-    def take_dirty(self) -> set[str]:
+    def take_dirty(self) -> set[str] | None:
+        """The names changed since the last take; None after a failed listing (the caller compares all)."""
         with self._cond:
             self._cond.wait_for(lambda: self._touched is None)
             dirty, self._dirty = self._dirty, set()
-        return dirty
+            lost, self._lost = self._lost, False
+        return None if lost else dirty

@@ -115,6 +115,7 @@ class ServiceInformerSource(InformerSource):
         self._bn_index: dict[str, str | set[str]] = {}  # name -> key(s) of self-contained Services claiming it
         self._bn_others: dict[str, Mapping[str, Any]] = {}  # key -> NodePort / headless Service
         self._bn_dirty: set[str] = set()
+        self._bn_lost = False  # a build failed: events after it were not followed, the next take says None
         self._bn_touched: set[str] | None = None  # keys changed by events while the first `collect` lists (None: not listing)
         self._bn_handlers: list[Callable[[], None]] = []
         # One listener keeps the index and then calls the event handlers, so a sync triggered by an event
@@ -180,6 +181,8 @@ class ServiceInformerSource(InformerSource):
         eps, probs = self._endpoints_of(svc)
         names = _names(eps)
         with self._bn_lock:
+            if not self._bn_built:
+                return  # a failed build was dropped meanwhile: the next one lists the cache
             if self._bn_touched is not None:
                 self._bn_touched.add(key)
             self._bn_forget(key)
@@ -205,6 +208,8 @@ class ServiceInformerSource(InformerSource):
     def _bn_update(self, old: Any, new: Any) -> None:
         if new is None:
             with self._bn_lock:
+                if not self._bn_built:
+                    return
                 if self._bn_touched is not None:
                     self._bn_touched.add(self._key(old))
                 self._bn_forget(self._key(old))
@@ -276,10 +281,13 @@ class ServiceInformerSource(InformerSource):
 
     def take_dirty_names(self) -> set[str] | None:
         if not self._bn_ready and self._bn_build():
+            with self._bn_lock:
+                self._bn_lost = False
             return None  # no baseline yet: the caller compares everything once
         with self._bn_lock:
             dirty, self._bn_dirty = self._bn_dirty, set()
-        return dirty
+            lost, self._bn_lost = self._bn_lost, False
+        return None if lost else dirty  # lost: a failed build left events unfollowed, the caller compares all
 
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
         if self._bn_ready:
@@ -305,6 +313,7 @@ class ServiceInformerSource(InformerSource):
                 self._bn_ready = True
             else:
                 self._bn_built = False
+                self._bn_lost = True
                 self._bn_entries.clear()
                 self._bn_index.clear()
                 self._bn_others.clear()

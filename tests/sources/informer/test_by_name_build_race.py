@@ -128,6 +128,8 @@ def test_service_failed_build_is_built_again_whole(kubeapi: KubeAPIServer, facto
     with pytest.raises(RuntimeError):
         src.endpoints()
     src._bn_listed = original  # type: ignore[method-assign]
+    assert src.take_dirty_names() is None  # builds again; events after the failure went unfollowed: compare all
+    assert src.take_dirty_names() == set()
     assert targets(src.endpoints_for_names([SHARED])) == {SHARED: ["10.0.1.1", "10.0.2.1"]}
     assert targets(src.endpoints()) == targets(src.endpoints_for_names(["a.example.org", SHARED]))
 
@@ -209,4 +211,7 @@ def test_ingress_failed_listing_is_listed_again_whole(kubeapi: KubeAPIServer, fa
     with pytest.raises(RuntimeError):
         src.endpoints()
     index.listed = original  # type: ignore[method-assign]
+    assert src.take_dirty_names() is None  # builds again
+    assert src.take_dirty_names() is None  # events after the failure went unfollowed: compare all, once
+    assert src.take_dirty_names() == set()
     assert targets(src.endpoints_for_names([SHARED])) == {SHARED: ["10.0.1.1", "10.0.2.1"]}
