@@ -22,7 +22,8 @@ then the real CLI as a child process (`python -m external_dns --source=service -
 --code /tmp/checkout --intervals 3` one scenario on one checkout (with `--baseline`, the baseline first). Environment: `BENCH_SCALE_SIZES` (default 1000,10000),
 `BENCH_SCALE_PROVIDERS` (zonefile,bind), `BENCH_SCALE_BASELINE` (a checkout of the code before the change:
 run side by side when set), `BENCH_SCALE_INTERVALS` (passes measured, default 3), `BENCH_SCALE_EVENTS` (20),
-`BENCH_SCALE_SHOW` (print every event latency and pass CPU), `BENCH_SCALE_WRAP` (arguments put before `-m
+`BENCH_SCALE_SHOW` (print every event latency and pass CPU), `BENCH_SCALE_EVENT_GAP` (seconds between
+events, default 0: with a short `--interval`, events that land after periodic passes), `BENCH_SCALE_WRAP` (arguments put before `-m
 external_dns`, e.g. a profiler script that runs a module).
 The figures are wall clock on a shared machine: other work moves them.
 """
@@ -272,7 +273,10 @@ def run_scenario(code: Path, label: str, provider: str, n: int, zones: int, even
         res.published_s = time.perf_counter() - started
         _quiet([proc.pid, *v.pids()], 300, server)
         rng = random.Random(n)
+        gap = float(os.environ.get("BENCH_SCALE_EVENT_GAP", "0"))  # seconds between events (to span passes)
         for k in range(events):
+            if k and gap:
+                time.sleep(gap)
             i = rng.randrange(n)
             ip = f"172.{16 + k // 65536 % 16}.{k // 256 % 256}.{k % 256}"
             host = host_of(i, names)
