@@ -62,7 +62,8 @@ class DNSEndpointInformerSource(InformerSource):
         self._pending: dict[tuple[str, Any], tuple[dict[str, Any], set[str]]] = {}
         self._live: set[tuple[str, Any]] = set()  # the objects the last endpoints() call saw
         self._own_events.append(self.dnsendpoints)  # the index's listener calls the handlers
-        self.by_name = NameIndex(self.dnsendpoints, self.admit, self._one, merge_dnsendpoint_endpoints, self.name)
+        self.by_name = NameIndex(self.dnsendpoints, self.admit, self._one, merge_dnsendpoint_endpoints, self.name,
+                                 self.sync_timeout)
 
     def _one(self, obj: Mapping[str, Any]) -> ObjectEndpoints:
         return dnsendpoint_endpoints(obj, self.options)

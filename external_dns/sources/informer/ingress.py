@@ -48,7 +48,8 @@ class IngressInformerSource(InformerSource):
         self.ingresses = self._informer(INGRESSES, transformer, {WITH_SELECTORS: selector_index(self.admit)},
                                         events=self.admit)
         self._own_events.append(self.ingresses)  # the index's listener calls the handlers
-        self.by_name = NameIndex(self.ingresses, self.admit, self._one, merge_ingress_endpoints, self.name)
+        self.by_name = NameIndex(self.ingresses, self.admit, self._one, merge_ingress_endpoints, self.name,
+                                 self.sync_timeout)
 
     def _one(self, ing: Mapping[str, Any]) -> ObjectEndpoints:
         return ingress_endpoints(ing, self.options)

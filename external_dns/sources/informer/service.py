@@ -31,6 +31,7 @@ from external_dns.informers import (
     SharedInformerFactory,
 )
 from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource, _differs
+from external_dns.sources.informer.by_name import wait_delivered
 from external_dns.sources.informer.filters import (
     BY_SERVICE_NAME,
     WITH_SELECTORS,
@@ -123,7 +124,8 @@ class ServiceInformerSource(InformerSource):
         self._own_events.append(self.services)
         funcs = ResourceEventHandlerFuncs(on_add=lambda obj: self._bn_event(None, obj),
                                           on_update=self._bn_event, on_delete=lambda obj: self._bn_event(obj, None))
-        self.services.add_event_handler(FilteringResourceEventHandler(self.admit, funcs), resync_period=0)
+        self._bn_registration = self.services.add_event_handler(FilteringResourceEventHandler(self.admit, funcs),
+                                                                resync_period=0)
 
     def add_event_handler(self, handler: Callable[[], None]) -> None:
         self._bn_handlers.append(handler)
@@ -292,6 +294,7 @@ class ServiceInformerSource(InformerSource):
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
         if self._bn_ready:
             return self._collect_entries()
+        wait_delivered(self.services, self._bn_registration, self.sync_timeout, self.name)
         building = self._bn_start_build()
         done = False
         try:

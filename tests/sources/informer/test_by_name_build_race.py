@@ -215,3 +215,64 @@ def test_ingress_failed_listing_is_listed_again_whole(kubeapi: KubeAPIServer, fa
     assert src.take_dirty_names() is None  # events after the failure went unfollowed: compare all, once
     assert src.take_dirty_names() == set()
     assert targets(src.endpoints_for_names([SHARED])) == {SHARED: ["10.0.1.1", "10.0.2.1"]}
+
+
+# -- the initial list's adds reach the index's listener after the cache synced ---------------------------------
+
+class HeldListener:
+    """A source event handler that holds the listener's thread on its first call until released, so the
+    informer's initial adds wait in the listener's buffer while the cache is already synced (as at start-up
+    with 100k objects, where the listener takes seconds to be handed them all)."""
+
+    def __init__(self) -> None:
+        self.entered, self.released = threading.Event(), threading.Event()
+        self.cond = threading.Condition()
+        self.calls = 0
+
+    def __call__(self) -> None:
+        self.entered.set()
+        assert self.released.wait(10.0)
+        with self.cond:
+            self.calls += 1
+            self.cond.notify_all()
+
+    def until_calls(self, n: int) -> bool:
+        with self.cond:
+            return self.cond.wait_for(lambda: self.calls >= n, 10.0)
+
+
+def held_service_source(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                        held: HeldListener) -> ServiceInformerSource:
+    src = ServiceInformerSource(factory, SourceOptions(), sync_timeout=10.0)
+    src.add_event_handler(held)
+    for n, host in enumerate(["a.example.org", SHARED, SHARED]):
+        lb_service(kubeapi, f"s{n}", host, f"10.0.{n}.1")
+    return src
+
+
+def held_ingress_source(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                        held: HeldListener) -> IngressInformerSource:
+    src = IngressInformerSource(factory, SourceOptions(), sync_timeout=10.0)
+    src.add_event_handler(held)
+    for n, host in enumerate(["a.example.org", SHARED, SHARED]):
+        kubeapi.create(ingress(f"i{n}", hosts=[host], annotations={PREFIX + "target": f"10.0.{n}.1"}))
+    return src
+
+
+@pytest.mark.parametrize("make", [held_service_source, held_ingress_source], ids=["service", "ingress"])
+def test_initial_adds_still_on_their_way_leave_nothing_dirty(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
+                                                             make: Callable[..., Any]) -> None:
+    held = HeldListener()
+    src = make(kubeapi, factory, held)
+    src.wait_synced()  # the cache holds all three objects; the listener holds the first add
+    assert held.entered.wait(10.0)
+    full: list[list[Endpoint]] = []
+    builder = threading.Thread(target=lambda: full.append(src.endpoints()))
+    builder.start()
+    builder.join(0.5)  # a first read that does not wait for the listener builds here, before the adds arrive
+    held.released.set()
+    builder.join(10.0)
+    assert not builder.is_alive()
+    assert held.until_calls(3)  # every initial add went through the index's listener
+    assert targets(full[0]) == {"a.example.org": ["10.0.0.1"], SHARED: ["10.0.1.1", "10.0.2.1"]}
+    assert src.take_dirty_names() == set()  # the first event run plans its own names, not every name
