@@ -104,6 +104,7 @@ HEADER = "; written by external-dns-py (zonefile provider); comments and $TTL li
 
 _IDENTS = itertools.count(1)
 OWN_WRITES_KEPT = 1024  # own writes remembered for by-name snapshots (further behind: a full diff)
+OWN_WRITE_NAMES_KEPT = 10_000  # the names of a bigger own write are not kept (its followers diff the zone)
 Key = tuple[str, str]
 Stamp = tuple[int, int, int, int]  # (st_dev, st_ino, st_mtime_ns, st_size)
 
@@ -247,9 +248,19 @@ class ZoneView(ByNameSnapshot):
     def follow(self, zf: ZoneFile | None, names: Iterable[str] | None = None) -> None:
         old, old_types = self._state
         new = zf.data if zf is not None else None
-        new_types = _types_by_name(new)
         # the names whose record sets differ: among `names` (our own writes) or, from another writer, all
-        candidates = old_types.keys() | new_types.keys() if names is None else set(names)
+        if names is None or new is None:
+            new_types = _types_by_name(new)
+            candidates = old_types.keys() | new_types.keys() if names is None else set(names)
+        else:  # only `names` moved: their types looked up, the rest as they were (not a pass over the zone)
+            candidates = set(names)
+            new_types = dict(old_types)
+            for name in candidates:
+                held = _types_at(new, name)
+                if held:
+                    new_types[name] = held
+                else:
+                    new_types.pop(name, None)
         names = [n for n in candidates if _sets_at(old, old_types, n) != _sets_at(new, new_types, n)]
         with self._lock:
             self._state = (new, new_types)
@@ -320,18 +331,26 @@ def _types_by_name(data: ZoneData | None) -> dict[str, tuple[str, ...]]:
     if data is None:
         return {}
     out: dict[str, tuple[str, ...]] = {}
-    single: dict[str, tuple[str, ...]] = {}  # one shared 1-tuple per type: most names hold one record set
     for (name, rtype), rrset in data.rrsets.items():
         key = name if not name.endswith(".") else name_key(rrset[0])  # the root name: "." -> ""
         held = out.get(key)
         if held is None:
-            one = single.get(rtype)
-            if one is None:
-                one = single[rtype] = (rtype,)
-            out[key] = one
+            out[key] = _one_type(rtype)
         else:
             out[key] = tuple(sorted((*held, rtype)))
     return out
+
+
+def _types_at(data: ZoneData, key: str) -> tuple[str, ...]:
+    """The record types held at the name key `key`, sorted (`_types_by_name` of one name)."""
+    rrsets = data.rrsets
+    held = [t for t in data.types() if (key, t) in rrsets or (not key and (".", t) in rrsets)]
+    return _one_type(held[0]) if len(held) == 1 else tuple(sorted(held))
+
+
+@lru_cache(maxsize=64)
+def _one_type(rtype: str) -> tuple[str, ...]:
+    return (rtype,)  # one shared 1-tuple per type: most names hold one record set
 
 
 def _rrset_at(data: ZoneData, key: str, rtype: str) -> Rrset:
@@ -639,8 +658,9 @@ class ZoneFileProvider(Provider):
         self._snapshots: dict[str, ZoneFile] = {}
         # zone -> (by-name snapshot, ident of the zone file version it shows)
         self._by_name: dict[str, tuple[ZoneView, int]] = {}
-        # ident of a version we wrote -> (ident of the version it was made from, the names it changed)
-        self._own_writes: dict[int, tuple[int, frozenset[str]]] = {}
+        # ident of a version we wrote -> (ident of the version it was made from, the names it changed, or
+        # None for a write of more names than are kept)
+        self._own_writes: dict[int, tuple[int, frozenset[str] | None]] = {}
         self.problems: list[str] = []
         # zones to create on first use: building the provider has no side effects (a configuration error
         # found later, e.g. in the registry flags, must leave the directory untouched)
@@ -804,10 +824,9 @@ class ZoneFileProvider(Provider):
         names: set[str] = set()
         while ident != shown:
             step = self._own_writes.get(ident)
-            if step is None or shown == 0:
+            if step is None or step[1] is None or shown == 0:
                 return None
-            ident, touched = step
-            names |= touched
+            ident, names = step[0], names | step[1]
         return names
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
@@ -863,8 +882,11 @@ class ZoneFileProvider(Provider):
                     stamp = atomic_write(zf.path, zone_to_text(data))
                     written = ZoneFile(zf.path, origin, data=data, stamp=stamp)
                     self._snapshots[zf.path] = written
-                    self._own_writes[written.ident] = (zf.ident, frozenset(_bare(ep.dns_name)
-                                                                           for ep in plan[origin].all()))
+                    changed = plan[origin].all()
+                    # a write of many names is diffed whole when a view follows it (as cheap as the write, and
+                    # the names are not held: 20 MiB for a start-up write of 200k record sets)
+                    self._own_writes[written.ident] = (zf.ident, frozenset(_bare(ep.dns_name) for ep in changed)
+                                                       if len(changed) <= OWN_WRITE_NAMES_KEPT else None)
                     while len(self._own_writes) > OWN_WRITES_KEPT:
                         del self._own_writes[next(iter(self._own_writes))]
                     zc = plan[origin]
@@ -968,7 +990,7 @@ def _validate_and_apply(data: ZoneData, zc: _ZoneChanges, default_ttl: int, path
 
     for ep in zc.delete:
         data.delete(key_of(ep))
-    every_type = {key[1] for key in rrsets} | set(ZONEFILE_RECORD_TYPES)
+    every_type = data.types() | set(ZONEFILE_RECORD_TYPES)
     for ep in [*zc.update_new, *zc.create]:
         name, rtype = key_of(ep)
         others = [t for t in every_type if t != rtype and (name, t) in rrsets]
@@ -979,5 +1001,6 @@ def _validate_and_apply(data: ZoneData, zc: _ZoneChanges, default_ttl: int, path
             raise ProviderError(f"{path}: cannot add {_describe(ep)}: the name holds a CNAME")
         # a name keeps the spelling it has in the file
         display = rrsets[(name, others[0])][0] if others else _presentation(ep.dns_name)
+        display = name if display == name else display  # one string for key and spelling (20 MiB at 200k)
         old = rrsets.get((name, rtype))
         data.put((name, rtype), _new_rrset(ep, default_ttl, old[0] if old is not None else display))

@@ -11,6 +11,8 @@ from pathlib import Path
 import dns.rdatatype
 import dns.zone
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from external_dns.cmd.build_providers import build_zonefile
 from external_dns.cmd.flags import ConfigError
@@ -346,3 +348,48 @@ def test_an_oversized_zone_file_is_refused_unread(tmp_path: Path, monkeypatch: p
     assert "over the limit of 64 bytes" in fresh.problems[0]
     with pytest.raises(ProviderError, match="over the limit of 64 bytes"):
         fresh.records()
+
+
+_NAMES = ["a.example.org", "b.example.org", "c.example.org", "example.org"]
+_VALUES = {"A": ["192.0.2.1", "192.0.2.2"], "TXT": ['"x"', '"y"'], "MX": ["10 mx.example.net.", "20 mx.example.net."]}
+
+
+def _step() -> st.SearchStrategy[tuple[str, str, str, int]]:
+    """(writer, name, type, value index): our provider or another process writes one record set."""
+    return st.tuples(st.sampled_from(["own", "own", "other"]), st.sampled_from(_NAMES),
+                     st.sampled_from(sorted(_VALUES)), st.integers(0, 2))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.lists(_step(), min_size=1, max_size=3), max_size=8), kept=st.integers(0, 3))
+def test_kept_zone_view_equals_a_fresh_read(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                                            steps: list[list[tuple[str, str, str, int]]], kept: int) -> None:
+    """The view kept across writes (own writes: only their names looked up again, or the whole zone diffed past
+    OWN_WRITE_NAMES_KEPT names; another writer's: diffed) reads as the file read afresh, and its journal names
+    every name whose records moved."""
+    import external_dns.providers.zonefile as zonefile
+
+    monkeypatch.setattr(zonefile, "OWN_WRITE_NAMES_KEPT", kept)
+    directory = tmp_path_factory.mktemp("zones")
+    own, other = ZoneFileProvider(str(directory), create_zones=[ZONE]), ZoneFileProvider(str(directory))
+    view = own.zone_snapshot(ZONE)
+    for batch in steps:
+        before, version = _by_name(view.endpoints()), view.version
+        for writer, name, rtype, value in batch:
+            provider = own if writer == "own" else other
+            held = [e for e in provider.zone_records(ZONE) if e.dns_name.lower() == name and e.record_type == rtype]
+            if value == 2:
+                change = Changes(delete=held)
+            elif held:
+                change = Changes(update_old=held, update_new=[ep(name, rtype, _VALUES[rtype][value])])
+            else:
+                change = Changes(create=[ep(name, rtype, _VALUES[rtype][value])])
+            if change.all_endpoints():
+                provider.apply_changes(change)
+        assert own.zone_snapshot(ZONE) is view
+        fresh = _by_name(ZoneFileProvider(str(directory)).zone_records(ZONE))
+        assert _by_name(view.endpoints()) == fresh
+        assert sorted(view.names()) == sorted({name for name, _type in fresh})
+        moved = {name for name, rtype in before.keys() | fresh.keys() if before.get((name, rtype)) != fresh.get((name, rtype))}
+        journal = view.changed_since(version)
+        assert journal is not None and moved <= journal
