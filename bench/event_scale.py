@@ -137,8 +137,16 @@ class ZoneFileView(ZoneView):
     def serves(self, host: str, ip: str) -> bool:
         zone = next(z for z in self.zones if host.endswith("." + z))
         text = self._text(zone)
-        label = host[: -len(zone) - 1]
-        return re.search(rf"^{re.escape(label)}\s[^\n]*\sA\s+{re.escape(ip)}\s*$", text, re.M) is not None
+        # the writer puts the relative owner at the start of every line: find the label's lines with str.find
+        # and match only those (a multi-line regex over a 15 MB zone took 45 ms a look, counted as latency)
+        needle, start = "\n" + host[: -len(zone) - 1] + " ", 0
+        tail = re.compile(rf"\sA\s+{re.escape(ip)}\s*$")
+        while (at := text.find(needle, start)) >= 0:
+            end = text.find("\n", at + 1)
+            if tail.search(text, at + 1, end if end >= 0 else len(text)):
+                return True
+            start = at + 1
+        return False
 
 
 class BindView(ZoneView):
