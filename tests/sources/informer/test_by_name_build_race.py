@@ -276,3 +276,23 @@ def test_initial_adds_still_on_their_way_leave_nothing_dirty(kubeapi: KubeAPISer
     assert held.until_calls(3)  # every initial add went through the index's listener
     assert targets(full[0]) == {"a.example.org": ["10.0.0.1"], SHARED: ["10.0.1.1", "10.0.2.1"]}
     assert src.take_dirty_names() == set()  # the first event run plans its own names, not every name
+
+
+def test_a_listener_that_never_catches_up_delays_the_first_read_by_the_timeout_only(
+        kubeapi: KubeAPIServer, factory: SharedInformerFactory) -> None:
+    """A handler stuck past the sync timeout: the first read lists anyway (exact), and the adds that reach the
+    index afterwards still mark their names dirty (the event run compares them: nothing is lost)."""
+    held = HeldListener()
+    src = held_service_source(kubeapi, factory, held)
+    src.sync_timeout = 0.5
+    src.wait_synced()
+    assert held.entered.wait(10.0)
+    full: list[list[Endpoint]] = []
+    builder = threading.Thread(target=lambda: full.append(src.endpoints()))
+    builder.start()
+    builder.join(10.0)  # returns after the 0.5 s timeout while the listener is still held
+    assert not builder.is_alive()
+    assert targets(full[0]) == {"a.example.org": ["10.0.0.1"], SHARED: ["10.0.1.1", "10.0.2.1"]}
+    held.released.set()
+    assert held.until_calls(3)
+    assert src.take_dirty_names() == {SHARED}  # s1, s2 came after the listing began (s0 was held after the index saw it)
