@@ -338,11 +338,11 @@ def test_zone_snapshot_follows_own_and_foreign_writes(tmp_path: Path) -> None:
 
 
 def test_an_oversized_zone_file_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import external_dns.providers.zonefile as zonefile
+    import external_dns.providers.zonefile.files as files
 
     p = ZoneFileProvider(str(tmp_path), create_zones=[ZONE])
     assert list(p.zones()) == [ZONE]
-    monkeypatch.setattr(zonefile, "MAX_ZONE_FILE_BYTES", 64)
+    monkeypatch.setattr(files, "MAX_ZONE_FILE_BYTES", 64)
     fresh = ZoneFileProvider(str(tmp_path))
     assert list(fresh.zones()) == [ZONE]  # listed, its reads fail
     assert "over the limit of 64 bytes" in fresh.problems[0]
@@ -367,9 +367,9 @@ def test_kept_zone_view_equals_a_fresh_read(tmp_path_factory: pytest.TempPathFac
     """The view kept across writes (own writes: only their names looked up again, or the whole zone diffed past
     OWN_WRITE_NAMES_KEPT names; another writer's: diffed) reads as the file read afresh, and its journal names
     every name whose records moved."""
-    import external_dns.providers.zonefile as zonefile
+    import external_dns.providers.zonefile.provider as zonefile_provider
 
-    monkeypatch.setattr(zonefile, "OWN_WRITE_NAMES_KEPT", kept)
+    monkeypatch.setattr(zonefile_provider, "OWN_WRITE_NAMES_KEPT", kept)
     directory = tmp_path_factory.mktemp("zones")
     own, other = ZoneFileProvider(str(directory), create_zones=[ZONE]), ZoneFileProvider(str(directory))
     view = own.zone_snapshot(ZONE)

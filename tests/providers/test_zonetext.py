@@ -11,14 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from external_dns.providers.zonefile import _read_with_dnspython, new_zone_text, zone_to_text
+from external_dns.providers.zonefile import new_zone_text, read_with_dnspython, zone_to_text
 from external_dns.providers.zonetext import Unusual, ZoneData, read_zone_text
 
 ORIGIN = "example.org"
 
 
 def dnspython(text: str) -> ZoneData:
-    return _read_with_dnspython("test.zone", text, ORIGIN)
+    return read_with_dnspython("test.zone", text, ORIGIN)
 
 
 def same(text: str) -> ZoneData | None:

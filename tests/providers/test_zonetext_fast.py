@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from external_dns.providers.zonefile import _read_with_dnspython
+from external_dns.providers.zonefile import read_with_dnspython
 from external_dns.providers.zonetext import Unusual, read_zone_text
 
 ORIGIN = "example.org"
@@ -49,7 +49,7 @@ def text_of(lines: list[tuple[str, str, int, tuple[str, str]]]) -> str:
 def test_simple_lines_read_like_dnspython(lines: list[tuple[str, str, int, tuple[str, str]]]) -> None:
     text = text_of(lines)
     try:
-        ref = _read_with_dnspython("test.zone", text, ORIGIN)
+        ref = read_with_dnspython("test.zone", text, ORIGIN)
     except Exception:
         with pytest.raises(Unusual):
             read_zone_text(text, ORIGIN)
@@ -68,7 +68,7 @@ def test_simple_looking_lines_that_are_not(bad: str) -> None:
     """Refused (`Unusual`, so dnspython reads the file and reports it) or read as dnspython reads them."""
     text = text_of([]) + bad + "\n"
     try:
-        ref = _read_with_dnspython("test.zone", text, ORIGIN)
+        ref = read_with_dnspython("test.zone", text, ORIGIN)
     except Exception:
         with pytest.raises(Unusual):
             read_zone_text(text, ORIGIN)

@@ -1,0 +1,292 @@
+"""One zone file on disk: found by its file name, read (by `zonetext`, or dnspython for anything unusual,
+which stays the reference for errors), locked against every other writer and written atomically.
+
+- `ZoneFile`: where a zone file is, which zone it holds, its record sets when it parsed (else `.error`, naming
+  the file and line) and the key of the version read (device, inode, mtime_ns, size).
+- `parse_zone_file(path)`: never raises; a file over `MAX_ZONE_FILE_BYTES` is refused unread.
+- `zone_file_lock(path)`: an exclusive `flock` on `.<file>.lock` beside the zone, shared by every process
+  (never removed: removing it would let two writers lock different files); waits `LOCK_TIMEOUT` at most.
+- `atomic_write(path, text)`: a temporary file in the same directory, fsynced and `os.replace`d over the old
+  one, then the directory fsynced: a crash leaves the old or the new file, never half of one.
+- `bump_serial(soa)`: RFC 1982 serial arithmetic; `new_zone_text(zone)`: a fresh zone (SOA and NS).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import itertools
+import os
+import re
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.endpoint.zones import normalize_zone
+from external_dns.providers.provider import SoftError
+from external_dns.providers.zonefile.targets import rdata_to_target
+from external_dns.providers.zonetext import (
+    Key,
+    Rrset,
+    Soa,
+    Unusual,
+    ZoneData,
+    read_zone_text,
+    render_zone_text,
+)
+
+if TYPE_CHECKING:
+    import dns.zone
+
+DEFAULT_TTL = 300
+MAX_ZONE_FILE_BYTES = 1 << 30  # a zone file larger than this (~10 million records) is refused, not read
+LOCK_TIMEOUT = 60.0  # seconds a writer waits for another process's lock on a zone file
+_ORIGIN_RE = re.compile(r"^\$ORIGIN[ \t]+(\S+)", re.MULTILINE)
+HEADER = "; written by external-dns-py (zonefile provider); comments and $TTL lines are not preserved\n"
+
+_IDENTS = itertools.count(1)
+Stamp = tuple[int, int, int, int]  # (st_dev, st_ino, st_mtime_ns, st_size)
+
+
+def zone_from_filename(filename: str) -> str | None:
+    """`example.org.zone` -> `example.org`, `db.example.org` -> `example.org`, anything else -> None."""
+    if filename.startswith("."):
+        return None
+    if filename.endswith(".zone") and len(filename) > len(".zone"):
+        return filename[: -len(".zone")].lower()
+    if filename.startswith("db.") and len(filename) > len("db."):
+        return filename[len("db.") :].lower()
+    return None
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+
+@dataclass
+class ZoneFile:
+    """One zone file: where it is, which zone it holds, its contents when it parsed and the key of the
+    version read (device, inode, mtime_ns, size)."""
+
+    path: str
+    origin: str
+    data: ZoneData | None = None
+    error: str = ""
+    stamp: Stamp = (0, 0, 0, 0)
+    ident: int = field(default_factory=lambda: next(_IDENTS))  # this version, process-wide
+    _sorted: list[Key] | None = field(default=None, repr=False)
+
+    def endpoints(self, ordered: bool = True) -> list[Endpoint]:
+        """Every record set except the SOA (fresh endpoints), in DNSSEC canonical name order unless
+        `ordered` is False."""
+        if self.data is None:
+            return []
+        rrsets = self.data.rrsets
+        pairs: Iterable[tuple[Key, Rrset]]
+        if not ordered:
+            pairs = rrsets.items()
+        else:
+            if self._sorted is None:
+                self._sorted = self.data.sorted_keys()
+            pairs = ((key, rrsets[key]) for key in self._sorted)
+        record = Endpoint.record  # built directly: a zone read builds one per record set
+        return [record(rrset[0], key[1], Targets(rrset[2]), rrset[1]) for key, rrset in pairs]
+
+
+def _detect_origin(path: str, text: str) -> str:
+    m = _ORIGIN_RE.search(text)
+    if m:
+        return normalize_zone(m.group(1))
+    return zone_from_filename(os.path.basename(path)) or ""
+
+
+def parse_zone_file(path: str) -> ZoneFile:
+    """Read and parse one zone file; a failure is reported in `.error` (file and line), never raised."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            st = os.fstat(f.fileno())
+            stamp = stamp_of(st)
+            if st.st_size > MAX_ZONE_FILE_BYTES:
+                raise OSError(f"{st.st_size} bytes is over the limit of {MAX_ZONE_FILE_BYTES} bytes")
+            text = f.read(MAX_ZONE_FILE_BYTES + 1)
+            if len(text) > MAX_ZONE_FILE_BYTES:  # grew while being read
+                raise OSError(f"over the limit of {MAX_ZONE_FILE_BYTES} bytes")
+    except (OSError, UnicodeDecodeError) as exc:
+        return ZoneFile(path, zone_from_filename(os.path.basename(path)) or "", error=f"{path}: {exc}")
+    origin = _detect_origin(path, text)
+    try:
+        data = read_zone_text(text, origin)
+    except Unusual:
+        try:
+            data = read_with_dnspython(path, text, origin)
+        except _ParseError as exc:
+            return ZoneFile(path, origin, error=str(exc), stamp=stamp)
+    if data.soa is None:
+        return ZoneFile(path, origin, error=f"{path}: no SOA record at the zone apex {origin}.", stamp=stamp)
+    return ZoneFile(path, origin, data=data, stamp=stamp)
+
+
+class _ParseError(Exception):
+    pass
+
+
+def read_with_dnspython(path: str, text: str, origin: str) -> ZoneData:
+    """The reference parser for files using anything `zonetext` leaves aside."""
+    import dns.exception
+    import dns.name
+    import dns.rdataclass
+    import dns.rdatatype
+    import dns.zone
+
+    try:
+        zone = dns.zone.from_text(text, origin=dns.name.from_text(origin or ".", origin=dns.name.root),
+                                  relativize=False, filename=path, check_origin=False)
+    except (dns.exception.DNSException, ValueError, KeyError) as exc:
+        raise _ParseError(_describe_parse_error(path, text, origin, exc)) from None
+    return zone_data_of(zone)
+
+
+def zone_data_of(zone: dns.zone.Zone) -> ZoneData:
+    """A dnspython zone as compact record sets."""
+    import dns.rdataclass
+    import dns.rdatatype
+
+    data = ZoneData(normalize_zone(str(zone.origin)) if zone.origin is not None else "")
+    for name, node in zone.nodes.items():
+        dns_name = str(name.to_text(omit_final_dot=True))
+        for rds in node.rdatasets:
+            if rds.rdclass != dns.rdataclass.IN:
+                continue
+            if rds.rdtype == dns.rdatatype.SOA:
+                if name == zone.origin:
+                    soa = rds[0]
+                    data.soa = Soa(int(rds.ttl), soa.mname.to_text(), soa.rname.to_text(), int(soa.serial),
+                                   int(soa.refresh), int(soa.retry), int(soa.expire), int(soa.minimum))
+                continue
+            rtype = dns.rdatatype.to_text(rds.rdtype)
+            data.rrsets[(dns_name.lower(), rtype)] = (dns_name, int(rds.ttl),
+                                                       tuple(rdata_to_target(rtype, r) for r in rds))
+    return data
+
+
+_LINE_RE = re.compile(r"^(?P<path>.*):(?P<line>\d+): (?P<detail>.*)$", re.DOTALL)
+
+
+def _line_fails(line: str, origin: str) -> bool:
+    import dns.exception
+    import dns.name
+    import dns.zone
+
+    if not line.strip() or line[0].isspace() or line.lstrip().startswith(("$", ";")):
+        return False
+    try:
+        dns.zone.from_text(f"$TTL 300\n{line}\n", origin=dns.name.from_text(origin or ".", origin=dns.name.root),
+                           relativize=False, check_origin=False)
+    except (dns.exception.DNSException, ValueError, KeyError):
+        return True
+    return False
+
+
+def _describe_parse_error(path: str, text: str, origin: str, exc: BaseException) -> str:
+    """`<path>:<line>: <detail> (<the line>)`. dnspython reports the line after a bad record when the
+    record ends the line, so the reported line and the one before are checked on their own."""
+    m = _LINE_RE.match(str(exc))
+    if not m:
+        return f"{path}: {exc}"
+    reported = int(m.group("line"))
+    lines = text.splitlines()
+    culprit = reported
+    for candidate in (reported - 1, reported):
+        if 1 <= candidate <= len(lines) and _line_fails(lines[candidate - 1], origin):
+            culprit = candidate
+            break
+    shown = f" ({lines[culprit - 1].strip()!r})" if 1 <= culprit <= len(lines) else ""
+    return f"{path}:{culprit}: {m.group('detail')}{shown}"
+
+
+
+PLACEHOLDER_NS = "localhost."
+
+
+def new_zone_text(zone: str, serial: int = 1) -> str:
+    """The text of a fresh zone: SOA and one NS record naming a placeholder name server outside the zone
+    (so no glue address is needed and named-checkzone and BIND load the zone as it is)."""
+    return (
+        f"; created by external-dns-py (--zonefile-create-zone); the name server {PLACEHOLDER_NS} is a placeholder\n"
+        f"$ORIGIN {zone}.\n"
+        f"@ 3600 IN SOA {PLACEHOLDER_NS} hostmaster.{zone}. {serial} 3600 600 86400 {DEFAULT_TTL}\n"
+        f"@ 3600 IN NS {PLACEHOLDER_NS}\n"
+    )
+
+
+def zone_to_text(data: ZoneData) -> str:
+    return render_zone_text(data, HEADER)
+
+
+def atomic_write(path: str, text: str) -> Stamp:
+    """Write `text` to `path` so that readers (and a crash) see the old or the new content, never a mix.
+    Returns the key (device, inode, mtime_ns, size) of the file written."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+            with contextlib.suppress(OSError):
+                os.fchmod(f.fileno(), os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
+            stamp = stamp_of(os.fstat(f.fileno()))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return stamp
+
+
+def lock_path(path: str) -> str:
+    directory, name = os.path.split(path)
+    return os.path.join(directory, f".{name}.lock")
+
+
+@contextlib.contextmanager
+def zone_file_lock(path: str, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """An exclusive lock on a zone file shared by every process (flock on `.<file>.lock`). Another process's
+    lock is waited for up to `timeout` seconds (flock has no timeout of its own: non-blocking attempts,
+    backing off to 50 ms), then a SoftError (the sync is retried)."""
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        pause = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+            if time.monotonic() >= deadline:
+                raise SoftError(f"{path}: another writer held the zone file lock {lock_path(path)} "
+                                f"for more than {timeout:.0f}s")
+            time.sleep(pause)  # waiting for another process: nothing in this one can signal it
+            pause = min(pause * 2, 0.05)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def bump_serial(soa: Soa) -> int:
+    """Increment the SOA serial (RFC 1982 arithmetic, skipping 0); returns the new serial."""
+    soa.serial = (soa.serial + 1) % (1 << 32) or 1
+    return soa.serial
