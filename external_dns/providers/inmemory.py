@@ -12,7 +12,13 @@ from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
-from external_dns.providers.provider import Provider, ProviderError, zone_for_name
+from external_dns.providers.errors import (
+    ChangeError,
+    InvalidBatchRequestError,
+    RecordAlreadyExistsError,
+    RecordNotFoundError,
+)
+from external_dns.providers.provider import Provider, zone_for_name
 from external_dns.providers.snapshot import ZoneSnapshot
 
 log = structlog.get_logger(__name__)
@@ -20,14 +26,8 @@ log = structlog.get_logger(__name__)
 Key = tuple[str, str, str]
 
 
-class InMemoryError(ProviderError):
-    """Base of the in-memory provider's errors; `str()` starts with the upstream message."""
-
-    message = ""
-
-    def __init__(self, detail: str = "") -> None:
-        super().__init__(f"{self.message}: {detail}" if detail else self.message)
-        self.detail = detail
+class InMemoryError(ChangeError):
+    """The in-memory provider's own errors (its zones); the record errors are every provider's (errors.py)."""
 
 
 class ZoneAlreadyExistsError(InMemoryError):
@@ -36,18 +36,6 @@ class ZoneAlreadyExistsError(InMemoryError):
 
 class ZoneNotFoundError(InMemoryError):
     message = "specified zone not found"
-
-
-class RecordAlreadyExistsError(InMemoryError):
-    message = "record already exists"
-
-
-class RecordNotFoundError(InMemoryError):
-    message = "record not found"
-
-
-class InvalidBatchRequestError(InMemoryError):
-    message = "invalid batch request"
 
 
 def _describe(ep: Endpoint) -> str:

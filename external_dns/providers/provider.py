@@ -1,4 +1,4 @@
-"""The Provider interface every DNS backend implements, and the errors it raises.
+"""The Provider interface every DNS backend implements (its errors: `errors.py`, re-exported here).
 
 As external-dns `provider/provider.go`: `records()`, `apply_changes(changes)`, `adjust_endpoints(eps)`
 (make desired endpoints look like what `records()` returns, so no perpetual updates) and
@@ -17,23 +17,15 @@ from prometheus_client import REGISTRY, Metric
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import normalize_zone, zone_for_name
+from external_dns.endpoint.zones import zone_for_name
 from external_dns.plan.changes import Changes
+from external_dns.providers.errors import ProviderError, SoftError
 from external_dns.providers.snapshot import ZoneSnapshot
 
 __all__ = ["CachedProvider", "Provider", "ProviderError", "SoftError", "ensure_trailing_dot", "zone_for_name"]
 
 _SNAPSHOTS_LOCK = threading.Lock()
 SUPPORTED_RECORD_TYPES = ("A", "AAAA", "CNAME", "DNAME", "SRV", "TXT", "NS", "MX", "PTR", "NAPTR")
-
-
-class ProviderError(Exception):
-    """A provider failure that is not transient (bad credentials, a refused record, ...)."""
-
-
-class SoftError(ProviderError):
-    """A transient provider failure (throttling, timeout, 5xx): the controller retries with backoff and
-    never exits for it (external-dns `provider.SoftError`)."""
 
 
 class Provider(ABC):
@@ -100,11 +92,6 @@ def ensure_trailing_dot(hostname: str) -> str:
         return hostname
     except ValueError:
         return hostname if hostname.endswith(".") else hostname + "."
-
-
-def _bare(name: str) -> str:
-    """Lower-case, without one trailing dot."""
-    return normalize_zone(name)
 
 
 class CachedProvider(Provider):

@@ -10,15 +10,13 @@ from external_dns.cmd.build_providers import build_inmemory
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
-from external_dns.providers.inmemory import (
-    InMemoryError,
-    InMemoryProvider,
+from external_dns.providers.errors import (
+    ChangeError,
     InvalidBatchRequestError,
     RecordAlreadyExistsError,
     RecordNotFoundError,
-    ZoneAlreadyExistsError,
-    ZoneNotFoundError,
 )
+from external_dns.providers.inmemory import InMemoryProvider, ZoneAlreadyExistsError, ZoneNotFoundError
 from external_dns.providers.provider import CachedProvider, zone_for_name
 from external_dns.workqueue import FakeClock
 
@@ -119,7 +117,7 @@ def test_records_per_zone(provider: InMemoryProvider) -> None:
     ],
 )
 def test_validate_change_batch(provider: InMemoryProvider, changes: Changes,
-                               error: type[InMemoryError] | None) -> None:
+                               error: type[ChangeError] | None) -> None:
     before = keys(provider.records())
     if error is None:
         provider.apply_changes(changes)

@@ -19,12 +19,12 @@ from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
-from external_dns.providers.inmemory import (
+from external_dns.providers.errors import (
     InvalidBatchRequestError,
+    ProviderError,
     RecordAlreadyExistsError,
     RecordNotFoundError,
 )
-from external_dns.providers.provider import ProviderError
 from external_dns.providers.zonefile import (
     ZoneFileProvider,
     canonical_target,

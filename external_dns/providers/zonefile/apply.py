@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import normalize_zone
 from external_dns.plan.changes import Changes
-from external_dns.providers.inmemory import (
+from external_dns.providers.errors import (
     InvalidBatchRequestError,
+    ProviderError,
     RecordAlreadyExistsError,
     RecordNotFoundError,
 )
-from external_dns.providers.provider import ProviderError, zone_for_name
+from external_dns.providers.provider import zone_for_name
 from external_dns.providers.zonefile.targets import ZONEFILE_RECORD_TYPES, canonical_target, presentation_name
 from external_dns.providers.zonetext import NAME_TERMINATED, Key, ZoneData
 

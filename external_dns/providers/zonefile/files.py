@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.zones import normalize_zone
-from external_dns.providers.provider import SoftError
+from external_dns.providers.errors import SoftError
 from external_dns.providers.zonefile.targets import rdata_to_target
 from external_dns.providers.zonetext import (
     Key,

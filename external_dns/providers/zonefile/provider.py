@@ -17,7 +17,8 @@ from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import normalize_zone
 from external_dns.errors import ConfigError
 from external_dns.plan.changes import Changes
-from external_dns.providers.provider import Provider, ProviderError, SoftError
+from external_dns.providers.errors import ProviderError, SoftError
+from external_dns.providers.provider import Provider
 from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
 from external_dns.providers.zonefile.apply import describe, route_changes, validate_and_apply
 from external_dns.providers.zonefile.domain_filter import ZoneDomainFilter

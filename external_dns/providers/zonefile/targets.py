@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from external_dns.endpoint.zones import normalize_zone
-from external_dns.providers.provider import ProviderError
+from external_dns.providers.errors import ProviderError
 from external_dns.providers.zonetext import NAME_TERMINATED
 
 if TYPE_CHECKING:
