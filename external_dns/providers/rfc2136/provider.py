@@ -10,6 +10,12 @@ additions inside a message; unchanged update pairs send nothing. Messages hold a
 carries all messages of a sync. A failing message with several records is retried record by record, so one
 bad record does not block the rest.
 
+Records we did not write: a create carries UPDATE prerequisites (its record set does not exist, no CNAME at
+the name; for a CNAME, the name is not in use), so it never joins someone else's record set nor is silently
+dropped beside other data while its ownership TXT is written. A refused create is checked once against what
+it would write (in place already: fine, the usual case of a re-sync without `--rfc2136-axfr`), else named in
+a warning, with nothing of it written. A departure from Go, which adds the RRs whatever the zone holds.
+
 Errors: a rejected TSIG key stops at once (nothing written) as a `ProviderError`; REFUSED / SERVFAIL / other
 answers name the zone, records and rcode and are raised after every other batch was tried, as a `SoftError`
 (the controller retries); an unreachable server set is a `SoftError`.
@@ -85,6 +91,8 @@ _READ_TYPES = frozenset(READ_TYPES)
 _PROBE_GROUPS = 3
 # Answer codes that mean our key is not accepted: retrying other records cannot help.
 _AUTH_RCODES = {dns.rcode.NOTAUTH}
+# Answer codes of a failed prerequisite (RFC 2136 3.2.5): the zone holds records we did not write.
+_PREREQUISITE_RCODES = frozenset({"YXDOMAIN", "YXRRSET", "NXRRSET", "NXDOMAIN"})
 
 
 @dataclass
@@ -103,6 +111,13 @@ class _Op:
     add_rdata: list[bytes] = field(default_factory=list)
     remove_wire: bytes = b""
     add_wire: bytes = b""
+    # A create adds a record set that must not exist yet: it never joins a record set (or sits beside a
+    # CNAME) that someone else wrote, whether or not the zone was read back.
+    create: bool = False
+    ownership: bool = False  # an ownership TXT (the registry's `ownedRecord` label)
+    prereq_wire: bytes = b""  # the create's prerequisites (RFC 2136 2.4), checked before any update
+    prereq_count: int = 0
+    present_wire: bytes = b""  # "exactly these RRs exist" (2.4.2, value dependent): the create is in place
 
     def render(self, zone: str) -> None:
         owner = wire.name_wire(self.name, zone)
@@ -111,6 +126,18 @@ class _Op:
         parts.extend(wire.rr(owner, code, wire.CLASS_NONE, 0, rd) for rd in self.remove_rdata)
         self.remove_wire = b"".join(parts)
         self.add_wire = b"".join(wire.rr(owner, code, wire.CLASS_IN, self.ttl, rd) for rd in self.add_rdata)
+        if not self.create:
+            return
+        if code == wire.TYPE_CNAME:
+            # 2.4.5 "name is not in use": a server silently ignores a CNAME added beside other data (3.4.2.2)
+            self.prereq_wire = wire.rr(owner, wire.TYPE_ANY, wire.CLASS_NONE, 0, b"")
+            self.prereq_count = 1
+        else:
+            # 2.4.3 "RRset does not exist", for the type and for a CNAME (data added beside one is ignored)
+            self.prereq_wire = (wire.rr(owner, code, wire.CLASS_NONE, 0, b"")
+                                + wire.rr(owner, wire.TYPE_CNAME, wire.CLASS_NONE, 0, b""))
+            self.prereq_count = 2
+        self.present_wire = b"".join(wire.rr(owner, code, wire.CLASS_IN, 0, rd) for rd in self.add_rdata)
 
     def count(self) -> int:
         return int(self.remove_rrset) + len(self.remove_rdata) + len(self.add_rdata)
@@ -125,9 +152,11 @@ class _Group:
 
     key: str
     ops: list[_Op] = field(default_factory=list)
+    # Starts a new message: its creates' prerequisites must see the removals of the group before it.
+    barrier: bool = False
 
     def size(self) -> int:
-        return sum(op.size() for op in self.ops)
+        return sum(op.size() + len(op.prereq_wire) for op in self.ops)
 
     def labels(self) -> list[str]:
         return [op.label for op in self.ops]
@@ -180,12 +209,19 @@ class RFC2136Provider(Provider):
         return best
 
     # -- reading --------------------------------------------------------------------------------------------
+    def _warn_no_axfr(self) -> None:
+        """Said once, at the first read, whichever way the zones are read (all at once or zone by zone)."""
+        if not self._warned_no_axfr:
+            self._warned_no_axfr = True
+            log.warning("RFC2136: --rfc2136-axfr is off, so no zone is read back: records are only created, never "
+                        "updated or deleted (--policy=sync and upsert-only delete and update nothing), and a "
+                        "record whose name and type already hold a record set, or whose name holds a CNAME, is "
+                        "refused rather than merged into it; set --rfc2136-axfr (and allow the key to transfer "
+                        "the zones) to manage records fully", zones=list(self._zones))
+
     def records(self) -> list[Endpoint]:
         if not self.config.axfr:
-            if not self._warned_no_axfr:
-                log.warning("RFC2136 AXFR is disabled (--rfc2136-axfr): no records are read back, so records "
-                            "cannot be updated or deleted and every desired record is re-created each sync")
-                self._warned_no_axfr = True
+            self._warn_no_axfr()
             return []
         out: list[Endpoint] = []
         with self._lock, gc_paused():
@@ -206,6 +242,8 @@ class RFC2136Provider(Provider):
             if view is None:
                 view = self._by_name[name] = ByNameView(zone)
             if not self.config.axfr or name not in self._origins:
+                if not self.config.axfr:
+                    self._warn_no_axfr()
                 view.empty()
                 return view
             view.follow(self._zone_snapshot(name))
@@ -393,7 +431,8 @@ class RFC2136Provider(Provider):
                 errors.append(f"{label}: {exc}")
                 log.error("RFC2136: invalid record, skipped", record=label, error=str(exc))
                 return None
-            return _Op(label=label, name=ep.dns_name.rstrip("."), rtype=ep.record_type), targets, rdata
+            return _Op(label=label, name=ep.dns_name.rstrip("."), rtype=ep.record_type,
+                       ownership=bool(ep.labels.get(OWNED_RECORD_LABEL_KEY))), targets, rdata
 
         for ep in changes.delete:
             built = build("delete", ep)
@@ -435,8 +474,9 @@ class RFC2136Provider(Provider):
                     errors.append(f"{op.label}: no targets")
                     continue
                 op.ttl, op.add, op.add_rdata = self._ttl(ep), targets, rdata
+                op.create = True
                 place(ep, op)
-        return zones
+        return {zone: _split_removals(groups) for zone, groups in zones.items()}
 
     def _batches(self, groups: Iterable[_Group]) -> list[list[_Group]]:
         batches: list[list[_Group]] = []
@@ -445,7 +485,7 @@ class RFC2136Provider(Provider):
         limit, budget = self.config.batch_change_size, self.config.max_message_bytes
         for g in groups:
             g_count, g_size = len(g.ops), g.size()
-            if current and (count + g_count > limit or size + g_size > budget):
+            if current and (g.barrier or count + g_count > limit or size + g_size > budget):
                 batches.append(current)
                 current, count, size = [], 0, 0
             current.append(g)
@@ -459,7 +499,39 @@ class RFC2136Provider(Provider):
         """The signed UPDATE and its wire form; removals first, so an add never meets the RR it replaces."""
         ops = [op for g in groups for op in g.ops]
         section = b"".join(op.remove_wire for op in ops) + b"".join(op.add_wire for op in ops)
-        return wire.render_update(self._origins[zone], section, sum(op.count() for op in ops), self.transport.sign)
+        return wire.render_update(self._origins[zone], section, sum(op.count() for op in ops), self.transport.sign,
+                                  b"".join(op.prereq_wire for op in ops), sum(op.prereq_count for op in ops))
+
+    def _in_place(self, sender: _Sender, zone: str, groups: Sequence[_Group]) -> bool:
+        """Whether a batch of creates, refused by its prerequisites, is already in the zone exactly as it would
+        be written (a message of value-dependent prerequisites only, which changes nothing): without a read-back
+        (no --rfc2136-axfr) every sync creates every record again."""
+        ops = [op for g in groups for op in g.ops]
+        if not ops or not all(op.create for op in ops):
+            return False
+        msg, data = wire.render_update(self._origins[zone], b"", 0, self.transport.sign,
+                                       b"".join(op.present_wire for op in ops),
+                                       sum(len(op.add_rdata) for op in ops))
+        try:
+            sender.send(zone, msg, data, [lbl for g in groups for lbl in g.labels()])
+        except _BatchFailed:
+            return False
+        return True
+
+    def _refused(self, zone: str, group: _Group, rcode: str) -> None:
+        """A group whose prerequisites failed: records this owner did not write hold its names. Refused with a
+        warning naming each record; nothing of the group was written (not its ownership TXT either)."""
+        for op in group.ops:
+            if op.create and not op.ownership:
+                log.warning("RFC2136: record not written: the zone holds records at its name that this owner did "
+                            "not write (a record set of that name and type, a CNAME, or other data beside a "
+                            "CNAME), left as they are" + ("" if self.config.axfr else
+                                                          "; without --rfc2136-axfr nothing is read back, so an "
+                                                          "existing record set is never updated"),
+                            record=op.label, zone=zone, rcode=rcode)
+            else:
+                log.info("RFC2136: change not written: it travels with a refused record", record=op.label,
+                         zone=zone, rcode=rcode)
 
     def apply_changes(self, changes: Changes) -> None:
         if changes.is_empty():
@@ -521,37 +593,42 @@ class RFC2136Provider(Provider):
         return True
 
     def _send_batch(self, sender: _Sender, zone: str, batch: list[_Group], errors: list[str],
-                    sent: list[list[_Group]]) -> None:
+                    sent: list[list[_Group]]) -> bool:
+        """Send one batch (split or retried group by group when refused); True when it is in the zone."""
         try:
             msg, data = self._message(zone, batch)  # rendered (and signed) once, so an oversized one is split
         except dns.exception.TooBig:
             if len(batch) == 1:
                 errors.append(f"zone {zone}: {', '.join(batch[0].labels())}: too large for one DNS message")
-                return
+                return False
             half = len(batch) // 2
-            self._send_batch(sender, zone, batch[:half], errors, sent)
-            self._send_batch(sender, zone, batch[half:], errors, sent)
-            return
+            first = self._send_batch(sender, zone, batch[:half], errors, sent)
+            return self._send_batch(sender, zone, batch[half:], errors, sent) and first
         try:
             sender.send(zone, msg, data, [lbl for g in batch for lbl in g.labels()])
         except _BatchFailed as failed:
+            prerequisite = failed.rcode in _PREREQUISITE_RCODES
+            if prerequisite and self._in_place(sender, zone, batch):
+                return True
             if len(batch) > 1 and failed.rcode not in ("SERVFAIL",):
-                log.warning("RFC2136: UPDATE failed, retrying record by record", zone=zone, rcode=failed.rcode,
-                            records=sum(len(g.ops) for g in batch))
+                (log.debug if prerequisite else log.warning)(
+                    "RFC2136: UPDATE failed, retrying record by record", zone=zone, rcode=failed.rcode,
+                    records=sum(len(g.ops) for g in batch))
                 succeeded = 0
                 for i, g in enumerate(batch):
-                    count = len(sent)
-                    self._send_batch(sender, zone, [g], errors, sent)
-                    succeeded += len(sent) > count
+                    succeeded += self._send_batch(sender, zone, [g], errors, sent)
                     if i + 1 == _PROBE_GROUPS and not succeeded and i + 1 < len(batch) and (
                             not self._zone_accepts(sender, zone)):
                         # The zone refuses even a harmless update: nothing else will get through.
                         raise _ZoneRefused(failed.rcode, batch[i + 1:]) from None
-                return
+                return succeeded == len(batch)
+            if prerequisite:
+                self._refused(zone, batch[0], failed.rcode)
+                return False
             where = _context(zone, [lbl for g in batch for lbl in g.labels()])
             errors.append(f"{where}: server answered {failed.rcode}")
             log.error("RFC2136: UPDATE rejected", where=where, rcode=failed.rcode)
-            return
+            return False
         sent.append(batch)
         n_add = sum(len(op.add_rdata) for g in batch for op in g.ops)
         n_remove = sum(len(op.remove_rdata) + int(op.remove_rrset) for g in batch for op in g.ops)
@@ -559,6 +636,7 @@ class RFC2136Provider(Provider):
         RR_CHANGES.labels(zone, "remove").inc(n_remove)
         log.debug("RFC2136: UPDATE applied", zone=zone, records=sum(len(g.ops) for g in batch), added=n_add,
                   removed=n_remove)
+        return True
 
 
 class _Sender:
@@ -651,6 +729,20 @@ def _fold(batch: list[_Group]) -> tuple[list[Removal], list[Addition]]:
             if op.add:
                 additions.append(Addition(op.name, op.rtype, op.ttl, list(op.add)))
     return removals, additions
+
+
+def _split_removals(groups: dict[str, _Group]) -> dict[str, _Group]:
+    """Groups that create at a name they also remove from (a record changing type: A to CNAME) split in two:
+    the removals first, then the rest in a message of its own, whose prerequisites see the removals done."""
+    out: dict[str, _Group] = {}
+    for key, g in groups.items():
+        created = {op.name.lower() for op in g.ops if op.create}
+        if not created or not any(not op.add and op.name.lower() in created for op in g.ops):
+            out[key] = g
+            continue
+        out[key + "\x00removals"] = _Group(key, [op for op in g.ops if not op.add])
+        out[key] = _Group(key, [op for op in g.ops if op.add], barrier=True)
+    return out
 
 
 def _context(zone: str, labels: Sequence[str]) -> str:

@@ -34,6 +34,8 @@ from external_dns.providers.rfc2136.targets import _IPV4, TXT_CHUNK, target_of, 
 CLASS_IN = int(dns.rdataclass.IN)
 CLASS_NONE = int(dns.rdataclass.NONE)
 CLASS_ANY = int(dns.rdataclass.ANY)
+TYPE_ANY = int(dns.rdatatype.ANY)
+TYPE_CNAME = int(dns.rdatatype.CNAME)
 MAX_MESSAGE = 65535
 TSIG_RESERVE = 512  # room kept for the TSIG record
 _ZONE_POINTER = b"\xc0\x0c"  # the zone name sits right after the 12-byte header
@@ -102,16 +104,20 @@ def rr(owner: bytes, rtype: int, rclass: int, ttl: int, rdata: bytes) -> bytes:
 
 
 def render_update(zone: dns.name.Name, update_section: bytes, count: int,
-                  sign: Callable[[dns.message.Message], None]) -> tuple[dns.update.UpdateMessage, bytes]:
-    """The signed UPDATE message (for answer verification) and its wire form. `sign` is the transport's
+                  sign: Callable[[dns.message.Message], None], prerequisites: bytes = b"",
+                  prerequisite_count: int = 0) -> tuple[dns.update.UpdateMessage, bytes]:
+    """The signed UPDATE message (for answer verification) and its wire form, with `prerequisites` (RFC 2136
+    section 2.4, the answer section) checked by the server before any update. `sign` is the transport's
     `sign(msg)`. Raises dns.exception.TooBig when the message would not fit."""
     msg = dns.update.UpdateMessage(zone)
     sign(msg)
     r = dns.renderer.Renderer(msg.id, msg.flags, MAX_MESSAGE)
     r.add_question(zone, dns.rdatatype.SOA, dns.rdataclass.IN)
-    if r.output.tell() + len(update_section) + TSIG_RESERVE > MAX_MESSAGE:
+    if r.output.tell() + len(prerequisites) + len(update_section) + TSIG_RESERVE > MAX_MESSAGE:
         raise dns.exception.TooBig
+    r.output.write(prerequisites)
     r.output.write(update_section)
+    r.counts[dns.renderer.ANSWER] = prerequisite_count
     r.counts[dns.renderer.AUTHORITY] = count
     r.write_header()
     if msg.tsig is not None:

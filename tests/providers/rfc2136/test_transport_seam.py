@@ -196,3 +196,30 @@ def test_a_refused_record_fails_alone_and_the_rest_of_its_message_is_written() -
         p.apply_changes(Changes(create=creates))
     written = {n for m in sent(server) for n, *_ in m}
     assert written == {f"ok{i}.example.org" for i in range(5)}
+
+
+def test_creates_carry_prerequisites_and_a_type_change_removes_first() -> None:
+    """A create must not join a record set or sit beside a CNAME (issue 27, items 3 and 12): 'RRset does not
+    exist' for its type and for CNAME, 'name is not in use' for a CNAME. Changing a name's type, the removals
+    go first in a message of their own, so the new record's prerequisites do not see our old record."""
+    server = FakeServer()
+    server.records = [AxfrRecord("t.example.org", "A", 300, ("192.0.2.1",))]
+    p = provider(server)
+    p.records()
+    p.apply_changes(Changes(create=[Endpoint("www.example.org", "A", Targets(["192.0.2.1"])),
+                                    Endpoint("c.example.org", "CNAME", Targets(["x.example.net"])),
+                                    Endpoint("t.example.org", "CNAME", Targets(["x.example.net"]))],
+                            delete=[Endpoint("t.example.org", "A", Targets(["192.0.2.1"]))]))
+
+    def prereqs(m: dns.update.UpdateMessage) -> set[tuple[str, str, str]]:
+        return {(r.name.to_text(omit_final_dot=True), dns.rdatatype.to_text(r.rdtype),
+                 dns.rdataclass.to_text(r.deleting or r.rdclass)) for r in m.prerequisite}
+
+    first, second = server.updates
+    assert prereqs(first) == set()
+    assert [(r.name.to_text(omit_final_dot=True), dns.rdatatype.to_text(r.rdtype)) for r in first.update] == [
+        ("t.example.org", "A")]
+    assert prereqs(second) == {("www.example.org", "A", "NONE"), ("www.example.org", "CNAME", "NONE"),
+                               ("c.example.org", "ANY", "NONE"), ("t.example.org", "ANY", "NONE")}
+    assert {(r.name.to_text(omit_final_dot=True), dns.rdatatype.to_text(r.rdtype)) for r in second.update} == {
+        ("t.example.org", "CNAME"), ("www.example.org", "A"), ("c.example.org", "CNAME")}
