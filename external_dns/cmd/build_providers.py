@@ -50,6 +50,8 @@ def rfc2136_config(cfg: argparse.Namespace) -> RFC2136Config:
         tsig_secret=str(getattr(cfg, "rfc2136_tsig_secret", "") or ""),
         tsig_secret_alg=str(getattr(cfg, "rfc2136_tsig_secret_alg", "") or "hmac-sha256"),
         axfr=bool(getattr(cfg, "rfc2136_axfr", False)),
+        axfr_timeout=float(getattr(cfg, "rfc2136_axfr_timeout", 300.0)),
+        axfr_max_records=int(getattr(cfg, "rfc2136_axfr_max_records", 1_000_000)),
         min_ttl=int(getattr(cfg, "rfc2136_min_ttl", 0) or 0),
         batch_change_size=int(getattr(cfg, "rfc2136_batch_change_size", 50)),
         use_tls=bool(getattr(cfg, "rfc2136_use_tls", False)),

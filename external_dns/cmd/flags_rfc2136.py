@@ -27,6 +27,10 @@ def add_flags(p: FlagParser) -> None:
           help=f"TSIG algorithm ({', '.join(TSIG_ALGS)})")
     p.add("--rfc2136-axfr", type=bool, default=False, aliases=("--rfc2136-tsig-axfr",),
           help="read zones back by AXFR (needed to update and delete; --rfc2136-tsig-axfr is a deprecated alias)")
+    p.add("--rfc2136-axfr-timeout", type=duration, default=300.0,
+          help="longest a whole zone transfer (AXFR/IXFR) may take; past it the read fails (duration)")
+    p.add("--rfc2136-axfr-max-records", type=int, default=1_000_000,
+          help="most records one zone transfer may hold (every type counted); past it the read fails")
     p.add("--rfc2136-min-ttl", type=duration, default=0.0, help="lowest TTL written (duration)")
     p.add("--rfc2136-batch-change-size", type=int, default=50, help="endpoints per UPDATE message")
     p.add("--rfc2136-use-tls", type=bool, default=False, help="send DNS over TLS (TLS 1.3, ALPN dot)")

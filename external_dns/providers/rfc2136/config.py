@@ -29,6 +29,11 @@ TSIG_ALGORITHMS: dict[str, dns.name.Name] = {
 }
 LOAD_BALANCING_STRATEGIES = ("disabled", "round-robin", "random")
 DEFAULT_TIMEOUT = 10.0  # seconds for one DNS exchange (connect, send, receive)
+# A zone transfer (AXFR or IXFR) as a whole: a server that keeps streaming must not grow the process without
+# bound. A million records (a signed zone counts its RRSIG and NSEC records too) and five minutes are far
+# above what a zone managed by one controller holds and takes; both are flags.
+DEFAULT_AXFR_TIMEOUT = 300.0
+DEFAULT_AXFR_MAX_RECORDS = 1_000_000
 
 
 class RFC2136ConfigError(ProviderError, ConfigError):
@@ -56,6 +61,8 @@ class RFC2136Config:
     tls_client_cert_key: str = ""
     load_balancing_strategy: str = "disabled"
     timeout: float = DEFAULT_TIMEOUT
+    axfr_timeout: float = DEFAULT_AXFR_TIMEOUT  # seconds for a whole zone transfer
+    axfr_max_records: int = DEFAULT_AXFR_MAX_RECORDS  # records of one zone transfer, every type counted
     # Message-size budget for one UPDATE (a DNS message over TCP is at most 65535 bytes).
     max_message_bytes: int = 60000
 
@@ -73,6 +80,10 @@ class RFC2136Config:
         if self.batch_change_size < 1:
             raise RFC2136ConfigError(
                 f"--rfc2136-batch-change-size must be at least 1, got {self.batch_change_size}")
+        if not self.axfr_timeout > 0:
+            raise RFC2136ConfigError(f"--rfc2136-axfr-timeout must be positive, got {self.axfr_timeout}s")
+        if self.axfr_max_records < 1:
+            raise RFC2136ConfigError(f"--rfc2136-axfr-max-records must be at least 1, got {self.axfr_max_records}")
         if self.load_balancing_strategy not in LOAD_BALANCING_STRATEGIES:
             raise RFC2136ConfigError(
                 f"--rfc2136-load-balancing-strategy: unknown strategy {self.load_balancing_strategy!r} "

@@ -57,6 +57,7 @@ from external_dns.providers.rfc2136.targets import (
 from external_dns.providers.rfc2136.transport import (
     TRANSPORT_ERRORS,
     TSIG_ERRORS,
+    AxfrLimitExceeded,
     AxfrRefused,
     DNSConnection,
     DNSTransport,
@@ -273,7 +274,7 @@ class RFC2136Provider(Provider):
                 return snap
             except TSIG_ERRORS as exc:
                 raise self.transport.describe_tsig_failure(host, exc, f"AXFR of zone {zone}") from None
-            except AxfrRefused:
+            except (AxfrRefused, AxfrLimitExceeded):
                 raise
             except TRANSPORT_ERRORS as exc:
                 log.warning("RFC2136 AXFR failed, trying the next server", zone=zone, host=host,

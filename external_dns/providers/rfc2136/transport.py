@@ -80,6 +80,38 @@ def _write(sock: socket.socket, data: bytes, deadline: float) -> None:
     sock.sendall(data)
 
 
+class _TransferLimits:
+    """The caps on one zone transfer: a total deadline (`--rfc2136-axfr-timeout`) besides each message's own
+    timeout, and a number of records (`--rfc2136-axfr-max-records`). A transfer past either fails clearly
+    (`AxfrLimitExceeded`) instead of growing the process without bound."""
+
+    def __init__(self, config: RFC2136Config, zone: str, host: str, kind: str) -> None:
+        self.config, self.zone, self.host, self.kind = config, zone, host, kind
+        self.deadline = time.monotonic() + config.axfr_timeout
+
+    def read(self, sock: socket.socket) -> bytes:
+        """The next message of the transfer, within its own timeout and the transfer's deadline."""
+        now = time.monotonic()
+        if now >= self.deadline:
+            raise self._exceeded(f"it did not finish within --rfc2136-axfr-timeout ({self.config.axfr_timeout:g}s)")
+        try:
+            return _read_message_wire(sock, min(now + self.config.timeout, self.deadline))
+        except TimeoutError:
+            if time.monotonic() >= self.deadline:
+                raise self._exceeded(f"it did not finish within --rfc2136-axfr-timeout "
+                                     f"({self.config.axfr_timeout:g}s)") from None
+            raise
+
+    def count(self, total: int) -> None:
+        if total > self.config.axfr_max_records:
+            raise self._exceeded(f"it holds more than --rfc2136-axfr-max-records ({self.config.axfr_max_records}) "
+                                 "records")
+
+    def _exceeded(self, why: str) -> AxfrLimitExceeded:
+        return AxfrLimitExceeded(f"{self.kind} of zone {self.zone} from {self.host} stopped: {why}; nothing of it is "
+                                 "used (raise the flag if the zone really is that large)")
+
+
 class Connection:
     """One TCP/TLS connection to one server, reused for consecutive exchanges."""
 
@@ -160,10 +192,12 @@ class Connection:
         try:
             _write(sock, query.to_wire(prepend_length=True), time.monotonic() + t.config.timeout)
             reader = wire.AxfrReader(query, read_types)
+            limits = _TransferLimits(t.config, zone, self.host, "AXFR")
             soa_count = 0
             while True:
-                # Each message of a long transfer gets its own timeout.
-                rcode, records = reader.feed(_read_message_wire(sock, time.monotonic() + t.config.timeout))
+                # Each message of a long transfer gets its own timeout, the transfer a deadline and a size cap.
+                rcode, records = reader.feed(limits.read(sock))
+                limits.count(reader.total)
                 if rcode != dns.rcode.NOERROR:
                     raise AxfrRefused(zone, self.host, dns.rcode.to_text(dns.rcode.Rcode.make(rcode)))
                 if soa_count == 0 and (not records or records[0].rtype != "SOA"):
@@ -201,9 +235,11 @@ class Connection:
             _write(sock, query.to_wire(prepend_length=True), time.monotonic() + t.config.timeout)
             tsig_ctx: Any = None
             first = True
+            limits = _TransferLimits(t.config, zone, self.host, dns.rdatatype.to_text(query.question[0].rdtype))
+            total = 0
             while True:
-                # Each message of a long transfer gets its own timeout.
-                wire = _read_message_wire(sock, time.monotonic() + t.config.timeout)
+                # Each message of a long transfer gets its own timeout, the transfer a deadline and a size cap.
+                wire = limits.read(sock)
                 response = dns.message.from_wire(wire, keyring=query.keyring, request_mac=query.mac,
                                                  xfr=True, tsig_ctx=tsig_ctx, multi=True,
                                                  one_rr_per_rrset=one_rr_per_rrset)
@@ -217,6 +253,8 @@ class Connection:
                     raise AxfrRefused(zone, self.host, "no SOA at the start of the transfer")
                 first = False
                 tsig_ctx = response.tsig_ctx
+                total += sum(len(rrset) for rrset in response.answer)
+                limits.count(total)
                 yield from response.answer
         finally:
             # A transfer stream cannot be reused for anything else.
@@ -229,6 +267,11 @@ class AxfrRefused(ProviderError):
                          "(is --rfc2136-tsig-keyname allowed to transfer the zone?)")
         self.zone = zone
         self.reason = reason
+
+
+class AxfrLimitExceeded(ProviderError):
+    """A zone transfer went past `--rfc2136-axfr-timeout` or `--rfc2136-axfr-max-records`: the read fails (the
+    sync with it, deleting nothing); the message names the zone, the server and the flag."""
 
 
 class DNSConnection(Protocol):

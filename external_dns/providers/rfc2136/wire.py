@@ -279,6 +279,7 @@ class AxfrReader:
         self.unsigned = 0
         self.last_signed = False
         self.qname = query.question[0].name.to_text().lower() if query.question else ""
+        self.total = 0  # records of the answer sections so far, of every type (what the caller caps)
 
     def feed(self, wire: bytes) -> tuple[int, list[AxfrRecord]]:
         """(rcode, records of the answer section) of one message; raises FormError / BadResponse / TSIG
@@ -299,6 +300,7 @@ class AxfrReader:
                 raise dns.query.BadResponse("zone transfer answer does not match the request")
         if self.first and qd != 1:
             raise dns.query.BadResponse("zone transfer answer does not match the request")
+        self.total += an
         records: list[AxfrRecord] = []
         tsig_at = -1
         for index in range(an + ns + ar):
