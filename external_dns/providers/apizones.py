@@ -47,6 +47,7 @@ class KeptZone(Generic[R]):
     read_at: float
     by_name: dict[str, list[R]] = field(default_factory=dict)
     dirty: set[str] = field(default_factory=set)
+    name_read_at: dict[str, float] = field(default_factory=dict)  # names read alone (or written) since
 
 
 class KeptZonesProvider(Provider, Generic[Z, R]):
@@ -178,9 +179,17 @@ class KeptZonesProvider(Provider, Generic[Z, R]):
                 return None
             return list(kept.by_name.get(key, ()))
 
-    def current_at(self, zone: Z, name: str) -> list[R]:
-        """The records at `name`: kept, or read by name (and kept) when not known."""
+    def current_at(self, zone: Z, name: str, max_age: float | None = None) -> list[R]:
+        """The records at `name`: kept, or read by name (and kept) when not known or, with `max_age`, when
+        what is kept of the name is older than that many seconds (a write about to change records the API
+        cannot guard with a precondition)."""
         records = self.kept_at(zone, name)
+        if records is not None and max_age is not None:
+            with self._lock:
+                kept = self._kept.get(zone.name)
+                seen = max(kept.read_at, kept.name_read_at.get(name_key(name), kept.read_at)) if kept else 0.0
+            if self._clock() - seen > max_age:
+                records = None
         if records is not None:
             return records
         records = self._read_name(zone, name)
@@ -195,6 +204,7 @@ class KeptZonesProvider(Provider, Generic[Z, R]):
             if kept is not None:
                 self._put(kept, name, list(records))
                 kept.dirty.discard(name_key(name))
+                kept.name_read_at[name_key(name)] = self._clock()
 
     def mark_dirty(self, zone: Z, names: Iterable[str]) -> None:
         """Names whose state a write left unknown: read again by name before the next use."""

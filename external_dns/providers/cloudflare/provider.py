@@ -55,6 +55,7 @@ log = structlog.get_logger(__name__)
 ZONES_PER_PAGE = 50  # the API's maximum for zone listings
 MIN_PER_PAGE = 5  # the API's minimum page size
 _MAX_PAGES = 1_000_000
+VERIFY_AGE = 5.0  # seconds: kept records older than this are read again by name before a delete or put
 _MAX_REPORTED = 20
 
 Record = dict[str, Any]
@@ -283,8 +284,10 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
         zone = self.zone_of(ep.dns_name)
         if zone is None:
             return {}
-        return {_norm(ep.record_type, record_target(r)): r for r in self.current_at(zone, ep.dns_name)
-                if r.get("type") == ep.record_type}
+        # Cloudflare has no precondition on a write: records about to be deleted or put are read again by
+        # name unless seen within VERIFY_AGE, so a value someone changed since our read is never overwritten.
+        return {_norm(ep.record_type, record_target(r)): r
+                for r in self.current_at(zone, ep.dns_name, max_age=VERIFY_AGE) if r.get("type") == ep.record_type}
 
     def _delete_ops(self, ep: Endpoint, refused: list[str]) -> list[_Op]:
         current = self._current(ep)
