@@ -120,6 +120,10 @@ def rrset_for(ep: Endpoint) -> RRSet:
             "rrdatas": targets}
 
 
+def _comparable(rrset: RRSet) -> tuple[object, ...]:
+    return (rrset["name"], rrset["type"], rrset["ttl"], sorted(rrset["rrdatas"]))
+
+
 class GoogleProvider(KeptZonesProvider[APIZone, RRSet]):
     """Cloud DNS behind the Provider interface; `service` is the client's `dns` v1 resource (built, with the
     project, from `config` and the Application Default Credentials when not given)."""
@@ -228,9 +232,11 @@ class GoogleProvider(KeptZonesProvider[APIZone, RRSet]):
             group.names.add(name_key(ep.dns_name))
             group.ops.append(_Op(action, rrset_for(ep)))
 
-        for ep in [*changes.update_old, *changes.delete]:
+        pairs = [(old, new) for old, new in zip(changes.update_old, changes.update_new, strict=False)
+                 if _comparable(rrset_for(old)) != _comparable(rrset_for(new))]  # same record set: nothing to send
+        for ep in [*(old for old, _ in pairs), *changes.delete]:
             add("delete", ep)
-        for ep in [*changes.create, *changes.update_new]:
+        for ep in [*changes.create, *(new for _, new in pairs)]:
             add("add", ep)
         refused: list[str] = []
         for zone in sorted(per_zone, key=lambda z: z.name):
