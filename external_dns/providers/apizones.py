@@ -236,21 +236,21 @@ class RequestRefused(Exception):
     """The API refused a whole (transactional) write request as invalid; nothing of it was applied."""
 
 
-O = TypeVar("O")  # one write operation of a provider
+OpT = TypeVar("OpT")  # one write operation of a provider
 
 
 @dataclass
-class WriteGroup(Generic[O]):
+class WriteGroup(Generic[OpT]):
     """Operations that travel together: a record, its ownership TXT, everything at one name."""
 
     key: str
     names: set[str] = field(default_factory=set)
-    ops: list[O] = field(default_factory=list)
+    ops: list[OpT] = field(default_factory=list)
 
 
-def chunk_groups(groups: Sequence[WriteGroup[O]], limit: int) -> list[list[WriteGroup[O]]]:
+def chunk_groups(groups: Sequence[WriteGroup[OpT]], limit: int) -> list[list[WriteGroup[OpT]]]:
     """Groups packed in order into requests of at most `limit` operations (a larger group goes alone)."""
-    chunks: list[list[WriteGroup[O]]] = []
+    chunks: list[list[WriteGroup[OpT]]] = []
     size = 0
     for group in groups:
         if not chunks or size + len(group.ops) > limit:
@@ -261,8 +261,8 @@ def chunk_groups(groups: Sequence[WriteGroup[O]], limit: int) -> list[list[Write
     return chunks
 
 
-def send_bisecting(chunk: list[WriteGroup[O]], send: Callable[[list[WriteGroup[O]]], None]
-                   ) -> tuple[list[WriteGroup[O]], list[tuple[WriteGroup[O], str]], int]:
+def send_bisecting(chunk: list[WriteGroup[OpT]], send: Callable[[list[WriteGroup[OpT]]], None]
+                   ) -> tuple[list[WriteGroup[OpT]], list[tuple[WriteGroup[OpT], str]], int]:
     """Send `chunk` as one transactional request; when the API refuses it, send each half again until the
     refused groups stand alone (one refused record never blocks the rest: k refusals cost O(k log n) requests).
     Returns (groups applied, (group, reason) refused, requests sent). Other errors (SoftError) propagate."""
@@ -273,8 +273,8 @@ def send_bisecting(chunk: list[WriteGroup[O]], send: Callable[[list[WriteGroup[O
         if len(chunk) == 1:
             return [], [(chunk[0], str(exc))], 1
     mid = len(chunk) // 2
-    done: list[WriteGroup[O]] = []
-    refused: list[tuple[WriteGroup[O], str]] = []
+    done: list[WriteGroup[OpT]] = []
+    refused: list[tuple[WriteGroup[OpT], str]] = []
     sent = 1
     for half in (chunk[:mid], chunk[mid:]):
         h_done, h_refused, h_sent = send_bisecting(half, send)

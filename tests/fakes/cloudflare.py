@@ -278,7 +278,7 @@ class CloudflareFake(FakeAPI):
 
     @staticmethod
     def _srv_content(data: Any) -> str:
-        if not isinstance(data, dict) or set(data) - SRV_DATA or not SRV_DATA <= set(data):
+        if not isinstance(data, dict) or set(data) - SRV_DATA or not set(data) >= SRV_DATA:
             raise APIError(400, 9000, "SRV records need data.priority, data.weight, data.port and data.target")
         for key in ("priority", "weight", "port"):
             value = data[key]

@@ -33,7 +33,7 @@ from typing import Any
 
 from tests.fakes.httpfake import FakeAPI, Reply, Request
 
-DISCOVERY = Path(__import__("googleapiclient").__file__).parent / "discovery_cache" / "documents" / "dns.v1.json"
+DISCOVERY = Path(str(__import__("googleapiclient").__file__)).parent / "discovery_cache" / "documents" / "dns.v1.json"
 STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
           409: "ALREADY_EXISTS", 412: "FAILED_PRECONDITION", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
           502: "UNAVAILABLE", 503: "UNAVAILABLE"}

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 MAX_BODY = 64 * 1024 * 1024
 SOCKET_TIMEOUT = 30.0
@@ -125,14 +125,14 @@ class FakeAPI:
         host, port = self._server.server_address[:2]
         return f"{'https' if self._tls else 'http'}://{host!s}:{port}"
 
-    def start(self) -> FakeAPI:
+    def start(self) -> Self:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             timeout = SOCKET_TIMEOUT
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
             def _serve(self) -> None:
@@ -175,7 +175,7 @@ class FakeAPI:
                 self.end_headers()
                 self.wfile.write(raw)
 
-            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve  # noqa: N815
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
@@ -199,7 +199,7 @@ class FakeAPI:
             self._thread.join(timeout=10)
         self._server = self._thread = None
 
-    def __enter__(self) -> FakeAPI:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

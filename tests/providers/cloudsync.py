@@ -23,17 +23,17 @@ class StaticSource(Source):
         return [e.copy() for e in self.items]
 
 
-def ep(name: str, rtype: str, *targets: str, ttl: int = 0, **props: str) -> Endpoint:
+def ep(name: str, rtype: str, *targets: str, ttl: int = 0, props: dict[str, str] | None = None) -> Endpoint:
     out = Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl,
                    labels={"resource": "service/default/web"})
-    for key, value in props.items():
+    for key, value in (props or {}).items():
         out.set_provider_specific_property(key, value)
     return out
 
 
 def sync(provider: Provider, desired: list[Endpoint], owner: str = "default") -> Changes:
     """One run_once of `desired` against `provider`; raises RunOnceError when the provider failed."""
-    registry = TXTRegistry(provider, owner_id=owner, managed_record_types=MANAGED)  # type: ignore[arg-type]
+    registry = TXTRegistry(provider, owner_id=owner, managed_record_types=MANAGED)
     controller = Controller(StaticSource(desired), registry, "sync", managed_record_types=MANAGED,
                             domain_filter=provider.get_domain_filter())
     return controller.run_once().changes

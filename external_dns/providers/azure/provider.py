@@ -28,7 +28,13 @@ from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.zones import name_key
 from external_dns.errors import ConfigError
 from external_dns.plan.changes import Changes
-from external_dns.providers.apizones import APIAuthError, APIZone, KeptZonesProvider, RequestRefused, WriteGroup
+from external_dns.providers.apizones import (
+    APIAuthError,
+    APIZone,
+    KeptZonesProvider,
+    RequestRefused,
+    WriteGroup,
+)
 from external_dns.providers.azure.config import DEFAULT_TTL, AzureConfig
 from external_dns.providers.provider import ProviderError, SoftError
 
@@ -55,15 +61,15 @@ def make_credential(config: AzureConfig) -> Any:
     f = config.file
     authority = config.endpoints()[0]
     # A private cloud's authority is not one Microsoft's instance discovery knows.
-    discovery = {"disable_instance_discovery": f.cloud.upper() == "AZURESTACKCLOUD"}
+    no_discovery = f.cloud.upper() == "AZURESTACKCLOUD"
     if f.client_id and f.client_secret and f.client_id.lower() != "msi" and f.client_secret.lower() != "msi":
         log.info("Using client_id+client_secret to retrieve access token for Azure API.")
         return identity.ClientSecretCredential(f.tenant_id, f.client_id, f.client_secret, authority=authority,
-                                               **discovery)
+                                               disable_instance_discovery=no_discovery)
     if f.use_workload_identity:
         log.info("Using workload identity extension to retrieve access token for Azure API.")
         return identity.WorkloadIdentityCredential(tenant_id=f.tenant_id or None, client_id=f.client_id or None,
-                                                   authority=authority, **discovery)
+                                                   authority=authority, disable_instance_discovery=no_discovery)
     if f.use_managed_identity:
         log.info("Using managed identity extension to retrieve access token for Azure API.")
         return identity.ManagedIdentityCredential(client_id=f.user_assigned_identity_id or None)
@@ -150,7 +156,8 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
     def _list_records(self, zone: APIZone) -> Iterable[Any]:
         pages = self.client.record_sets.list_all_by_dns_zone(self.config.resource_group, zone.id,
                                                              top=self.config.page_size)
-        return self._call(f"failed to fetch dns records of zone {zone.name}", list, pages)
+        records: list[Any] = self._call(f"failed to fetch dns records of zone {zone.name}", list, pages)
+        return records
 
     def _read_name(self, zone: APIZone, name: str) -> list[Any]:
         relative = relative_name(zone.name, name)
@@ -261,21 +268,21 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
             if op.action == "delete":
                 if current is None:
                     continue  # already gone
-                self._write(zone, ep, lambda: self.client.record_sets.delete(
-                    rg, zone.id, relative, ep.record_type, if_match=current.etag))
+                self._write(zone, ep, self.client.record_sets.delete, rg, zone.id, relative, ep.record_type,
+                            if_match=current.etag)
                 self._fold(zone, ep.dns_name, ep.record_type, None)
                 continue
             params = self._record_set(ep)
             precondition = {"if_match": current.etag} if current is not None else {"if_none_match": "*"}
-            written = self._write(zone, ep, lambda: self.client.record_sets.create_or_update(
-                rg, zone.id, relative, ep.record_type, params, **precondition))
+            written = self._write(zone, ep, self.client.record_sets.create_or_update, rg, zone.id, relative,
+                                  ep.record_type, params, **precondition)
             self._fold(zone, ep.dns_name, ep.record_type, written)
 
-    def _write(self, zone: APIZone, ep: Endpoint, call: Any) -> Any:
+    def _write(self, zone: APIZone, ep: Endpoint, call: Any, *args: Any, **kwargs: Any) -> Any:
         from azure.core import exceptions as az
 
         try:
-            return call()
+            return call(*args, **kwargs)
         except (az.ResourceModifiedError, az.ResourceExistsError, az.ResourceNotFoundError) as exc:
             raise RequestRefused(f"{ep.dns_name} {ep.record_type}: changed since it was read ({_text(exc)})") from None
         except az.HttpResponseError as exc:

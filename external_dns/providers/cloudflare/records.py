@@ -125,4 +125,4 @@ def body_matches(record: dict[str, Any], body: dict[str, Any]) -> bool:
         return False
     if (record.get("comment") or "") != body.get("comment", ""):
         return False
-    return sorted(record.get("tags") or []) == body.get("tags", [])
+    return bool(sorted(record.get("tags") or []) == body.get("tags", []))

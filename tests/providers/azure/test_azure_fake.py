@@ -131,7 +131,7 @@ def test_workload_identity(afake: AzureDNSFake, make_azure: MakeAzure, tmp_path:
 
 def test_azure_tags_become_metadata_and_resync_as_noop(afake: AzureDNSFake, make_azure: MakeAzure) -> None:
     provider = make_azure()
-    desired = [ep("tagged.example.org", "A", "192.0.2.1", **{"azure/tags": "team=dns, env=prod"})]
+    desired = [ep("tagged.example.org", "A", "192.0.2.1", props={"azure/tags": "team=dns, env=prod"})]
     sync(provider, desired)
     assert afake.record_sets("example.org")[("tagged", "A")]["properties"]["metadata"] == {"env": "prod", "team": "dns"}
     assert not sync(make_azure(), desired).has_changes()

@@ -63,7 +63,7 @@ def test_records_written_by_go_external_dns_are_adopted_without_changes(fake: Cl
                     data={"priority": 10, "weight": 60, "port": 5060, "target": "sip.example.net"})
     fake.add_record("example.org", "srv-_sip._udp.example.org", "TXT", HERITAGE)
     desired = [ep("app.example.org", "A", "10.0.0.6", "10.0.0.5"),
-               ep("www.example.org", "CNAME", "app.example.org", **{PROXIED: "true"}),
+               ep("www.example.org", "CNAME", "app.example.org", props={PROXIED: "true"}),
                ep("mail.example.org", "MX", "10 mx.example.net", ttl=300),
                ep("_sip._udp.example.org", "SRV", "10 60 5060 sip.example.net.")]
     fake.reset_calls()
@@ -75,7 +75,7 @@ def test_every_type_created_resynced_as_noop_updated_and_deleted(fake: Cloudflar
     provider = make(cache_seconds=60)
     desired = [ep("app.example.org", "A", "192.0.2.1", "192.0.2.2", ttl=120),
                ep("app.example.org", "AAAA", "2001:db8::1"),
-               ep("www.example.com", "CNAME", "app.example.org", **{PROXIED: "true"}),
+               ep("www.example.com", "CNAME", "app.example.org", props={PROXIED: "true"}),
                ep("note.example.org", "TXT", 'v=1 "quoted" and spaced'),
                ep("inbox.example.com", "MX", "10 mail.example.net", "20 backup.example.net"),
                ep("_sip._udp.example.com", "SRV", "10 60 5060 sip.example.net.")]
