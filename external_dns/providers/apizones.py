@@ -24,7 +24,8 @@ from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import name_key, zone_for_name
 from external_dns.errors import ConfigError
-from external_dns.providers.provider import Provider, ProviderError
+from external_dns.providers.errors import ProviderError
+from external_dns.providers.provider import Provider
 
 log = structlog.get_logger(__name__)
 

@@ -36,7 +36,7 @@ from external_dns.providers.apizones import (
     WriteGroup,
 )
 from external_dns.providers.azure.config import DEFAULT_TTL, AzureConfig
-from external_dns.providers.provider import ProviderError, SoftError
+from external_dns.providers.errors import ProviderError, SoftError
 
 log = structlog.get_logger(__name__)
 

@@ -48,7 +48,7 @@ from external_dns.providers.cloudflare.records import (
     record_target,
     should_be_proxied,
 )
-from external_dns.providers.provider import ProviderError, SoftError
+from external_dns.providers.errors import ProviderError, SoftError
 
 log = structlog.get_logger(__name__)
 

@@ -38,8 +38,8 @@ from external_dns.providers.apizones import (
     chunk_groups,
     send_bisecting,
 )
+from external_dns.providers.errors import ProviderError, SoftError
 from external_dns.providers.google.config import DEFAULT_TTL, SCOPE, GoogleConfig
-from external_dns.providers.provider import ProviderError, SoftError
 
 log = structlog.get_logger(__name__)
 
