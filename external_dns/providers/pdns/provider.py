@@ -4,6 +4,13 @@ Owns the managed zones (the server's zones through the domain filter, cached), r
 (one GET of its plain-text export per zone, the JSON zone where that is not served), the read-back form of desired endpoints (so a re-sync sends nothing), and writing a plan
 as RRset PATCHes per zone (REPLACE/DELETE per name and type; other rrsets and their comments untouched).
 Conversions live in records.py, HTTP, deadlines and error mapping in client.py.
+
+A REPLACE or DELETE acts on a whole rrset, so none is sent for an rrset that holds values we did not write: each
+write is checked against the zone as last read (read first when it was not: the `apply` of a plan file), a
+create against an rrset that does not exist, an update or a delete against the values it replaces. A write that
+fails the check is refused with a warning, with everything at its name and its ownership TXT (they travel
+together); the zone's other writes go on. (PowerDNS has no conditional PATCH: an edit between the read and the
+write is not seen.)
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from external_dns.providers.pdns.records import (
     canonical_target,
     endpoint_from_rrset,
     endpoints_from_export,
+    read_target,
     rrset_delete,
     rrset_replace,
 )
@@ -53,6 +61,17 @@ class Zone:
     id: str  # the API's zone id (the name with its trailing dot, '/' escaped as =2F)
 
 
+@dataclass(frozen=True)
+class _Check:
+    """One write's expectation of its rrset (by `_rrset_key`): `before` its values' `_values_key` (None: the rrset
+    must not exist), or equal to `result` (the write is in place already)."""
+
+    label: str  # "create www.example.org A"
+    key: int
+    before: int | None
+    result: int | None
+
+
 @dataclass
 class _Group:
     """The rrsets that must travel together: a record, its ownership TXT, everything at one name."""
@@ -62,6 +81,9 @@ class _Group:
     # (a --once run hands a whole zone to one call: 20k records held ~55 MB more as dicts).
     rrsets: dict[tuple[str, str], tuple[str, bytes]] = field(default_factory=dict)
     encoded: int = 0  # bytes of the encoded rrsets, kept by _add
+    # what each write expects the zone to hold before it (`_Check`), and the zone after (for the kept view)
+    checks: list[_Check] = field(default_factory=list)
+    after: dict[int, int | None] = field(default_factory=dict)
 
     def size(self) -> int:
         """The group's share of a request body: its rrsets and a comma each."""
@@ -92,6 +114,9 @@ class PDNSProvider(Provider):
         # read as JSON; a zone whose export does not read whole (a TXT value with a line break) is read as JSON.
         self._export = True
         self._json_zones: set[str] = set()  # zone ids
+        # zone id -> {`_rrset_key`: `_values_key`} of the zone as last read, kept in step with our writes: what
+        # every write is checked against (a hash per rrset: the zone is not held twice)
+        self._seen: dict[str, dict[int, int]] = {}
 
     def __repr__(self) -> str:
         return f"PDNSProvider(server={self.config.shown_server!r}, server_id={self.config.server_id!r})"
@@ -168,6 +193,14 @@ class PDNSProvider(Provider):
         zone (no JSON, no comments), and it decodes with less work; the same names, contents and TTLs, enabled
         records only. Where it is not served whole the zone is read as JSON, and so from then on (every zone when
         the export was refused, that zone when its answer did not read whole)."""
+        endpoints = self._read_zone_data(zone)
+        # `_rrset_key` and `_values_key` inline: names and types as read back, targets sorted already
+        seen = {hash((ep.dns_name, ep.record_type)): hash(tuple(ep.targets)) for ep in endpoints}
+        with self._lock:
+            self._seen[zone.id] = seen
+        return endpoints
+
+    def _read_zone_data(self, zone: Zone) -> list[Endpoint]:
         failure, every_zone = "", False
         if self._export and zone.id not in self._json_zones:
             try:
@@ -244,7 +277,7 @@ class PDNSProvider(Provider):
         by_name = {z.name: z for z in zones}
         per_zone: dict[str, dict[str, _Group]] = {}
         invalid: list[str] = []
-        for ep, rrset in self._operations(changes, invalid):
+        for ep, rrset, check in self._operations(changes, invalid):
             zone = zone_for_name(ep.dns_name, names)
             if zone is None:
                 log.warning(f"No matching zone for {ep.dns_name} {ep.record_type}: skipped")
@@ -257,18 +290,20 @@ class PDNSProvider(Provider):
             if group is None:
                 group = in_zone[key] = _Group(key)
             _add(group, rrset)
+            group.checks.append(check)
         refused: list[str] = list(invalid)
         for zone_name in sorted(per_zone):
-            groups = [per_zone[zone_name][k] for k in sorted(per_zone[zone_name])]
-            refused.extend(self._apply_zone(by_name[zone_name], groups))
+            target = by_name[zone_name]
+            groups = self._checked(target, [per_zone[zone_name][k] for k in sorted(per_zone[zone_name])])
+            refused.extend(self._apply_zone(target, groups))
         if refused:
             more = f" (and {len(refused) - _MAX_REPORTED} more)" if len(refused) > _MAX_REPORTED else ""
             raise ProviderError(f"PowerDNS refused {len(refused)} change(s): "
                                 + "; ".join(refused[:_MAX_REPORTED]) + more)
 
-    def _operations(self, changes: Changes, invalid: list[str]) -> Iterable[tuple[Endpoint, dict[str, Any]]]:
-        """(endpoint, rrset) for every write, unchanged update pairs dropped. Invalid records are reported in
-        `invalid` (naming the record) and left out."""
+    def _operations(self, changes: Changes, invalid: list[str]) -> Iterable[tuple[Endpoint, dict[str, Any], _Check]]:
+        """(endpoint, rrset, what the zone must hold for it) for every write, unchanged update pairs dropped.
+        Invalid records are reported in `invalid` (naming the record) and left out."""
 
         def replace(ep: Endpoint) -> dict[str, Any] | None:
             try:
@@ -278,25 +313,58 @@ class PDNSProvider(Provider):
                 return None
 
         for ep in changes.delete:
-            yield ep, rrset_delete(ep)
+            rrset = rrset_delete(ep)
+            yield ep, rrset, _check("delete", ep, rrset, ep, None)
         for old, new in zip(changes.update_old, changes.update_new, strict=False):
             new_rrset = replace(new)
             if new_rrset is None:
                 continue
             if name_key(old.dns_name) != name_key(new.dns_name) or \
                     rrset_delete(old)["type"] != new_rrset["type"]:
-                yield old, rrset_delete(old)
-            else:
-                try:
-                    if rrset_replace(old) == new_rrset:
-                        continue  # nothing PowerDNS would store differently
-                except InvalidRecordError:
-                    pass
-            yield new, new_rrset
+                old_rrset = rrset_delete(old)
+                yield old, old_rrset, _check("update", old, old_rrset, old, None)
+                yield new, new_rrset, _check("update", new, new_rrset, None, new_rrset)
+                continue
+            try:
+                if rrset_replace(old) == new_rrset:
+                    continue  # nothing PowerDNS would store differently
+            except InvalidRecordError:
+                pass
+            yield new, new_rrset, _check("update", new, new_rrset, old, new_rrset)
         for ep in changes.create:
-            rrset = replace(ep)
-            if rrset is not None:
-                yield ep, rrset
+            created = replace(ep)
+            if created is not None:
+                yield ep, created, _check("create", ep, created, None, created)
+
+    def _checked(self, zone: Zone, groups: list[_Group]) -> list[_Group]:
+        """The groups whose writes all find the zone as they expect (read first if it never was); the others are
+        refused with a warning naming each record and what it found."""
+        with self._lock:
+            seen = self._seen.get(zone.id)
+        if seen is None:
+            self._read_zone(zone)  # read before write: an `apply` of a plan file, a first write
+            with self._lock:
+                seen = self._seen.get(zone.id, {})
+        out: list[_Group] = []
+        for group in groups:
+            bad: list[_Check] = []
+            checked: set[int] = set()
+            for c in group.checks:  # the first write to an rrset finds the zone as read; later ones follow it
+                if c.key not in checked:
+                    checked.add(c.key)
+                    if seen.get(c.key) not in (c.before, c.result):
+                        bad.append(c)
+            if not bad:
+                out.append(group)
+                continue
+            for c in bad:
+                found = "another value" if seen.get(c.key) is not None else "nothing"
+                expected = "no record set" if c.before is None else "the values it replaces"
+                log.warning(f"PowerDNS zone {zone.name}: {c.label} refused: the rrset holds values this owner did not "
+                            f"write ({found} where {expected} was expected), so it is neither replaced nor deleted; "
+                            f"its name's other changes and ownership records wait with it: "
+                            f"{group.describe()}")
+        return out
 
     def _apply_zone(self, zone: Zone, groups: list[_Group]) -> list[str]:
         """Send the groups of one zone in as few PATCHes as fit; returns the refusals."""
@@ -306,6 +374,7 @@ class PDNSProvider(Provider):
             done, sent, errors = self._send(zone, batch)
             requests += sent
             refused.extend(errors)
+            self._written(zone, done)
             for group in done:
                 for changetype, _ in group.rrsets.values():
                     if changetype == "DELETE":
@@ -316,6 +385,19 @@ class PDNSProvider(Provider):
             log.info(f"PowerDNS zone {zone.name}: {replaced} rrset(s) replaced, {deleted} deleted in "
                      f"{requests} request(s)" + (f", {len(refused)} refused" if refused else ""))
         return refused
+
+    def _written(self, zone: Zone, groups: list[_Group]) -> None:
+        """Keep the zone's view in step with what was just written."""
+        with self._lock:
+            seen = self._seen.get(zone.id)
+            if seen is None:
+                return
+            for group in groups:
+                for key, values in group.after.items():
+                    if values is None:
+                        seen.pop(key, None)
+                    else:
+                        seen[key] = values
 
     def _batches(self, groups: list[_Group]) -> Iterable[list[_Group]]:
         """As few requests as fit `max_patch_rrsets` rrsets and the body limit: each PATCH costs PowerDNS work
@@ -382,6 +464,35 @@ def _add(group: _Group, rrset: dict[str, Any]) -> None:
     raw = _encode(rrset)
     group.encoded += len(raw) - (len(current[1]) if current is not None else 0)
     group.rrsets[key] = (rrset["changetype"], raw)
+    group.after[_rrset_key(key[0], key[1])] = _rrset_values_key(rrset)
+
+
+def _rrset_key(name: str, rtype: str) -> int:
+    """An rrset's key in the kept view: its name and type as read back (lower case, no trailing dot; an ALIAS
+    reads back as a CNAME)."""
+    return hash((name_key(name), "CNAME" if rtype == "ALIAS" else rtype))
+
+
+def _values_key(targets: Iterable[str]) -> int:
+    """An rrset's values in read-back form, in any order."""
+    return hash(tuple(sorted(targets)))
+
+
+def _rrset_values_key(rrset: dict[str, Any]) -> int | None:
+    """The `_values_key` of what a written rrset reads back as (None: a DELETE, the rrset is gone)."""
+    if rrset["changetype"] == "DELETE":
+        return None
+    rtype = rrset["type"]
+    return _values_key(dict.fromkeys(read_target(rtype, r["content"]) for r in rrset["records"]))
+
+
+def _check(kind: str, ep: Endpoint, rrset: dict[str, Any], before: Endpoint | None,
+           result: dict[str, Any] | None) -> _Check:
+    """What the write `rrset` of `ep` expects: the values of `before` (None: no rrset), or `result` in place."""
+    return _Check(label=f"{kind} {ep.dns_name} {ep.record_type}", key=_rrset_key(rrset["name"], rrset["type"]),
+                  before=None if before is None else _values_key(canonical_target(before.record_type, t)
+                                                                 for t in before.targets),
+                  result=None if result is None else _rrset_values_key(result))
 
 
 def _encode(rrset: dict[str, Any]) -> bytes:
