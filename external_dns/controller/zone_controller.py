@@ -10,10 +10,11 @@ runs. The queue keeps its rule: one worker per zone at a time."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from hashlib import blake2b
 
@@ -28,22 +29,20 @@ from external_dns.controller.controller import (
 )
 from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.incremental import IncrementalPlanner
-from external_dns.controller.outcomes import OutcomeLog, is_fatal_error
 from external_dns.controller.pass_read import PassRead
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
+from external_dns.controller.workers import Done, Term, WorkerLoop
 from external_dns.durations import format_go_duration
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import name_key
 from external_dns.events import Recorder
 from external_dns.gcsettings import release_free_heap
 from external_dns.plan.changes import Changes
-from external_dns.workqueue import RateLimiter, RateLimitingQueue, default_controller_rate_limiter
+from external_dns.workqueue import RateLimiter
 
 log = structlog.get_logger(__name__)
 
 QUEUE_NAME = "zones"
-GET_HEARTBEAT = 5.0  # workers re-check their stop flag at least this often while the queue is empty
-HISTORY = 10_000
 # The newest outcomes keep their RunResult's changes and change lines, up to FULL_RESULTS outcomes holding up to
 # CHANGE_BUDGET changes together; older ones release them, except each zone's newest (a first sync of a
 # 100k-record zone would otherwise keep every created endpoint and its log line alive: ~70 MiB).
@@ -99,21 +98,21 @@ class ZoneOutcome:
     error: str = ""
     soft: bool = False
     requeues: int = 0  # failures of this zone in a row before this reconcile
+    full: bool = False  # a full run (else an event run planning the zone's dirty names)
 
     @property
     def duration(self) -> float:
         return self.finished - self.started
 
 
-class _Term:
-    """One start..stop period: its own queue, scheduler and threads, and the periodic pass's zones waiting
-    to be released into the queue (`pending`) or released and not yet through their full run (`released`)."""
+class _Period:
+    """One start..stop period: its scheduler, the worker loop's term (set by the scheduler thread before it
+    queues anything), and the periodic pass's zones waiting to be released into the queue (`pending`) or
+    released and not yet through their full run (`released`)."""
 
-    def __init__(self, queue: RateLimitingQueue[str], scheduler: Scheduler) -> None:
-        self.queue = queue
+    def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
-        self.stopping = threading.Event()
-        self.threads: list[threading.Thread] = []
+        self.term: Term | None = None
         self.pending: deque[str] = deque()
         self.released: set[str] = set()
 
@@ -134,9 +133,9 @@ class ZoneController:
         self.workers = workers
         self.interval = interval
         self.min_event_sync_interval = min_event_sync_interval
-        self.rate_limiter_factory = rate_limiter_factory or default_controller_rate_limiter
-        self.watchdog = watchdog
-        self.queue_name = queue_name
+        self.loop: WorkerLoop[ZoneOutcome] = WorkerLoop(
+            "zone", self._handle, workers=workers, queue_name=queue_name, rate_limiter_factory=rate_limiter_factory,
+            drain=True, watchdog=watchdog, after=self._after)
         if recorder is not None:  # the controller's writes send the record events
             controller.recorder = recorder
         self.skip_unchanged_zones = skip_unchanged_zones
@@ -149,11 +148,10 @@ class ZoneController:
         self._synced_once: set[str] = set()  # zones with a successful run in this controller
 
         self._lock = threading.Lock()
-        self._term: _Term | None = None
+        self._period: _Period | None = None
         self._known_keys: list[str] = []
         self._failures: dict[str, int] = {}
         self._soft_failures: dict[str, int] = {}
-        self._outcomes: OutcomeLog[ZoneOutcome] = OutcomeLog(HISTORY)
         self._full_results: list[tuple[str, RunResult]] = []  # (zone, result) keeping their changes, oldest first
         self._full_lock = threading.Lock()
         self.passes = 0
@@ -163,24 +161,33 @@ class ZoneController:
         self._applied: dict[str, str] = {}
         self._in_flight: set[str] = set()
         self._local = threading.local()
-        # Called (zone, error) instead of logging a failure that no retry can fix; the long-running process
-        # sets it to log one fatal line and stop with exit 1 (cmd/run.py). None: such failures are retried.
-        self.on_fatal: Callable[[str, BaseException], None] | None = None
         controller.source_observers.append(self._observe_source)
+
+    @property
+    def on_fatal(self) -> Callable[[str, BaseException], None] | None:
+        """Called (zone, error) instead of logging a failure that no retry can fix; the long-running process
+        sets it to log one fatal line and stop with exit 1 (cmd/run.py). None: such failures are retried."""
+        return self.loop.on_fatal
+
+    @on_fatal.setter
+    def on_fatal(self, hook: Callable[[str, BaseException], None] | None) -> None:
+        self.loop.on_fatal = hook
 
     # -- scheduling --------------------------------------------------------------------------------------
     def on_event(self) -> None:
         """An informer event: schedule a sync of every zone (batched by the scheduler)."""
-        term = self._term
-        if term is not None and not term.stopping.is_set():
-            term.scheduler.schedule_run_once()
+        period = self._period
+        if period is not None and self.loop.running():
+            period.scheduler.schedule_run_once()
 
     def zone_keys(self) -> list[str]:
         """The zone keys now; the last known ones (or `[""]`) when the provider cannot list its zones."""
         try:
             keys = self.controller.zone_keys()
         except Exception as exc:
-            if not self._fatal("", exc):
+            if self.loop.fatal(exc):
+                self.loop.report_fatal("", exc)
+            else:
                 log.error(f"cannot list the provider's zones, keeping the last known ones: {exc}")
             return list(self._known_keys) or [""]
         self._known_keys = keys
@@ -195,19 +202,20 @@ class ZoneController:
     def enqueue_all(self, reason: str = PERIODIC) -> list[str]:
         """Queue the zones of a pass: every zone, or for an `EVENT` pass the zones that need it (see the
         module docstring). Returns the keys queued."""
-        term = self._term
-        return self._enqueue(term, reason) if term is not None else []
+        period = self._period
+        return self._enqueue(period, reason) if period is not None else []
 
-    def _enqueue(self, term: _Term, reason: str) -> list[str]:
-        if term.stopping.is_set():
+    def _enqueue(self, period: _Period, reason: str) -> list[str]:
+        term = period.term
+        if term is None or term.stopping.is_set():
             return []
         keys = self.zone_keys()
         if reason != EVENT:
             self.begin_pass(keys)
             with self._state:
-                waiting = set(term.pending)
-                term.pending.extend(k for k in keys if k not in waiting)
-            self._release(term)
+                waiting = set(period.pending)
+                period.pending.extend(k for k in keys if k not in waiting)
+            self._release(period, term)
             self.passes += 1
             return keys
         queued = self._zones_to_sync(keys)
@@ -225,7 +233,7 @@ class ZoneController:
         if old is not None:
             old.close()
 
-    def _release(self, term: _Term) -> None:
+    def _release(self, period: _Period, term: Term) -> None:
         """Queue the pass's next zones for their full run: zones never synced at once, the others while fewer
         than `workers - 1` (at least one) are released and not through their full run."""
         slots = max(1, self.workers - 1)
@@ -233,14 +241,14 @@ class ZoneController:
         with self._state:
             release: list[str] = []
             pass_read = self._pass_read
-            for key in list(term.pending):
+            for key in list(period.pending):
                 if known and key not in known:
-                    term.pending.remove(key)  # the zone went away
+                    period.pending.remove(key)  # the zone went away
                 elif pass_read is not None and not pass_read.pending(key):
-                    term.pending.remove(key)  # an event run of a zone never synced ran in full with its share
-                elif key not in self._synced_once or len(term.released) < slots:
-                    term.pending.remove(key)
-                    term.released.add(key)
+                    period.pending.remove(key)  # an event run of a zone never synced ran in full with its share
+                elif key not in self._synced_once or len(period.released) < slots:
+                    period.pending.remove(key)
+                    period.released.add(key)
                     self._full_due.add(key)
                     release.append(key)
         for key in release:
@@ -277,106 +285,69 @@ class ZoneController:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     def running(self) -> bool:
-        term = self._term
-        return term is not None and not term.stopping.is_set()
+        return self.loop.running()
 
     def start(self) -> None:
         """Start the scheduler thread and the workers (no-op when running). The first pass is queued at once.
         Repeatable (leader election stops and restarts the workers): each start runs a fresh queue,
         scheduler and threads."""
         with self._lock:
-            if self.running():
+            if self.loop.running():
                 return
-            queue: RateLimitingQueue[str] = RateLimitingQueue(self.rate_limiter_factory(), name=self.queue_name)
-            term = _Term(queue, Scheduler(self.interval, self.min_event_sync_interval))
-            for i in range(self.workers):
-                term.threads.append(threading.Thread(target=self._worker, args=(term, f"zone-worker-{i}"),
-                                                     name=f"zone-worker-{i}", daemon=True))
-            term.threads.append(threading.Thread(target=self._schedule_loop, args=(term,),
-                                                 name="zone-scheduler", daemon=True))
-            self._term = term
-            for thread in term.threads:
-                thread.start()
+            period = self._period = _Period(Scheduler(self.interval, self.min_event_sync_interval))
+            # set before the threads start: a worker's `_after` looks for it
+            self.loop.start(companions=[("zone-scheduler", functools.partial(self._schedule_loop, period))])
         log.info("Zone controller started", workers=self.workers, interval=format_go_duration(self.interval),
                  min_event_sync_interval=format_go_duration(self.min_event_sync_interval))
 
     def stop(self, timeout: float = 10.0) -> bool:
         """Stop taking work, let in-flight reconciles finish (within `timeout`), join the threads. True when
         everything ended in time."""
-        with self._lock:
-            term = self._term
-            if term is None:
-                return True
-            term.stopping.set()
-        deadline = time.monotonic() + timeout
-        term.scheduler.stop()
-        drained = term.queue.shut_down_with_drain(timeout)
-        if not drained:
-            term.queue.shut_down()
-        ok = drained
-        for thread in term.threads:
-            if thread is threading.current_thread():
-                continue
-            thread.join(max(0.0, deadline - time.monotonic()))
-            if thread.is_alive():
-                log.warning("zone controller thread did not stop in time", thread=thread.name, timeout=timeout)
-                ok = False
-        with self._lock:
-            if self._term is term:
-                self._term = None
+        period = self._period
+        ok = self.loop.stop(timeout, wake=period.scheduler.stop if period is not None else None)
         log.info("Terminating main controller loop", clean=ok)
         return ok
 
     # -- threads -----------------------------------------------------------------------------------------
-    def _schedule_loop(self, term: _Term) -> None:
+    def _schedule_loop(self, period: _Period, term: Term) -> None:
+        period.term = term
         while True:
-            reason = term.scheduler.wait_next()
+            reason = period.scheduler.wait_next()
             if reason is None or term.stopping.is_set():
                 return
-            keys = self._enqueue(term, reason)
+            keys = self._enqueue(period, reason)
             log.debug("Queued a sync", reason=reason, zones=len(keys))
 
-    def _worker(self, term: _Term, name: str) -> None:
-        while self._process_next(term, name):
-            pass
+    def _handle(self, keys: list[str]) -> dict[str, Done[ZoneOutcome]]:
+        return {key: self._reconcile(key) for key in keys}
 
-    def _process_next(self, term: _Term, name: str) -> bool:
-        key, shutdown = term.queue.get(timeout=GET_HEARTBEAT)
-        if shutdown:
-            return False
-        if key is None:  # heartbeat
-            return not term.stopping.is_set() or len(term.queue) > 0
-        try:
-            if term.stopping.is_set():
-                return True  # shutting down: queued zones are dropped, in-flight ones finish
-            if self.watchdog is not None:
-                with self.watchdog.working(name):
-                    ok = self.reconcile(key)
-            else:
-                ok = self.reconcile(key)
-            if ok:
-                term.queue.forget(key)
-            else:  # per-zone exponential back-off (5 ms .. 1000 s) under a 10 qps / 100 burst bucket
-                term.queue.add_rate_limited(key)
-        finally:
-            term.queue.done(key)
-            if getattr(self._local, "full", False):  # its full run ended (a failed one retries with back-off)
-                with self._state:
-                    term.released.discard(key)
-            self._release(term)
-        return True
+    def _after(self, term: Term, keys: list[str], done: Mapping[str, Done[ZoneOutcome]]) -> None:
+        period = self._period
+        if period is None or period.term is not term:
+            return
+        ended = [key for key in keys if key in done and done[key].record.full]
+        if ended:  # their full runs ended (a failed one retries with back-off)
+            with self._state:
+                period.released.difference_update(ended)
+        self._release(period, term)
 
     # -- one reconcile -----------------------------------------------------------------------------------
     def reconcile(self, zone: str, full: bool = False) -> bool:
         """Reconcile one zone now (on the calling thread); True on success. Never raises. `full`: the full run
         of a periodic pass (also run when the zone is due one or never synced; else an event run)."""
+        done = self._reconcile(zone, full)
+        if self.loop.settle(done) and done.error is not None:
+            self.loop.report_fatal(zone, done.error)
+        return done.error is None
+
+    def _reconcile(self, zone: str, full: bool = False) -> Done[ZoneOutcome]:
         started = time.monotonic()
         with self._state:
             requeues = self._failures.get(zone, 0)
             self._in_flight.add(zone)
         self._local.zone = zone
         self._local.fingerprint = None
-        self._local.full = False
+        ran_full = False
         whole = False
         try:
             with self._state:
@@ -389,7 +360,7 @@ class ZoneController:
                 finally:
                     whole = self.planner.read_whole_source()
             if result is None:
-                self._local.full = True
+                ran_full = True
                 desired = pass_read.take(zone) if pass_read is not None else None
                 whole = whole or desired is None
                 result = self.controller.run_once(zone=zone, desired=desired)
@@ -409,11 +380,10 @@ class ZoneController:
                 self._update_soft_gauge()
             if soft:
                 log.error(f"Failed to do run once: {exc} (consecutive soft errors: {count})", zone=zone)
-            elif not self._fatal(zone, exc):
+            elif not self.loop.fatal(exc):  # else on_fatal logs its own line
                 log.error(f"Failed to do run once: {exc}", zone=zone, failures=requeues + 1)
-            self._record(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
-                                     requeues=requeues))
-            return False
+            return self._ended(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
+                                           requeues=requeues, full=ran_full), exc)
         with self._state:
             if whole:
                 self._whole_reads[zone] = self._whole_reads.get(zone, 0) + 1
@@ -429,16 +399,18 @@ class ZoneController:
             self._update_soft_gauge()
         if recovered:
             log.info("Reconciliation succeeded after soft errors", zone=zone)
-        self._record(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues))
-        return True
+        return self._ended(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues,
+                                       full=ran_full))
 
-    def _fatal(self, zone: str, exc: BaseException) -> bool:
-        """Hand a failure no retry can fix (controller/outcomes.is_fatal_error: refused credentials) to
-        `on_fatal`, which logs it and ends the process; False when there is no such handler or it is not one."""
-        if self.on_fatal is None or not is_fatal_error(exc):
-            return False
-        self.on_fatal(zone, exc)
-        return True
+    def _ended(self, outcome: ZoneOutcome, error: BaseException | None = None) -> Done[ZoneOutcome]:
+        if outcome.result is not None:
+            with self._full_lock:
+                self._full_results = _release_old_results([*self._full_results, (outcome.zone, outcome.result)])
+        if outcome.full:
+            # A full run allocated and freed copies of the whole zone: hand glibc's free pages back, or the
+            # resident size creeps up pass after pass (external_dns/gcsettings.py; a few ms).
+            release_free_heap()
+        return Done(outcome, error=error, zone=outcome.zone)
 
     def _update_soft_gauge(self) -> None:
         """Publish the worst zone's consecutive soft errors (call with `_state` held)."""
@@ -446,31 +418,21 @@ class ZoneController:
         self.controller.consecutive_soft_errors = worst
         metrics.CONSECUTIVE_SOFT_ERRORS.set(worst)
 
-    def _record(self, outcome: ZoneOutcome) -> None:
-        if outcome.result is not None:
-            with self._full_lock:
-                self._full_results = _release_old_results([*self._full_results, (outcome.zone, outcome.result)])
-        self._outcomes.append(outcome)
-        if getattr(self._local, "full", False):
-            # A full run allocated and freed copies of the whole zone: hand glibc's free pages back, or the
-            # resident size creeps up pass after pass (external_dns/gcsettings.py; a few ms).
-            release_free_heap()
-
     # -- observation ---------------------------------------------------------------------------------------
     def outcomes(self, zone: str | None = None) -> list[ZoneOutcome]:
         """The finished reconciles so far (the last 10 000), oldest first; optionally of one zone. Each zone's
         newest result keeps its changes and change lines, and so do the newest others within FULL_RESULTS
         outcomes and CHANGE_BUDGET changes (older ones read as empty)."""
-        return self._outcomes.items(None if zone is None else lambda o: o.zone == zone)
+        return self.loop.history.items(None if zone is None else lambda o: o.zone == zone)
 
     @property
     def reconciles(self) -> int:
         """Finished reconciles since the controller was made."""
-        return self._outcomes.total
+        return self.loop.history.total
 
     def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
         """Block until `predicate()` is true, re-checked after every finished reconcile (or `timeout`)."""
-        return self._outcomes.wait_until(predicate, timeout)
+        return self.loop.history.wait_until(predicate, timeout)
 
     def failures(self, zone: str) -> int:
         """Failed reconciles of `zone` in a row (0 after a success)."""

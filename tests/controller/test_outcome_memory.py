@@ -24,7 +24,8 @@ def _result(i: int, zone: str = "a.test", creates: int = 1) -> RunResult:
 
 def _record(zc: ZoneController, zone: str, result: RunResult | None) -> None:
     now = time.monotonic()
-    zc._record(ZoneOutcome(zone, result is not None, now, now, result=result, error="" if result else "boom"))
+    zc.loop.settle(zc._ended(ZoneOutcome(zone, result is not None, now, now, result=result,
+                                         error="" if result else "boom")))
 
 
 def test_old_outcomes_release_their_changes_the_newest_keep_them() -> None:

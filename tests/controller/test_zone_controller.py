@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -589,19 +589,33 @@ def test_a_periodic_pass_reads_the_source_once_for_all_its_zones() -> None:
     assert all(o.ok for o in zc.outcomes())
 
 
+class HoldingRegistry(TXTRegistry):
+    """Holds a full run (a read of the whole zone: event runs read their names only) while `hold` is set."""
+
+    def __init__(self, provider: InMemoryProvider) -> None:
+        super().__init__(provider, owner_id=OWNER)
+        self.hold: Callable[[str], None] | None = None
+
+    def zone_records(self, zone: str, names: Iterable[str] | None = None) -> list[Endpoint]:
+        if names is None and self.hold is not None:
+            self.hold(zone)
+        return super().zone_records(zone, names)
+
+
 def test_an_event_is_not_queued_behind_a_periodic_pass() -> None:
     """Two workers: a periodic pass runs one zone in full at a time, so the other worker takes the event at
     once, even while a full run hangs; the pass's other zones wait their turn."""
-    zc, source, provider = counting(FOUR_ZONES, four_zone_records(), workers=2, interval=3600,
-                                    min_event_sync_interval=0)
+    provider = HookedProvider(FOUR_ZONES)
+    source = CountingSource(four_zone_records())
+    registry = HoldingRegistry(provider)
+    ctl = Controller(source, registry, "sync", domain_filter=DomainFilter())
+    zc = ZoneController(ctl, rate_limiter_factory=fast_limiter, workers=2, interval=3600, min_event_sync_interval=0)
     full_runs: list[str] = []
     entered = threading.Event()
     release = threading.Event()
 
-    def hold_full_runs(zone: str | None, _endpoints: list[Endpoint]) -> None:
-        if not zc._local.full:  # an event run comparing the whole source
-            return
-        full_runs.append(zone or "")
+    def hold_full_runs(zone: str) -> None:
+        full_runs.append(zone)
         if zone == "a.test":
             entered.set()
             assert release.wait(5)
@@ -609,7 +623,7 @@ def test_an_event_is_not_queued_behind_a_periodic_pass() -> None:
     zc.start()
     try:
         assert zc.wait_until(lambda: len(zc.outcomes()) >= 4, 10)
-        zc.controller.source_observers.append(hold_full_runs)
+        registry.hold = hold_full_runs
         zc.enqueue_all()
         assert entered.wait(5)  # a.test's full run hangs
         source.set(four_zone_records("10.4.4.4"))

@@ -42,7 +42,7 @@ def test_failed_outcomes_do_not_keep_their_batch_alive(kubeapi: KubeAPIServer, k
         keys.append(f"default/r{i}")
     queue: RateLimitingQueue[str] = RateLimitingQueue(default_controller_rate_limiter(), name="test-history")
     try:
-        ctl._process(queue, keys)
+        ctl.loop.work(keys, queue)
     finally:
         queue.shut_down()
     outcomes = ctl.outcomes()
@@ -59,7 +59,7 @@ class CredentialRefusing(CountingProvider):
 
 def test_a_failing_fatal_hook_does_not_end_the_worker(kubeapi: KubeAPIServer, kube_api_client: Any,
                                                       tmp_path: Path) -> None:
-    """The hook's failure is logged; the worker goes on (an exception out of `_process` ended its thread)."""
+    """The hook's failure is logged; the worker goes on (an exception out of `WorkerLoop.work` ended its thread)."""
     rec = reconciler(kubeapi, kube_api_client, CredentialRefusing(zonefile(tmp_path)), FakeClock(start=START))
     ctl = DNSRecordController(rec, NoInformer(), workers=1)  # type: ignore[arg-type]
     calls: list[str] = []
@@ -72,7 +72,7 @@ def test_a_failing_fatal_hook_does_not_end_the_worker(kubeapi: KubeAPIServer, ku
     kubeapi.create(record("r0", "r0.example.com", [a_record("r0.example.com", "192.0.2.1")]))
     queue: RateLimitingQueue[str] = RateLimitingQueue(default_controller_rate_limiter(), name="test-hook")
     try:
-        ctl._process(queue, ["default/r0"])
+        ctl.loop.work(["default/r0"], queue)
     finally:
         queue.shut_down()
     assert calls == ["example.com"] and [o.result.action for o in ctl.outcomes()] == ["error"]
