@@ -22,6 +22,7 @@ BENCHES: tuple[str, ...] = (
     "dnsrecord_lifecycle",
     "gateway_node_pod",
     "template_render",
+    "cloud_api_calls",
 )
 
 

@@ -9,7 +9,7 @@ Follows Cloudflare's published API reference for `GET /zones`, `GET /zones/{id}`
 
 - authentication: `Authorization: Bearer <token>` or `X-Auth-Email` + `X-Auth-Key`; missing -> 400 code 9106,
   wrong -> 403 code 10000 "Authentication error";
-- listing: `page` (from 1), `per_page` (zones 5..50, default 20; DNS records 5..5,000,000, default 100),
+- listing: `page` (from 1), `per_page` (zones 5..50, default 20; DNS records 5..5,000, default 100),
   `name` / `name.exact`, `type`, `content.exact`; `result_info` with page, per_page, count, total_count,
   total_pages;
 - record validation: the types and fields of the SDK's param types (unknown fields refused), TTL 1 (automatic)
@@ -64,6 +64,36 @@ class Zone:
     name: str
     paid: bool = False
     records: dict[str, dict[str, Any]] = field(default_factory=dict)  # record id -> record
+    by_name: dict[str, set[str]] = field(default_factory=dict)  # name -> record ids (conflict checks)
+
+    _sorted: list[dict[str, Any]] | None = None  # the listing order, kept until the next write
+
+    def ordered(self) -> list[dict[str, Any]]:
+        if self._sorted is None:
+            self._sorted = sorted(self.records.values(), key=_order)
+        return self._sorted
+
+    def put(self, record: dict[str, Any]) -> None:
+        self.drop(record["id"])
+        self._sorted = None
+        self.records[record["id"]] = record
+        self.by_name.setdefault(record["name"], set()).add(record["id"])
+
+    def drop(self, record_id: str) -> dict[str, Any] | None:
+        record = self.records.pop(record_id, None)
+        self._sorted = None
+        if record is not None:
+            self.by_name.get(record["name"], set()).discard(record_id)
+        return record
+
+    def restore(self, saved: dict[str, dict[str, Any]]) -> None:
+        self.records, self.by_name = {}, {}
+        for record in saved.values():
+            self.put(record)
+
+
+def _order(record: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (record["type"], record["name"], record["content"], record["id"])
 
 
 def _now() -> str:
@@ -184,16 +214,20 @@ class CloudflareFake(FakeAPI):
 
     # -- records --------------------------------------------------------------------------------------------
     def _list_records(self, zone: Zone, request: Request) -> Reply:
-        page, per_page = _paging(request, default=100, low=5, high=5_000_000)
+        page, per_page = _paging(request, default=100, low=5, high=5000)
         name = request.arg("name.exact", request.arg("name"))
         rtype = request.arg("type")
         content = request.arg("content.exact", request.arg("content"))
         if rtype is not None and rtype not in TYPES:
             raise APIError(400, 9000, f"Invalid type '{rtype}'")
-        records = [r for r in zone.records.values()
-                   if (name is None or r["name"] == name.lower().rstrip("."))
-                   and (rtype is None or r["type"] == rtype) and (content is None or r["content"] == content)]
-        records.sort(key=lambda r: (r["type"], r["name"], r["content"], r["id"]))
+        pool = zone.records.values() if name is None else \
+            [zone.records[i] for i in zone.by_name.get(name.lower().rstrip("."), ())]
+        if name is None and rtype is None and content is None:
+            records = zone.ordered()
+        else:
+            records = sorted((r for r in pool if (name is None or r["name"] == name.lower().rstrip("."))
+                              and (rtype is None or r["type"] == rtype) and (content is None or r["content"] == content)),
+                             key=_order)
         return _page(records, page, per_page)
 
     def _one_record(self, zone: Zone, record_id: str, request: Request) -> Reply:
@@ -203,7 +237,7 @@ class CloudflareFake(FakeAPI):
         if request.method == "GET":
             return _ok(current)
         if request.method == "DELETE":
-            del zone.records[record_id]
+            zone.drop(record_id)
             return _ok({"id": record_id})
         if request.method in ("PUT", "PATCH"):
             body = _body(request)
@@ -291,8 +325,9 @@ class CloudflareFake(FakeAPI):
 
     @staticmethod
     def _conflicts(zone: Zone, record: dict[str, Any], exclude: str) -> None:
-        for rid, other in zone.records.items():
-            if rid == exclude or other["name"] != record["name"]:
+        for rid in zone.by_name.get(record["name"], ()):
+            other = zone.records[rid]
+            if rid == exclude:
                 continue
             if other["type"] == record["type"] and other["content"] == record["content"] \
                     and other.get("priority") == record.get("priority"):
@@ -305,7 +340,7 @@ class CloudflareFake(FakeAPI):
         record_id = f"{next(self._ids):032x}"
         now = _now()
         record.update(id=record_id, created_on=now, modified_on=now)
-        zone.records[record_id] = record
+        zone.put(record)
         return dict(record)
 
     def _replace(self, zone: Zone, record_id: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -313,7 +348,7 @@ class CloudflareFake(FakeAPI):
             raise APIError(404, 81044, "Record does not exist.")
         record = self._validate(zone, body, exclude=record_id)
         record.update(id=record_id, created_on=zone.records[record_id]["created_on"], modified_on=_now())
-        zone.records[record_id] = record
+        zone.put(record)
         return dict(record)
 
     def _batch(self, zone: Zone, body: dict[str, Any]) -> dict[str, Any]:
@@ -331,7 +366,7 @@ class CloudflareFake(FakeAPI):
             for op in ops["deletes"]:
                 if not isinstance(op, dict) or set(op) != {"id"}:
                     raise APIError(400, 9000, "A batch delete takes only an id")
-                current = zone.records.pop(str(op["id"]), None)
+                current = zone.drop(str(op["id"]))
                 if current is None:
                     raise APIError(404, 81044, "Record does not exist.")
                 out["deletes"].append(current)
@@ -347,8 +382,7 @@ class CloudflareFake(FakeAPI):
             for op in ops["posts"]:
                 out["posts"].append(self._create(zone, op))
         except APIError:
-            zone.records.clear()
-            zone.records.update(saved)  # one transaction: nothing of a failed batch stays
+            zone.restore(saved)  # one transaction: nothing of a failed batch stays
             raise
         return out
 

@@ -130,6 +130,7 @@ class FakeAPI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
             timeout = SOCKET_TIMEOUT
 
             def log_message(self, format: str, *args: Any) -> None:

@@ -15,7 +15,7 @@ from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.errors import ConfigError
 
 DEFAULT_PER_PAGE = 100  # --cloudflare-dns-records-per-page (external-dns)
-MAX_PER_PAGE = 5_000_000  # the API's limit for DNS record listings
+MAX_PER_PAGE = 5000  # --cloudflare-dns-records-per-page: "max possible 5,000" (external-dns)
 MIN_BATCH = 200  # external-dns sends max(--batch-change-size, 200) operations per batch request
 DEFAULT_ANNOTATION_PREFIX = "external-dns.kubernetes.io/"
 REQUEST_TIMEOUT = 30.0
@@ -63,7 +63,7 @@ class CloudflareConfig:
     zone_id_filter: tuple[str, ...] = ()
     proxied_by_default: bool = False  # --cloudflare-proxied
     per_page: int = DEFAULT_PER_PAGE  # --cloudflare-dns-records-per-page
-    comment: str = ""  # --cloudflare-dns-records-comment
+    comment: str = ""  # --cloudflare-record-comment
     batch_change_size: int = MIN_BATCH  # --batch-change-size
     batch_change_interval: float = 0.0  # --batch-change-interval, between batch requests of one zone
     annotation_prefix: str = DEFAULT_ANNOTATION_PREFIX

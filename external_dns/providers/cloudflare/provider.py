@@ -241,7 +241,8 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
         for ep in changes.delete:
             plan(ep, self._delete_ops(ep, refused))
         for old, new in zip(changes.update_old, changes.update_new, strict=False):
-            plan(new, self._update_ops(old, new, refused))
+            if not _unchanged(old, new):  # an ownership TXT "updated" to itself: nothing to read or send
+                plan(new, self._update_ops(old, new, refused))
         for ep in changes.create:
             plan(ep, self._create_ops(ep, refused))
         soft: list[str] = []
@@ -381,6 +382,13 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
             kept = [r for r in records if str(r.get("id")) not in gone and str(r.get("id")) not in ids]
             kept += [r for r in written if name_key(str(r.get("name", ""))) == name]
             self.store(zone, name, kept)
+
+
+def _unchanged(old: Endpoint, new: Endpoint) -> bool:
+    return (name_key(old.dns_name), old.record_type, sorted(old.targets), old.record_ttl,
+            sorted((p.name, p.value) for p in old.provider_specific)) == \
+        (name_key(new.dns_name), new.record_type, sorted(new.targets), new.record_ttl,
+         sorted((p.name, p.value) for p in new.provider_specific))
 
 
 def _zone(raw: Record) -> CFZone:
