@@ -116,10 +116,10 @@ def cloudflare(n: int) -> Iterator[tuple[Callable[[float], Provider], Callable[[
 def google(n: int) -> Iterator[tuple[Callable[[float], Provider], Callable[[], int], int]]:
     from external_dns.providers.google import GoogleConfig, GoogleProvider
     from tests.fakes.google import GoogleDNSFake
-    from tests.providers.google.conftest import SA_EMAIL, _KEY, write_key_file
+    from tests.providers.google.conftest import SA_EMAIL, SA_KEY, write_key_file
 
     with GoogleDNSFake() as fake, tempfile.TemporaryDirectory() as tmp:
-        fake.register_service_account(SA_EMAIL, _KEY.public_key())
+        fake.register_service_account(SA_EMAIL, SA_KEY.public_key())
         os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = str(write_key_file(Path(tmp) / "sa.json", fake.url + "/token"))
         fake.add_zone("bench", ZONE)
         for i in range(n // 2):
@@ -158,7 +158,7 @@ def route53(n: int) -> Iterator[tuple[Callable[[float], Provider], Callable[[], 
     with start_moto_process(env=env) as url:
         r53 = boto3.client("route53", endpoint_url=url)
         zone_id = r53.create_hosted_zone(Name=ZONE, CallerReference=f"bench-{time.time_ns()}")["HostedZone"]["Id"]
-        changes = []
+        changes: list[Any] = []
         for i in range(n // 2):
             for name, rtype, value in ((f"h{i:05d}.{ZONE}", "A", _ip(i)), (f"a-h{i:05d}.{ZONE}", "TXT", HERITAGE)):
                 changes.append({"Action": "CREATE", "ResourceRecordSet": {

@@ -16,11 +16,11 @@ from external_dns.providers.google import GoogleConfig, GoogleProvider
 from tests.fakes.google import GoogleDNSFake
 
 SA_EMAIL = "external-dns@test-project.iam.gserviceaccount.com"
-_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+SA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
 def write_key_file(path: Path, token_uri: str) -> Path:
-    pem = _KEY.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+    pem = SA_KEY.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                              serialization.NoEncryption()).decode()
     path.write_text(json.dumps({"type": "service_account", "project_id": "test-project", "private_key_id": "k1",
                                 "private_key": pem, "client_email": SA_EMAIL, "client_id": "1",
@@ -31,7 +31,7 @@ def write_key_file(path: Path, token_uri: str) -> Path:
 @pytest.fixture
 def gfake(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[GoogleDNSFake]:
     with GoogleDNSFake() as srv:
-        srv.register_service_account(SA_EMAIL, _KEY.public_key())
+        srv.register_service_account(SA_EMAIL, SA_KEY.public_key())
         monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(write_key_file(tmp_path / "sa.json",
                                                                                 srv.url + "/token")))
         monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))  # never the user's gcloud login
