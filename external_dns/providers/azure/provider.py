@@ -51,6 +51,7 @@ _MAX_REPORTED = 20
 class _Op:
     action: str  # "create" | "update" | "delete"
     ep: Endpoint
+    old: Endpoint | None = None  # an update's current side
 
 
 def make_credential(config: AzureConfig) -> Any:
@@ -216,7 +217,7 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
         per_zone: dict[APIZone, dict[str, WriteGroup[_Op]]] = {}
         ignored: set[str] = set()
 
-        def add(action: str, ep: Endpoint) -> None:
+        def add(action: str, ep: Endpoint, old: Endpoint | None = None) -> None:
             zone = self.zone_of(ep.dns_name)
             if zone is None:
                 if ep.dns_name not in ignored:
@@ -226,7 +227,7 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
             key = name_key(ep.labels.get(OWNED_RECORD_LABEL_KEY) or ep.dns_name)
             group = per_zone.setdefault(zone, {}).setdefault(key, WriteGroup(key))
             group.names.add(name_key(ep.dns_name))
-            group.ops.append(_Op(action, ep))
+            group.ops.append(_Op(action, ep, old))
 
         for ep in changes.delete:
             add("delete", ep)
@@ -234,11 +235,11 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
             add("create", ep)
         for old, new in zip(changes.update_old, changes.update_new, strict=False):
             if not _same_record_set(old, new):  # an ownership TXT "updated" to the same value: nothing to send
-                add("update", new)
+                add("update", new, old)
         refused: list[str] = []
         for zone in sorted(per_zone, key=lambda z: z.name):
             for _, group in sorted(per_zone[zone].items()):
-                # The record before its ownership TXT: a refused record leaves no TXT claiming it.
+                # The record before its ownership TXT: a record refused by the API leaves no TXT claiming it.
                 group.ops.sort(key=lambda op: op.ep.record_type == RECORD_TYPE_TXT)
                 try:
                     self._apply_group(zone, group)
@@ -254,25 +255,32 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
                                 + more)
 
     def _apply_group(self, zone: APIZone, group: WriteGroup[_Op]) -> None:
+        """Check every write of the group against the record sets as kept (read by name when not), then send
+        them: a refused check sends nothing of the group (no record without its ownership TXT, no TXT claiming
+        a record that was not written)."""
+        rg = self.config.resource_group
+        checked: list[tuple[_Op, Any, Any]] = []
         for op in group.ops:
-            ep, rg = op.ep, self.config.resource_group
+            current = next((r for r in self.current_at(zone, op.ep.dns_name)
+                            if str(r.type or "").rsplit("/", 1)[-1] == op.ep.record_type), None)
+            if current is not None:
+                _check_ours(op, _targets(op.ep.record_type, current))
+            checked.append((op, current, None if op.action == "delete" else self._record_set(op.ep)))
+        for op, current, params in checked:
+            ep = op.ep
             relative = relative_name(zone.name, ep.dns_name)
             verb = ("Would delete" if self.config.dry_run else "Deleting") if op.action == "delete" else \
                 ("Would update" if self.config.dry_run else "Updating")
             log.info(f"{verb} {ep.record_type} record named '{relative}' for Azure DNS zone '{zone.name}'.",
                      targets=list(ep.targets))
-            if self.config.dry_run:
-                continue
-            current = next((r for r in self.current_at(zone, ep.dns_name)
-                            if str(r.type or "").rsplit("/", 1)[-1] == ep.record_type), None)
+            if self.config.dry_run or (current is None and op.action == "delete") or \
+                    (current is not None and op.action == "create"):
+                continue  # nothing to send: gone already, or in place already (_check_ours: exactly our values)
             if op.action == "delete":
-                if current is None:
-                    continue  # already gone
                 self._write(zone, ep, self.client.record_sets.delete, rg, zone.id, relative, ep.record_type,
                             if_match=current.etag)
                 self._fold(zone, ep.dns_name, ep.record_type, None)
                 continue
-            params = self._record_set(ep)
             precondition = {"if_match": current.etag} if current is not None else {"if_none_match": "*"}
             written = self._write(zone, ep, self.client.record_sets.create_or_update, rg, zone.id, relative,
                                   ep.record_type, params, **precondition)
@@ -325,6 +333,21 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
         else:
             raise RequestRefused(f"{ep.dns_name}: unsupported record type '{ep.record_type}'")
         return models.RecordSet(**kw)
+
+
+def _check_ours(op: _Op, current: list[str]) -> None:
+    """Raise RequestRefused when the stored record set holds values the write does not expect: a create where
+    another record set stands (unless it holds exactly our values), an update or delete of a set that gained
+    values since it was planned. Values this owner did not write are never replaced or deleted (the etag
+    precondition then covers what changes between this check and the write)."""
+    expected = {t.lower() for t in op.ep.targets}
+    if op.old is not None:
+        expected |= {t.lower() for t in op.old.targets}
+    seen = {t.lower() for t in current}
+    foreign = sorted(seen - expected) if op.action != "create" else (sorted(seen) if seen != expected else [])
+    if foreign:
+        raise RequestRefused(f"{op.action} {op.ep.dns_name} {op.ep.record_type} refused: the record set holds values "
+                             f"this owner did not write ({', '.join(foreign)}), so it is neither replaced nor deleted")
 
 
 def _same_record_set(old: Endpoint, new: Endpoint) -> bool:

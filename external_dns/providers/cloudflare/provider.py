@@ -6,8 +6,9 @@
   page), kept per name (apizones.py) for `--provider-cache-time`; a name is read alone with `name.exact`.
 - Writing: one record per target. A create posts each target; an update deletes the targets that went, posts
   the new ones and puts the kept ones whose TTL, proxied flag, comment or tags changed; a delete deletes the
-  records holding the endpoint's targets. A record holding a value the plan did not name is never touched,
-  so a value someone else added to our name survives. Operations go through the batch endpoint in requests
+  records holding the endpoint's targets. A write whose name and type hold a value it does not expect (a create
+  joining someone else's records, an update or delete of a set that gained a value since it was planned) is
+  refused with its group: values this owner did not write are never joined, replaced or deleted. Operations go through the batch endpoint in requests
   of max(--batch-change-size, 200) (external-dns) with a record, its ownership TXT and everything at one name
   in one request: a batch is one transaction, so a refused one is split until the refused group stands alone
   and the rest is applied (external-dns replays a failed batch record by record). Record ids come from the
@@ -272,8 +273,14 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
             return None
 
     def _create_ops(self, ep: Endpoint, refused: list[str]) -> list[_Op] | None:
+        current = self._current(ep)
+        wanted = {_norm(ep.record_type, t): t for t in ep.targets}
+        if not self._only_ours(ep, "create", current, wanted, refused):
+            return None
         ops = []
-        for target in ep.targets:
+        for key, target in sorted(wanted.items()):
+            if key in current:
+                continue  # in place already (an earlier write that was not seen through)
             body = self._body(ep, target, refused)
             if body is None:
                 return None
@@ -285,39 +292,45 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
         zone = self.zone_of(ep.dns_name)
         if zone is None:
             return {}
-        # Cloudflare has no precondition on a write: records about to be deleted or put are read again by
-        # name unless seen within VERIFY_AGE, so a value someone changed since our read is never overwritten.
+        # Cloudflare has no precondition on a write: the records a write expects are read again by name unless
+        # seen within VERIFY_AGE, so a value someone put there since our read is never overwritten nor joined.
         return {_norm(ep.record_type, record_target(r)): r
                 for r in self.current_at(zone, ep.dns_name, max_age=VERIFY_AGE) if r.get("type") == ep.record_type}
 
-    def _delete_ops(self, ep: Endpoint, refused: list[str]) -> list[_Op]:
+    @staticmethod
+    def _only_ours(ep: Endpoint, action: str, current: dict[str, Record], ours: dict[str, str],
+                   refused: list[str]) -> bool:
+        """False (the write refused, with its group) when the name and type hold values the write does not
+        expect: a create joining records someone else wrote, an update or delete of a set that gained values
+        since it was planned. Those values are not ours to replace or delete."""
+        foreign = sorted(record_target(current[k]) for k in current.keys() - ours.keys())
+        if not foreign:
+            return True
+        refused.append(f"{action} {ep.dns_name} {ep.record_type} refused: it holds values this owner did not write "
+                       f"({', '.join(foreign)}), so it is neither joined, replaced nor deleted")
+        return False
+
+    def _delete_ops(self, ep: Endpoint, refused: list[str]) -> list[_Op] | None:
         current = self._current(ep)
-        ops = []
-        for target in ep.targets:
-            record = current.get(_norm(ep.record_type, target))
-            if record is None:
-                log.info(f"{ep.dns_name} {ep.record_type} {target}: already absent, nothing to delete")
-                continue
-            ops.append(_Op("delete", ep.dns_name, {"id": record["id"]}))
-        return ops
+        if not self._only_ours(ep, "delete", current, {_norm(ep.record_type, t): t for t in ep.targets}, refused):
+            return None
+        return [_Op("delete", ep.dns_name, {"id": record["id"]}) for _, record in sorted(current.items())]
 
     def _update_ops(self, old: Endpoint, new: Endpoint, refused: list[str]) -> list[_Op] | None:
         current = self._current(old)
         old_t = {_norm(old.record_type, t): t for t in old.targets}
         new_t = {_norm(new.record_type, t): t for t in new.targets}
+        if not self._only_ours(new, "update", current, old_t | new_t, refused):
+            return None
         ops: list[_Op] = []
-        for key in old_t.keys() - new_t.keys():
-            record = current.get(key)
-            if record is not None:
-                ops.append(_Op("delete", old.dns_name, {"id": record["id"]}))
+        for key in sorted(current.keys() - new_t.keys()):
+            ops.append(_Op("delete", old.dns_name, {"id": current[key]["id"]}))
         for key, target in sorted(new_t.items()):
             body = self._body(new, target, refused)
             if body is None:
                 return None
-            record = current.get(key) if key in old_t else None
+            record = current.get(key)
             if record is None:
-                if key in old_t:
-                    log.info(f"{new.dns_name} {new.record_type} {target}: gone since it was read; created again")
                 ops.append(_Op("post", new.dns_name, body))
             elif not body_matches(record, body):
                 ops.append(_Op("put", new.dns_name, {"id": record["id"], **body}))

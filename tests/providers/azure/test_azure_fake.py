@@ -135,3 +135,14 @@ def test_azure_tags_become_metadata_and_resync_as_noop(afake: AzureDNSFake, make
     sync(provider, desired)
     assert afake.record_sets("example.org")[("tagged", "A")]["properties"]["metadata"] == {"env": "prod", "team": "dns"}
     assert not sync(make_azure(), desired).has_changes()
+
+
+def test_a_hand_made_txt_at_our_ownership_name_refuses_the_group_before_anything_is_written(
+        afake: AzureDNSFake, make_azure: MakeAzure) -> None:
+    afake.add_record_set("example.org", "a-new", "TXT", 300, [{"value": ["hand-made"]}])
+    with pytest.raises(RunOnceError) as err:
+        sync(make_azure(), [ep("new.example.org", "A", "192.0.2.9"), ep("ok.example.org", "A", "192.0.2.5")])
+    assert "did not write (hand-made)" in str(err.value)
+    values = afake.values("example.org")
+    assert ("new", "A") not in values and values[("a-new", "TXT")][1] == [{"value": ["hand-made"]}]
+    assert ("ok", "A") in values and ("a-ok", "TXT") in values

@@ -119,21 +119,23 @@ def test_an_event_costs_one_batch_and_no_listing(fake: CloudflareFake) -> None:
     assert fake.calls == [("POST", f"/client/v4/zones/{fake.zone_id('example.org')}/dns_records/batch")]
 
 
-def test_a_value_someone_else_put_at_our_name_is_left_alone(fake: CloudflareFake) -> None:
+def test_values_someone_else_put_at_our_name_are_never_joined_replaced_or_deleted(fake: CloudflareFake) -> None:
     provider = make(cache_seconds=600)
-    sync(provider, [ep("web.example.org", "A", "192.0.2.1", "192.0.2.2")])
-    # After our read (kept for 10 minutes): someone adds a value, and changes one of ours to their own.
-    fake.add_record("example.org", "web.example.org", "A", "203.0.113.7")
-    mine = next(r for r in fake.records("example.org") if r["content"] == "192.0.2.2")
-    fake.zones[fake.zone_id("example.org")].records[mine["id"]]["content"] = "203.0.113.8"
-    provider.store(provider.zone_of("web.example.org"), "web.example.org",  # type: ignore[arg-type]
-                   provider.kept_at(provider.zone_of("web.example.org"), "web.example.org") or [])  # type: ignore[arg-type]
+    sync(provider, [ep("web.example.org", "A", "192.0.2.1", "192.0.2.2"), ep("ok.example.org", "A", "192.0.2.5")])
+    fake.add_record("example.org", "web.example.org", "A", "203.0.113.7")  # after our read (kept 10 minutes)
+    fake.add_record("example.org", "a-new.example.org", "TXT", "hand-made")  # at the name of our ownership TXT
     kept = provider._kept["example.org"]
     kept.name_read_at.clear()
-    kept.read_at -= 60  # our view is a minute old: a delete reads the name again first
-    sync(provider, [])
-    left = {v[2] for v in fake.values("example.org") if v[0] == "web.example.org"}
-    assert left == {"203.0.113.7", "203.0.113.8"}
+    kept.read_at -= 60  # our view is a minute old: a write reads its names again first
+    with pytest.raises(RunOnceError) as err:
+        sync(provider, [ep("ok.example.org", "A", "192.0.2.6"), ep("new.example.org", "A", "192.0.2.9")])
+    assert "did not write (203.0.113.7)" in str(err.value)  # the delete of web: refused, not partial
+    values = fake.values("example.org")
+    assert {v[2] for v in values if v[0] == "web.example.org"} == {"192.0.2.1", "192.0.2.2", "203.0.113.7"}
+    assert {v[2] for v in values if v[0] == "ok.example.org"} == {"192.0.2.6"}  # the rest went through
+    # The create of new.example.org would join a hand-made TXT at its ownership name: refused with its record.
+    assert not any(v[0] == "new.example.org" for v in values)
+    assert {v[2] for v in values if v[0] == "a-new.example.org"} == {"hand-made"}
 
 
 def test_a_refused_record_blocks_nothing_else_and_its_txt_is_not_written(fake: CloudflareFake) -> None:
