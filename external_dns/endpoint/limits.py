@@ -36,6 +36,7 @@ from external_dns.endpoint.endpoint import (
     Endpoint,
 )
 from external_dns.endpoint.labels import InvalidHeritageError, parse_labels_plain
+from external_dns.endpoint.names import HOST_NAME, IPV4, TRANSITIONAL, WILDCARD_PLAIN_NAME
 from external_dns.endpoint.validation import MAX_LABEL_LENGTH, MAX_NAME_LENGTH, ip_targets_problem
 
 try:  # the `idna` package (UTS #46), as endpoint/names.py
@@ -52,8 +53,6 @@ _LABEL_CHARS = re.compile(r"[A-Za-z0-9_-]+\Z")
 # RFC 952/1123 host names: letters, digits and inner hyphens (what BIND's check-names enforces).
 _HOST_LABEL = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\Z")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-# UTS #46 transitional deviations, as endpoint/names.py (idna >= 3.11 no longer applies them itself)
-_TRANSITIONAL = str.maketrans({"\u00df": "ss", "\u03c2": "\u03c3", "\u200c": None, "\u200d": None})
 _HOST_TYPES = frozenset((RECORD_TYPE_CNAME, RECORD_TYPE_NS, RECORD_TYPE_PTR, RECORD_TYPE_DNAME))
 # Owners that must be RFC 1123 host names: BIND's check-names refuses such UPDATEs otherwise.
 _HOST_OWNER_TYPES = frozenset((RECORD_TYPE_A, RECORD_TYPE_AAAA, RECORD_TYPE_MX))
@@ -102,7 +101,7 @@ def _strict_ascii_label(label: str) -> str:
         return label
     if _idna is not None:
         try:
-            mapped = str(_idna.uts46_remap(label.translate(_TRANSITIONAL), std3_rules=False, transitional=False))
+            mapped = str(_idna.uts46_remap(label.translate(TRANSITIONAL), std3_rules=False, transitional=False))
             return str(_idna.alabel(mapped).decode("ascii"))
         except _idna.IDNAError as exc:
             raise ValueError(str(exc)) from None
@@ -114,13 +113,6 @@ _CACHE_SIZE = 200_000
 _name_checks: cachetools.LRUCache[Any, str | None] = cachetools.LRUCache(maxsize=_CACHE_SIZE)
 _host_checks: cachetools.LRUCache[Any, str | None] = cachetools.LRUCache(maxsize=_CACHE_SIZE)
 _target_checks: cachetools.LRUCache[Any, str | None] = cachetools.LRUCache(maxsize=_CACHE_SIZE)
-# The common case in one match: an ASCII name of letters, digits, '-', '_' labels (a leading '*' label).
-_PLAIN_NAME = re.compile(r"(\*\.)?([A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?\Z")
-# A canonical IPv4 address in ASCII digits (no leading zeros): an A target that needs no further check.
-_DOTTED_QUAD = re.compile(r"(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}"
-                          r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])")
-_PLAIN_HOST = re.compile(r"(\*\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
-                         r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?\Z")
 
 
 def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, star_in_labels: bool = False
@@ -130,7 +122,7 @@ def ascii_name_problem(name: str, what: str = "name", allow_root: bool = False, 
     as the whole first label, the name at most 253 octets (255 on the wire).
     `star_in_labels`: `*` may also appear inside labels (ownership names of wildcard records: `a-*.example.org`,
     a plain label in DNS)."""
-    if len(name) <= MAX_NAME_LENGTH and _PLAIN_NAME.match(name):
+    if len(name) <= MAX_NAME_LENGTH and WILDCARD_PLAIN_NAME.fullmatch(name):
         return None  # the common case: one match, cheaper than the memo's key, lock and LRU update
     return _ascii_name_problem(name, what, allow_root, star_in_labels)
 
@@ -166,7 +158,7 @@ def _ascii_name_problem(name: str, what: str, allow_root: bool, star_in_labels: 
 def hostname_problem(name: str, what: str, allow_wildcard: bool) -> str | None:
     """None when the ASCII form of `name` is an RFC 1123 host name (no `_`, no leading or trailing `-`; a `*`
     first label when allowed), as BIND's check-names requires of UPDATEs."""
-    if _PLAIN_HOST.match(name) and (allow_wildcard or not name.startswith("*")):
+    if HOST_NAME.fullmatch(name) and (allow_wildcard or not name.startswith("*")):
         return None  # the common case, without the memo's overhead
     return _hostname_problem(name, what, allow_wildcard)
 
@@ -223,7 +215,7 @@ def target_problem(ep: Endpoint, target: str, allow_ownership_txt: bool = False)
         return "empty target"
     if rtype == RECORD_TYPE_TXT:
         return _txt_problem(target, allow_ownership_txt)
-    if rtype == RECORD_TYPE_A and _DOTTED_QUAD.fullmatch(target) and not ep.is_alias():
+    if rtype == RECORD_TYPE_A and IPV4.fullmatch(target) and not ep.is_alias():
         return None  # a canonical IPv4 address (the common case): what the memoised check finds, without it
     return _typed_target_problem(rtype, target, ep.is_alias())
 

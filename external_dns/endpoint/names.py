@@ -1,21 +1,39 @@
-"""DNS name normalisation (IDNA): the canonical forms the plan and the domain filter compare.
+r"""DNS names: the normal forms names are keyed and compared in, and the patterns that recognise the common
+plain spellings at a glance. The one home for both: code that keys, compares or pattern-matches names and
+IPv4 addresses imports them from here.
 
-external-dns (`internal/idna/idna.go`) uses the Go IDNA profile MapForLookup + Transitional + non-strict:
-- `normalize_dns_name` (plan rows): trim spaces, ToASCII (lower-case, punycode), ensure a trailing dot.
-- `to_unicode_name` (domain filter): ToUnicode (lower-case, punycode decoded), trailing dot kept as given.
+Normal forms:
+- `name_key` (the key of by-name maps and indexes: zone snapshots, sources' name indexes, registries,
+  providers): lower case, without trailing dots. Idempotent, as a key must be: keys cross layers that key
+  them again (a source's dirty names -> the controller -> the registry and the zone's snapshot). Names the
+  plan puts in one row (`normalize_dns_name`) have one key, so a by-name read finds every row the plan may
+  hold for a name; `a.example.org..` (an empty last label, refused at the edge) shares the key of
+  `a.example.org`: a by-name read returns both, which the plan still tells apart.
+- IDNA, as external-dns (`internal/idna/idna.go`: profile MapForLookup + Transitional + non-strict):
+  `normalize_dns_name` (plan rows): trim spaces, ToASCII (lower-case, punycode), ensure a trailing dot;
+  `to_unicode_name` (domain filter): ToUnicode (lower-case, punycode decoded), trailing dot kept as given.
+  Pure-ASCII names (the overwhelmingly common case) are just lower-cased: no IDNA machinery runs. Other names
+  go through the `idna` package (UTS #46 mapping, present in the environment through `requests`), with the
+  transitional deviations (`TRANSITIONAL`: sharp s -> ss, final sigma -> sigma, ZWJ/ZWNJ removed) applied
+  first because idna >= 3.11 no longer implements transitional processing. Labels are converted one by one
+  and leniently, as Go's non-strict profile: `_` and `*` labels stay, and a label that fails conversion is
+  kept lower-cased with a warning (Go also logs and keeps the partial result). Without the `idna` package
+  the standard library's IDNA 2003 codec (`encodings.idna`) is used per label.
 
-Implementation: pure-ASCII names (the overwhelmingly common case) are just lower-cased — no IDNA machinery
-runs. Other names go through the `idna` package (UTS #46 mapping, present in the environment through
-`requests`), with the transitional deviations (sharp s -> ss, final sigma -> sigma, ZWJ/ZWNJ removed) applied first because
-idna >= 3.11 no longer implements transitional processing. Labels are converted one by one and leniently, as
-Go's non-strict profile: `_` and `*` labels stay, and a label that fails conversion is kept lower-cased with
-a warning (Go also logs and keeps the partial result). Without the `idna` package the standard library's
-IDNA 2003 codec (`encodings.idna`) is used per label.
+Lexical patterns (compiled, to `fullmatch`; the `*_TEXT` forms embed in larger patterns). ASCII only: `\d`
+and `\w` would also match other scripts' digits and letters, so none is used.
+- `IPV4`: a dotted quad exactly as `ipaddress.IPv4Address` reads it (octets 0-255, no leading zeros).
+- `PLAIN_NAME`: labels of 1-63 letters, digits, `-` and `_`, an optional final dot: a name needing no IDNA
+  and no escapes, whose labels are within DNS limits (the whole length is the caller's check).
+- `WILDCARD_PLAIN_NAME`: `PLAIN_NAME` with an optional `*.` first label.
+- `UNESCAPED_NAME`: `*` also inside labels: a name a zone file (and dnspython) spells without escapes.
+- `HOST_NAME`: an RFC 952/1123 host name (letters, digits, inner hyphens) with an optional `*.` first label.
 """
 
 from __future__ import annotations
 
 import encodings.idna as _std_idna
+import re
 
 import structlog
 
@@ -27,11 +45,32 @@ except ImportError:  # pragma: no cover - exercised only where requests/idna is 
 log = structlog.get_logger(__name__)
 
 # UTS #46 transitional deviations.
-_TRANSITIONAL = str.maketrans({"\u00df": "ss", "\u03c2": "\u03c3", "\u200c": None, "\u200d": None})
+TRANSITIONAL = str.maketrans({"\u00df": "ss", "\u03c2": "\u03c3", "\u200c": None, "\u200d": None})
+
+OCTET_TEXT = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+IPV4_TEXT = rf"(?:{OCTET_TEXT}\.){{3}}{OCTET_TEXT}"
+PLAIN_NAME_TEXT = r"(?:[A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}"  # without the final dot
+UNESCAPED_NAME_TEXT = r"(?:[A-Za-z0-9_*-]{1,63}\.)*[A-Za-z0-9_*-]{1,63}"  # without the final dot
+_HOST_LABEL_TEXT = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+
+IPV4 = re.compile(IPV4_TEXT)
+PLAIN_NAME = re.compile(PLAIN_NAME_TEXT + r"\.?")
+WILDCARD_PLAIN_NAME = re.compile(r"(?:\*\.)?" + PLAIN_NAME_TEXT + r"\.?")
+UNESCAPED_NAME = re.compile(UNESCAPED_NAME_TEXT + r"\.?")
+HOST_NAME = re.compile(rf"(?:\*\.)?(?:{_HOST_LABEL_TEXT}\.)*{_HOST_LABEL_TEXT}\.?")
+
+
+def name_key(name: str) -> str:
+    """The key names are compared by in maps and indexes: lower case, without trailing dots
+    (`WWW.Example.org.` -> `www.example.org`, `a.example.org..` -> `a.example.org`). ASCII names only; IDNA
+    forms are `normalize_dns_name`'s. A name already in that form comes back as the same string object, so
+    the many maps keyed by it share one string per name."""
+    key = name.lower().rstrip(".")
+    return name if key == name else key
 
 
 def _remap(name: str) -> str:
-    name = name.translate(_TRANSITIONAL)
+    name = name.translate(TRANSITIONAL)
     if _idna is not None:
         try:
             return str(_idna.uts46_remap(name, std3_rules=False, transitional=False))

@@ -6,13 +6,14 @@ they compare sorted copies and never mutate their arguments.
 from __future__ import annotations
 
 import ipaddress
-import re
 import socket
 import threading
 from collections.abc import Iterable
 from functools import cmp_to_key
 
 import cachetools
+
+from external_dns.endpoint.names import IPV4
 
 _IPAddr = ipaddress.IPv4Address | ipaddress.IPv6Address
 _IP_FIRST_CHARS = frozenset("0123456789abcdefABCDEF:")
@@ -29,19 +30,12 @@ def _parse_ip(value: str) -> _IPAddr | None:
         return None
 
 
-# A dotted quad in canonical form (no leading zeros): converted from its packed bytes, which is several
-# times cheaper than ipaddress's string parser and needs no memo (a 100k-record zone has 100k addresses).
-# ASCII digits only: `\d` also matches other scripts' digits, which inet_aton refuses with an OSError.
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_DOTTED_QUAD = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
-
-
 def parse_ip(value: str) -> _IPAddr | None:
     """The address `value` denotes, or None when it is not an IPv4/IPv6 address (Go `netip.ParseAddr`)."""
     if not value or value[0] not in _IP_FIRST_CHARS or "/" in value:
         return None
-    if _DOTTED_QUAD.fullmatch(value):
-        return ipaddress.IPv4Address(socket.inet_aton(value))
+    if IPV4.fullmatch(value):  # converted from its packed bytes: several times cheaper than ipaddress's parser,
+        return ipaddress.IPv4Address(socket.inet_aton(value))  # no memo needed (100k records, 100k addresses)
     return _parse_ip(value)
 
 

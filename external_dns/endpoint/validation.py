@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from external_dns.endpoint.names import IPV4, PLAIN_NAME
 from external_dns.endpoint.targets import parse_ip
 
 MAX_LABEL_LENGTH = 63
@@ -28,18 +29,12 @@ class InvalidDNSNameError(ValueError):
     """A DNS name breaks a length or wildcard rule; the message names the name and the rule."""
 
 
-# Names that pass every rule below at a glance (ASCII labels of 1-63 characters, no `*`, no whitespace):
-# most names, checked with one match; anything else takes the label-by-label path for its message.
-_PLAIN_NAME = re.compile(r"(?:[A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?")
-# A canonical dotted quad (what `parse_ip` reads as IPv4 without building an address object).
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_DOTTED_QUAD = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
 
 
 def dns_name_problem(name: str) -> str | None:
     """None when `name` is a usable DNS name, else why not."""
-    if len(name) <= MAX_NAME_LENGTH and _PLAIN_NAME.fullmatch(name) is not None:
-        return None
+    if len(name) <= MAX_NAME_LENGTH and PLAIN_NAME.fullmatch(name) is not None:
+        return None  # most names, at a glance: they pass every rule below
     if not name or not name.strip():
         return "DNS name is empty"
     if name != name.strip():
@@ -134,7 +129,7 @@ def new_srv_record(target: str) -> SRVTarget:
 
 def ip_targets_problem(record_type: str, targets: Sequence[str]) -> str | None:
     for t in targets:
-        if record_type == "A" and _DOTTED_QUAD.fullmatch(t) is not None:
+        if record_type == "A" and IPV4.fullmatch(t) is not None:
             continue  # an IPv4 address: nothing to report
         addr = parse_ip(t)
         if addr is None:

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-
-def name_key(name: str) -> str:
-    """The key DNS names are compared by: lower-case, without trailing dots (`WWW.Example.org.` ->
-    `www.example.org`). ASCII names only; IDNA forms are `names.normalize_dns_name`'s. A name already in that
-    form comes back as the same string object, so the many maps keyed by it share one string per name."""
-    key = name.lower().rstrip(".")
-    return name if key == name else key
+# name_key is names.py's; re-exported for the code (controller/, branches in flight) that imports it from here
+from external_dns.endpoint.names import name_key as name_key
 
 
 def normalize_zone(zone: str) -> str:

@@ -27,7 +27,7 @@ from external_dns.endpoint.limits import (
     endpoint_problem,
     ttl_problem,
 )
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 from external_dns.plan.changes import Changes
 
 

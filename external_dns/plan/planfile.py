@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 from external_dns.plan.changes import Changes
 
 MAX_PLAN_FILE_CHARS = 256 * 1024 * 1024  # a plan file is read whole: bound it

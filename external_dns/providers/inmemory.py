@@ -10,7 +10,7 @@ import structlog
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.errors import (
     ChangeError,

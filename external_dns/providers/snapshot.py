@@ -19,18 +19,10 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.names import name_key as name_key  # re-exported: controller/ imports it from here
 from external_dns.plan.changes import Changes
 
 JOURNAL = 65_536  # changed names remembered for `changed_since`
-
-
-def name_key(name: str) -> str:
-    """The index key of a DNS name: lower case, without the trailing dot (the same string object when `name` is
-    that already: maps keyed by it share one string per name)."""
-    key = name.lower()
-    if key == name and not name.endswith("."):
-        return name
-    return key[:-1] if key.endswith(".") else key
 
 
 def _sort_key(ep: Endpoint) -> tuple[str, str, str]:

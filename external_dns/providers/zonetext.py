@@ -27,14 +27,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from external_dns.endpoint.names import IPV4, IPV4_TEXT, UNESCAPED_NAME_TEXT
+
 # Types whose text form ends with a domain name: its trailing dot is dropped on read, as external-dns does.
 NAME_TERMINATED = frozenset({"CNAME", "NS", "PTR", "DNAME", "MX", "SRV"})
 _HOST_TYPES = frozenset({"CNAME", "NS", "PTR", "DNAME"})
 _SINGLETONS = frozenset({"CNAME", "DNAME"})  # dnspython keeps only the last record of these
 _CLASSES = frozenset({"IN", "CH", "CHAOS", "HS", "HESIOD", "NONE", "ANY"})
-_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
-# A host name in presentation form needing no escapes: letters, digits, '-', '_', '*'; labels of 1..63.
-_NAME = re.compile(r"(?:[A-Za-z0-9_*-]{1,63}\.)*[A-Za-z0-9_*-]{1,63}\.?|@|\.")
+# A name in presentation form needing no escapes (letters, digits, '-', '_', '*'; labels of 1..63), `@`, `.`.
+_NAME = re.compile(rf"{UNESCAPED_NAME_TEXT}\.?|@|\.")
 # One token of a logical line: a quoted string (escapes inside), a parenthesis, a comment, a word.
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[()]|;[^\n]*|[^\s"();]+|"')
 # TXT character-strings that read back unchanged: printable ASCII without quote or backslash, at most 255
@@ -42,9 +43,7 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[()]|;[^\n]*|[^\s"();]+|"')
 _PLAIN_QUOTED_RUN = re.compile(r'"[ !#-\[\]-~]{0,255}"(?: "[ !#-\[\]-~]{0,255}")*')
 # A line exactly as `render_zone_text` writes A and TXT records: read with one match.
 _FAST_LINE = re.compile(
-    r'((?:[A-Za-z0-9_*-]{1,63}\.)*[A-Za-z0-9_*-]{1,63}|@) (\d{1,10}) IN (A|TXT) ('
-    r'(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)'
-    r'|"[ !#-\[\]-~]{0,255}"(?: "[ !#-\[\]-~]{0,255}")*)')
+    rf'({UNESCAPED_NAME_TEXT}|@) ([0-9]{{1,10}}) IN (A|TXT) ({IPV4_TEXT}|"[ !#-\[\]-~]{{0,255}}"(?: "[ !#-\[\]-~]{{0,255}}")*)')
 _TYPE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 MAX_NAME = 255
 
@@ -232,7 +231,7 @@ def _u16(token: str) -> int:
 def _targets(rtype: str, tokens: list[str], origin: str) -> list[str]:
     """Targets of one record, in dnspython's text form."""
     n = len(tokens)
-    if rtype == "A" and n == 1 and _IPV4.fullmatch(tokens[0]):
+    if rtype == "A" and n == 1 and IPV4.fullmatch(tokens[0]):
         return [tokens[0]]
     if rtype == "TXT" and all(_PLAIN_QUOTED_RUN.fullmatch(t) for t in tokens):
         return [" ".join(tokens)]

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, zone_for_name
 

@@ -22,9 +22,10 @@ from typing import Protocol, overload
 import structlog
 
 from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, RECORD_TYPE_TXT, Endpoint
+from external_dns.endpoint.names import name_key
 from external_dns.plan.safety import is_ownership_txt
 from external_dns.providers.provider import zone_for_name
-from external_dns.providers.snapshot import ZoneSnapshot, name_key
+from external_dns.providers.snapshot import ZoneSnapshot
 
 log = structlog.get_logger(__name__)
 

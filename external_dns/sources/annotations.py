@@ -20,6 +20,7 @@ from external_dns.endpoint.endpoint import (
     PROVIDER_SPECIFIC_RECORD_TYPE,
     ProviderSpecificProperty,
 )
+from external_dns.endpoint.names import IPV4, PLAIN_NAME
 from external_dns.endpoint.targets import parse_ip
 from external_dns.endpoint.validation import MAX_NAME_LENGTH, dns_name_problem
 from external_dns.sources.problems import Problem
@@ -93,24 +94,21 @@ def split_annotation_list(value: str) -> list[str]:
 # the memos with 2 x 65,536 entries (~20 MiB) it keeps evicting anyway.
 _name_checks: cachetools.LRUCache[str, str | None] = cachetools.LRUCache(maxsize=1 << 16)
 _target_checks: cachetools.LRUCache[str, str | None] = cachetools.LRUCache(maxsize=1 << 16)
-_PLAIN_NAME = re.compile(r"(?:[A-Za-z0-9_-]{1,63}\.)*[A-Za-z0-9_-]{1,63}\.?")
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_DOTTED_QUAD = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
 _DIGITS_AND_DOTS = re.compile(r"[0-9.]+")
 
 
 def hostname_problem(name: str) -> str | None:
     """None when `name` can be a record name, else why not (length, labels, `*` placement, characters)."""
-    if len(name) <= MAX_NAME_LENGTH and _PLAIN_NAME.fullmatch(name) is not None:
+    if len(name) <= MAX_NAME_LENGTH and PLAIN_NAME.fullmatch(name) is not None:
         return None  # valid for dns_name_problem, and holds no character refused below
     return _hostname_problem(name)
 
 
 def target_problem(target: str) -> str | None:
     """None when `target` is an IP address or a usable host name, else why not."""
-    if _DOTTED_QUAD.fullmatch(target) is not None:
+    if IPV4.fullmatch(target) is not None:
         return None  # an IPv4 address
-    if (len(target) <= MAX_NAME_LENGTH and _PLAIN_NAME.fullmatch(target) is not None
+    if (len(target) <= MAX_NAME_LENGTH and PLAIN_NAME.fullmatch(target) is not None
             and _DIGITS_AND_DOTS.fullmatch(target) is None):
         return None  # a plain host name (no ':', not only digits and dots: no IP, nor a malformed one)
     return _target_problem(target)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from external_dns.endpoint.zones import display_zone, name_key, normalize_zone, zone_finder, zone_for_name
+from external_dns.endpoint.zones import display_zone, normalize_zone, zone_finder, zone_for_name
 
 
 def test_longest_zone_on_a_label_boundary() -> None:
@@ -31,7 +31,6 @@ def test_normal_forms() -> None:
     assert normalize_zone("") == ""
     assert display_zone("example.org") == "example.org." == display_zone("Example.Org.")
     assert display_zone("") == "." == display_zone(None)
-    assert name_key("WWW.Example.org.") == "www.example.org"
 
 
 labels = st.text(alphabet="abcxyz-0", min_size=1, max_size=5)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 from external_dns.providers.aws.records import rrset_size
 
 # Order inside a batch: string-descending action (UPSERT, DELETE, CREATE), then name, then type.

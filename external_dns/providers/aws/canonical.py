@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import structlog
 
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 
 log = structlog.get_logger(__name__)
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import structlog
 
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 from external_dns.providers.aws.zones import HostedZone, bare_zone_id
 
 log = structlog.get_logger(__name__)

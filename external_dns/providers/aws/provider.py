@@ -32,8 +32,8 @@ from external_dns.endpoint.endpoint import (
     RECORD_TYPE_TXT,
     Endpoint,
 )
+from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
-from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.aws import errors
 from external_dns.providers.aws.batching import Limits, Route53Change, batch_changes, group_changes

@@ -18,8 +18,8 @@ from external_dns.endpoint.endpoint import (
     RECORD_TYPE_TXT,
     Endpoint,
 )
+from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
-from external_dns.endpoint.zones import name_key
 from external_dns.providers.aws.canonical import canonical_hosted_zone
 
 # Provider-specific property names (external-dns provider/aws).

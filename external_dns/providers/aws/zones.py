@@ -16,7 +16,7 @@ import botocore.exceptions
 import structlog
 from cachetools import TTLCache
 
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 from external_dns.providers.aws import errors
 from external_dns.providers.aws.config import AWSConfig
 from external_dns.providers.aws.records import strip_dot

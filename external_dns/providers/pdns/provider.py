@@ -27,8 +27,8 @@ from cachetools import TTLCache
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
-from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.pdns.client import PDNSBodyTooLarge, PDNSClient, PDNSNotFound, PDNSRefused
 from external_dns.providers.pdns.config import PDNSConfig

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import re
 from typing import Any
 
 from external_dns.endpoint.endpoint import PROVIDER_SPECIFIC_ALIAS, Endpoint, ProviderSpecificProperty
-from external_dns.endpoint.names import to_ascii_name
+from external_dns.endpoint.names import IPV4, to_ascii_name
 from external_dns.endpoint.targets import Targets
 
 DEFAULT_TTL = 300  # external-dns writes this when an endpoint has no TTL
@@ -30,8 +29,6 @@ WRITE_TYPES = ("A", "AAAA", "CNAME", "MX", "SRV", "TXT", "NS", "PTR", "CAA", "NA
 _KEEP_DOT = frozenset(("SRV", "TXT", "NAPTR"))
 _HOST_TYPES = frozenset(("CNAME", "NS", "PTR", "DNAME", "ALIAS"))
 _SKIP_READ = frozenset(("SOA",))
-# Dotted-quad IPv4 in canonical form (no leading zeros): taken as is, without ipaddress's slower parse.
-_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
 
 
 class InvalidRecordError(ValueError):
@@ -90,7 +87,7 @@ def content_for(rtype: str, target: str) -> str:
     target = target.strip()
     if rtype == "TXT":
         return quote_txt(target)
-    if rtype == "A" and _IPV4.fullmatch(target):
+    if rtype == "A" and IPV4.fullmatch(target):
         return target
     if rtype in ("A", "AAAA"):
         try:
@@ -126,7 +123,7 @@ def read_target(rtype: str, content: str) -> str:
 
 def canonical_target(rtype: str, target: str) -> str:
     """The form `records()` returns for this desired target (unchanged when it does not parse)."""
-    if rtype == "A" and _IPV4.fullmatch(target):
+    if rtype == "A" and IPV4.fullmatch(target):
         return target  # the common case first: a sync adjusts every desired target
     if rtype == "TXT":
         return quote_txt(target.strip())

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
 from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
-from external_dns.providers.snapshot import name_key
 
 MAX_AGE = 3600.0  # seconds
 

@@ -14,8 +14,6 @@ Owns the read-back form of every record type we write, so that desired endpoints
 
 from __future__ import annotations
 
-import re
-
 import dns.name
 import dns.rdata
 import dns.rdataclass
@@ -24,11 +22,12 @@ from cachetools import LRUCache, cached
 from dns.rdtypes.ANY.TXT import TXT
 from dns.rdtypes.IN.A import A
 
+from external_dns.endpoint.names import IPV4
+
 # Types read back from AXFR (every type we write; MX and SRV included, unlike Go external-dns).
 READ_TYPES = ("A", "AAAA", "CNAME", "DNAME", "TXT", "NS", "PTR", "SRV", "MX", "NAPTR")
 _HOST_TYPES = ("CNAME", "DNAME", "NS", "PTR")
 TXT_CHUNK = 255
-_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
 # Conversions are pure and rdata objects immutable: memoised so that a steady-state sync re-parses nothing.
 _RDATA_CACHE: LRUCache[tuple[str, str], dns.rdata.Rdata] = LRUCache(maxsize=200_000)
 _CANONICAL_CACHE: LRUCache[tuple[str, str], str] = LRUCache(maxsize=200_000)
@@ -91,7 +90,7 @@ def to_rdata(rtype: str, target: str) -> dns.rdata.Rdata:
     """Parse a target into rdata; raises ValueError with the reason on a malformed target."""
     if rtype == "TXT":
         return txt_rdata(target)
-    if rtype == "A" and _IPV4.fullmatch(target):
+    if rtype == "A" and IPV4.fullmatch(target):
         return A(dns.rdataclass.IN, dns.rdatatype.A, target)  # type: ignore[no-untyped-call]
     try:
         rdtype = dns.rdatatype.from_text(rtype)
@@ -110,7 +109,7 @@ def canonical_target(rtype: str, target: str) -> str:
     """The form `records()` will return for this target (unchanged when it does not parse)."""
     if rtype == "TXT":
         return unquote_txt(target)
-    if rtype == "A" and _IPV4.fullmatch(target):
+    if rtype == "A" and IPV4.fullmatch(target):
         return target
     return _canonical_parsed(rtype, target)
 

@@ -29,7 +29,8 @@ import dns.tsig
 import dns.update
 from cachetools import LRUCache, cached
 
-from external_dns.providers.rfc2136.targets import _IPV4, TXT_CHUNK, target_of, to_rdata, unquote_txt
+from external_dns.endpoint.names import IPV4
+from external_dns.providers.rfc2136.targets import TXT_CHUNK, target_of, to_rdata, unquote_txt
 
 CLASS_IN = int(dns.rdataclass.IN)
 CLASS_NONE = int(dns.rdataclass.NONE)
@@ -78,7 +79,7 @@ def name_wire(name: str, zone: str) -> bytes:
 
 def rdata_wire(rtype: str, target: str) -> bytes:
     """The rdata of one target; raises ValueError naming the problem."""
-    if rtype == "A" and _IPV4.fullmatch(target):
+    if rtype == "A" and IPV4.fullmatch(target):
         return socket.inet_aton(target)
     if rtype == "TXT":
         data = unquote_txt(target).encode("utf-8", errors="surrogateescape")

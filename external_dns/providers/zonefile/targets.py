@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from external_dns.endpoint.names import IPV4, UNESCAPED_NAME
 from external_dns.endpoint.zones import normalize_zone
 from external_dns.providers.errors import ProviderError
 from external_dns.providers.zonetext import NAME_TERMINATED
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
 
 ZONEFILE_RECORD_TYPES = ("A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR", "CAA", "NAPTR", "DNAME")
 _HOST_TYPES = frozenset({"CNAME", "NS", "PTR", "DNAME"})
-_IPV4 = re.compile(r"(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)")
-_SIMPLE_NAME = re.compile(r"(?:[A-Za-z0-9_*-]{1,63}\.)*[A-Za-z0-9_*-]{1,63}\.?")
 _PLAIN_TXT = re.compile(r"[ !#-\[\]-~]{0,255}")
 _PLAIN_QUOTED_TXT = re.compile(r'"[ !#-\[\]-~]{0,255}"')
 
@@ -64,14 +63,14 @@ def rdata_to_target(record_type: str, rdata: dns.rdata.Rdata) -> str:
 def canonical_target(record_type: str, target: str) -> str:
     """A target in the exact form `records()` would read it back; ValueError when it does not parse.
     The common forms are recognised directly, the rest goes through dnspython (memoised)."""
-    if record_type == "A" and _IPV4.fullmatch(target):
+    if record_type == "A" and IPV4.fullmatch(target):
         return target
     if record_type == "TXT":
         if _PLAIN_QUOTED_TXT.fullmatch(target):
             return target
         if _PLAIN_TXT.fullmatch(target):
             return f'"{target}"'
-    elif record_type in _HOST_TYPES and _SIMPLE_NAME.fullmatch(target):
+    elif record_type in _HOST_TYPES and UNESCAPED_NAME.fullmatch(target):
         bare = target[:-1] if target.endswith(".") else target
         if len(bare) <= 253:
             return bare
@@ -86,7 +85,7 @@ def _canonical_parsed(record_type: str, target: str) -> str:
 def presentation_name(name: str) -> str:
     """An endpoint name as written in a zone file (lower case; escapes where dnspython needs them)."""
     bare = normalize_zone(name)
-    if _SIMPLE_NAME.fullmatch(bare) and len(bare) <= 253:
+    if UNESCAPED_NAME.fullmatch(bare) and len(bare) <= 253:
         return bare
     import dns.exception
     import dns.name

@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
 from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
-from external_dns.providers.snapshot import name_key
 from external_dns.providers.zonefile.files import ZoneFile
 from external_dns.providers.zonetext import Rrset, ZoneData
 

@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.names import name_key
 from external_dns.informers import (
     DeletedFinalStateUnknown,
     FilteringResourceEventHandler,
@@ -38,11 +39,6 @@ log = structlog.get_logger(__name__)
 
 Obj = Mapping[str, Any]
 OneObject = Callable[[Obj], tuple[list[Endpoint], list[Problem]]]
-
-
-def name_key(name: str) -> str:
-    low = name.lower()
-    return low[:-1] if low.endswith(".") else low
 
 
 def object_key(obj: Any) -> str:

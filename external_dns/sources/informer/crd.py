@@ -15,6 +15,7 @@ from typing import Any
 import structlog
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.names import name_key
 from external_dns.informers import DNSENDPOINTS, SharedInformerFactory
 from external_dns.informers.api import call_json
 from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource
@@ -117,7 +118,7 @@ class DNSEndpointInformerSource(InformerSource):
     def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
         if not self.by_name.built:
             self.endpoints()  # the first full read builds the index
-        wanted = {n.lower().rstrip(".") for n in names}
+        wanted = {name_key(n) for n in names}
         objs = [dict(o) for o in self.by_name.objects_for_names(wanted)]
         endpoints, problems, done, obj_names = self._compute(objs)
         self.report(problems, partial=True)
@@ -126,7 +127,7 @@ class DNSEndpointInformerSource(InformerSource):
                 self._note_pending(done, obj_names, partial=True)
             else:
                 self.write_status(done, prune=False)
-        return [ep for ep in merge_dnsendpoint_endpoints(endpoints) if ep.dns_name.lower().rstrip(".") in wanted]
+        return [ep for ep in merge_dnsendpoint_endpoints(endpoints) if name_key(ep.dns_name) in wanted]
 
     def take_dirty_names(self) -> set[str] | None:
         if not self.by_name.built:

@@ -18,7 +18,7 @@ from external_dns.endpoint.endpoint import (
     RESOURCE_LABEL_KEY,
     Endpoint,
 )
-from external_dns.endpoint.zones import name_key
+from external_dns.endpoint.names import name_key
 from external_dns.events import Recorder, objects_of
 from external_dns.plan.changes import Changes
 from external_dns.plan.conflict import PerResource

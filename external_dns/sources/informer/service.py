@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 
 from external_dns.endpoint.endpoint import Endpoint, ProviderSpecificProperty
+from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
 from external_dns.informers import (
     ENDPOINTSLICES,
@@ -261,7 +262,7 @@ class ServiceInformerSource(InformerSource):
     def endpoints_for_names(self, names: Collection[str]) -> list[Endpoint] | None:
         if not self._bn_ready:
             self._bn_build()
-        wanted = {_name(n) for n in names}
+        wanted = {name_key(n) for n in names}
         with self._bn_lock:
             keys: set[str] = set()
             for n in wanted:
@@ -279,7 +280,7 @@ class ServiceInformerSource(InformerSource):
             found.extend(more)
             problems.extend(more_problems)
         self.report(problems, partial=True)  # an event run's objects: their problems now, not at the next pass
-        return [ep for ep in merge_service_endpoints(found, copy=False) if _name(ep.dns_name) in wanted]
+        return [ep for ep in merge_service_endpoints(found, copy=False) if name_key(ep.dns_name) in wanted]
 
     def take_dirty_names(self) -> set[str] | None:
         if not self._bn_ready and self._bn_build():
@@ -398,13 +399,6 @@ def _unpack(packed: _Packed) -> Endpoint:
     return ep
 
 
-def _name(name: str) -> str:
-    low = name.lower()
-    if low == name and not name.endswith("."):
-        return name  # the endpoint's own string: no second copy per index key
-    return low[:-1] if low.endswith(".") else low
-
-
 def _names(eps: Iterable[Endpoint]) -> tuple[str, ...]:
     """The distinct index keys of `eps`' names, in order."""
-    return tuple(dict.fromkeys(_name(ep.dns_name) for ep in eps))
+    return tuple(dict.fromkeys(name_key(ep.dns_name) for ep in eps))

@@ -14,8 +14,8 @@ from typing import Any
 import structlog
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.names import name_key
 from external_dns.endpoint.utils import endpoints_for_hostname, merge_endpoints
-from external_dns.endpoint.zones import name_key
 from external_dns.sources.annotations import (
     HOSTNAME_KEY,
     HOSTNAME_SOURCE_ANNOTATION_ONLY,
