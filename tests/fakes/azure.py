@@ -1,11 +1,15 @@
-"""A strict fake of Azure DNS (Azure Resource Manager, `Microsoft.Network/dnsZones`, api-version 2018-05-01) and of
+"""A strict fake of Azure DNS (Azure Resource Manager, `Microsoft.Network/dnsZones`, api-version 2018-05-01) or,
+with `private=True`, of Azure Private DNS (`Microsoft.Network/privateDnsZones`, api-version 2024-06-01), and of
 the Microsoft identity platform's token endpoint, on loopback over TLS (azure-core refuses bearer tokens over
 plain http; the test trusts the fake's throw-away CA through `REQUESTS_CA_BUNDLE`).
 
 Follows the REST operations and models that ship with azure-mgmt-dns 9.x (`operations/_zones_operations.py`,
-`_record_sets_operations.py`, `models/_models_py3.py`): request bodies are checked against `RecordSet`'s
-`_attribute_map` (unknown properties refused with 400 `InvalidRequestFormat`; read-only ones ignored, as ARM does);
-answers are the models' JSON (`properties.TTL`, `ARecords`, `CNAMERecord`, `TXTRecords`, ..., `etag`, `fqdn`).
+`_record_sets_operations.py`, `models/_models_py3.py`) and azure-mgmt-privatedns 2.x (`operations/_operations.py`,
+`models/_models.py`): request bodies are checked against the record set properties the SDK's models declare
+(`RecordSet._attribute_map`; `RecordSetProperties`' rest fields) — unknown properties refused with 400
+`InvalidRequestFormat`, read-only ones ignored as ARM does; answers are the models' JSON (`properties.TTL`,
+`ARecords`, `CNAMERecord`, ... for public zones; `properties.ttl`, `aRecords`, `cnameRecord`, ... for private
+ones; `etag`, `fqdn`).
 
 - identity: `GET /{tenant}/v2.0/.well-known/openid-configuration` and `POST /{tenant}/oauth2/v2.0/token` (client
   credentials with a secret, or a federated client assertion: workload identity); ARM requests need
@@ -30,14 +34,23 @@ from typing import Any
 from tests.fakes.httpfake import FakeAPI, Reply, Request
 
 API_VERSION = "2018-05-01"
+PRIVATE_API_VERSION = "2024-06-01"
 RECORD_KEYS = {"A": "ARecords", "AAAA": "AAAARecords", "CNAME": "CNAMERecord", "MX": "MXRecords", "NS": "NSRecords",
                "PTR": "PTRRecords", "SRV": "SRVRecords", "TXT": "TXTRecords", "CAA": "caaRecords", "SOA": "SOARecord"}
+PRIVATE_RECORD_KEYS = {"A": "aRecords", "AAAA": "aaaaRecords", "CNAME": "cnameRecord", "MX": "mxRecords",
+                       "PTR": "ptrRecords", "SRV": "srvRecords", "TXT": "txtRecords", "SOA": "soaRecord"}
 MAX_RECORDS_PER_SET = 20
 MAX_TXT_STRING = 1024
 
 
-def _properties_schema() -> dict[str, Any]:
-    """The JSON properties a RecordSet PUT may carry, from the SDK's model (`properties.X` -> nested type)."""
+def _properties_schema(private: bool) -> dict[str, Any]:
+    """The JSON properties a RecordSet PUT may carry, from the SDK's model: name -> (type, read-only)."""
+    if private:
+        from azure.mgmt.privatedns import models as pmodels
+
+        # The model's rest fields (filled on its first instance).
+        fields: dict[str, Any] = getattr(pmodels.RecordSetProperties(), "_attr_to_rest_field")  # noqa: B009
+        return {f._rest_name: ("", list(f._visibility or []) == ["read"]) for f in fields.values()}
     from azure.mgmt.dns import models
 
     out: dict[str, Any] = {}
@@ -60,13 +73,18 @@ class AzureDNSFake(FakeAPI):
 
     def __init__(self, cert_dir: Path, subscription: str = "sub-1", resource_group: str = "rg",
                  tenant: str = "tenant-1", client_id: str = "client-1", client_secret: str = "s3cret",
-                 top_limit: int = 1000, max_record_sets: int = 10_000) -> None:
+                 top_limit: int = 1000, max_record_sets: int = 10_000, private: bool = False) -> None:
         super().__init__(tls=True, cert_dir=cert_dir)
+        self.private = private
+        self.api_version = PRIVATE_API_VERSION if private else API_VERSION
+        self.kind = "privateDnsZones" if private else "dnsZones"
+        self.keys = PRIVATE_RECORD_KEYS if private else RECORD_KEYS
+        self.ttl_key = "ttl" if private else "TTL"
         self.subscription, self.resource_group, self.tenant = subscription, resource_group, tenant
         self.client_id, self.client_secret = client_id, client_secret
         self.federated_tokens: set[str] = set()
         self.top_limit, self.max_record_sets = top_limit, max_record_sets
-        self.schema = _properties_schema()
+        self.schema = _properties_schema(private)
         self.zones: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}  # zone -> (relative name, type) -> set
         self.tokens: set[str] = set()
         self._ids = itertools.count(1)
@@ -80,14 +98,15 @@ class AzureDNSFake(FakeAPI):
                        metadata: dict[str, str] | None = None) -> None:
         with self.lock:
             self.zones[zone][(relative.lower(), rtype)] = self._record_set(zone, relative.lower(), rtype, {
-                "TTL": ttl, RECORD_KEYS[rtype]: records, **({"metadata": metadata} if metadata else {})})
+                self.ttl_key: ttl, self.keys[rtype]: records, **({"metadata": metadata} if metadata else {})})
 
     def record_sets(self, zone: str) -> dict[tuple[str, str], dict[str, Any]]:
         with self.lock:
             return {k: json.loads(json.dumps(v)) for k, v in self.zones[zone].items()}
 
     def values(self, zone: str) -> dict[tuple[str, str], tuple[int, Any]]:
-        return {k: (v["properties"]["TTL"], v["properties"][RECORD_KEYS[k[1]]]) for k, v in self.record_sets(zone).items()}
+        return {k: (v["properties"][self.ttl_key], v["properties"][self.keys[k[1]]])
+                for k, v in self.record_sets(zone).items()}
 
     # -- protocol -------------------------------------------------------------------------------------------
     def error_reply(self, status: int, message: str) -> Reply:
@@ -103,7 +122,7 @@ class AzureDNSFake(FakeAPI):
                 return self._identity(request)
             if request.headers.get("authorization", "")[len("Bearer "):] not in self.tokens:
                 raise APIError(401, "InvalidAuthenticationToken", "The access token is invalid.")
-            if request.arg("api-version") != API_VERSION:
+            if request.arg("api-version") != self.api_version:
                 raise APIError(400, "InvalidApiVersionParameter",
                                f"The api-version '{request.arg('api-version')}' is invalid.")
             with self.lock:
@@ -137,7 +156,7 @@ class AzureDNSFake(FakeAPI):
     def _route(self, request: Request) -> Reply:
         parts = [p for p in request.path.split("/") if p]
         prefix = ["subscriptions", self.subscription, "resourceGroups", self.resource_group, "providers",
-                  "Microsoft.Network", "dnsZones"]
+                  "Microsoft.Network", self.kind]
         if [p.lower() for p in parts[:7]] != [p.lower() for p in prefix]:
             raise APIError(404, "ResourceGroupNotFound" if parts[1:2] == [self.subscription] else
                            "SubscriptionNotFound", f"Resource group or subscription of {request.path} not found.")
@@ -149,7 +168,7 @@ class AzureDNSFake(FakeAPI):
         if zone not in self.zones:
             raise APIError(404, "ResourceNotFound", f"The resource 'Microsoft.Network/dnszones/{zone}' under resource "
                                                     f"group '{self.resource_group}' was not found.")
-        if rest[1:] in (["all"], ["recordsets"]) and request.method == "GET":
+        if [r.lower() for r in rest[1:]] in (["all"], ["recordsets"]) and request.method == "GET":
             suffix = (request.arg("$recordsetnamesuffix") or "").lower()
             items = [v for (n, t), v in sorted(self.zones[zone].items())
                      if not suffix or n == suffix or n.endswith("." + suffix) or (suffix == "@" and n == "@")]
@@ -175,7 +194,8 @@ class AzureDNSFake(FakeAPI):
 
     def _zone_json(self, zone: str) -> dict[str, Any]:
         return {"id": f"/subscriptions/{self.subscription}/resourceGroups/{self.resource_group}/providers/"
-                      f"Microsoft.Network/dnszones/{zone}", "name": zone, "type": "Microsoft.Network/dnszones",
+                      f"Microsoft.Network/{self.kind.lower()}/{zone}", "name": zone,
+                "type": f"Microsoft.Network/{self.kind.lower()}",
                 "location": "global", "etag": "00000002-0000-0000-0000-000000000000", "tags": {},
                 "properties": {"maxNumberOfRecordSets": self.max_record_sets, "maxNumberOfRecordsPerRecordSet":
                                MAX_RECORDS_PER_SET, "numberOfRecordSets": len(self.zones[zone]),
@@ -184,16 +204,17 @@ class AzureDNSFake(FakeAPI):
     def _record_set(self, zone: str, relative: str, rtype: str, props: dict[str, Any]) -> dict[str, Any]:
         fqdn = f"{zone}." if relative == "@" else f"{relative}.{zone}."
         return {"id": f"/subscriptions/{self.subscription}/resourceGroups/{self.resource_group}/providers/"
-                      f"Microsoft.Network/dnszones/{zone}/{rtype}/{relative}",
-                "name": relative, "type": f"Microsoft.Network/dnszones/{rtype}", "etag": f"etag-{next(self._ids)}",
+                      f"Microsoft.Network/{self.kind}/{zone}/{rtype}/{relative}",
+                "name": relative, "type": f"Microsoft.Network/{self.kind}/{rtype}", "etag": f"etag-{next(self._ids)}",
                 "properties": {**props, "fqdn": fqdn, "provisioningState": "Succeeded"}}
 
     def _one(self, zone: str, relative: str, rtype: str, request: Request) -> Reply:
-        if rtype not in RECORD_KEYS:
+        if rtype not in self.keys:
             raise APIError(400, "InvalidRecordType", f"The record type '{rtype}' is not supported.")
         records = self.zones[zone]
         current = records.get((relative, rtype))
-        if_match, if_none = request.headers.get("if-match"), request.headers.get("if-none-match")
+        # An entity tag may come quoted (RFC 9110, as azure-core's match conditions send it) or bare.
+        if_match, if_none = (_etag(request.headers.get("if-match")), _etag(request.headers.get("if-none-match")))
         if if_match is not None and (current is None or (if_match != "*" and if_match != current["etag"])):
             raise APIError(412, "PreconditionFailed", f"The Record set {relative} has been modified (etag mismatch).")
         if request.method == "GET":
@@ -237,14 +258,14 @@ class AzureDNSFake(FakeAPI):
                                                             "'RecordSetProperties'.")
             if not self.schema[key][1]:
                 props[key] = value
-        ttl = props.get("TTL")
+        ttl = props.get(self.ttl_key)
         if not isinstance(ttl, int) or isinstance(ttl, bool) or not 0 <= ttl <= 2147483647:
             raise APIError(400, "InvalidTTL", f"The TTL {ttl!r} is invalid.")
-        present = [k for t, k in RECORD_KEYS.items() if k in props]
-        if present != [RECORD_KEYS[rtype]]:
-            raise APIError(400, "InvalidRecordSet", f"A {rtype} record set must carry {RECORD_KEYS[rtype]} and no "
+        present = [k for t, k in self.keys.items() if k in props]
+        if present != [self.keys[rtype]]:
+            raise APIError(400, "InvalidRecordSet", f"A {rtype} record set must carry {self.keys[rtype]} and no "
                                                     f"other record list (got {present}).")
-        records = props[RECORD_KEYS[rtype]]
+        records = props[self.keys[rtype]]
         if rtype != "CNAME" and (not isinstance(records, list) or not records or len(records) > MAX_RECORDS_PER_SET):
             raise APIError(400, "InvalidRecordSet", f"A record set holds 1 to {MAX_RECORDS_PER_SET} records.")
         self._check_records(rtype, records)
@@ -279,6 +300,13 @@ class AzureDNSFake(FakeAPI):
             for key in ("preference", "priority", "weight", "port"):
                 if key in item and (not isinstance(item[key], int) or not 0 <= item[key] <= 65535):
                     raise bad(f"{key} {item[key]!r}")
+
+
+def _etag(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip().removeprefix("W/")
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] == '"' else value
 
 
 def config_file(path: Path, fake: AzureDNSFake, **extra: Any) -> Path:

@@ -120,12 +120,48 @@ def relative_name(zone: str, name: str) -> str:
 
 
 class AzureProvider(KeptZonesProvider[APIZone, Any]):
-    """Azure DNS behind the Provider interface; `client` is a `DnsManagementClient` (built from `config`)."""
+    """Azure DNS behind the Provider interface; `client` is a `DnsManagementClient` (built from `config`). The
+    SDK calls and models sit in the small methods below, which the Private DNS provider (private.py) replaces."""
+
+    types: tuple[str, ...] = TYPES
 
     def __init__(self, config: AzureConfig, client: Any = None) -> None:
         super().__init__(config.cache_seconds, config.zones_cache_seconds)
         self.config = config
-        self.client = client if client is not None else make_client(config)
+        self.client = client if client is not None else self._make_client()
+
+    # -- the SDK (public DNS zones) -------------------------------------------------------------------------
+    def _make_client(self) -> Any:
+        return make_client(self.config)
+
+    def _zone_pages(self) -> Any:
+        return self.client.zones.list_by_resource_group(self.config.resource_group)
+
+    def _record_pages(self, zone: APIZone, suffix: str | None = None) -> Any:
+        return self.client.record_sets.list_all_by_dns_zone(self.config.resource_group, zone.id,
+                                                            top=self.config.page_size, record_set_name_suffix=suffix)
+
+    def _put_record_set(self, zone: APIZone, relative: str, rtype: str, params: Any, **precondition: str) -> Any:
+        return self.client.record_sets.create_or_update(self.config.resource_group, zone.id, relative, rtype, params,
+                                                        **precondition)
+
+    def _delete_record_set(self, zone: APIZone, relative: str, rtype: str, etag: str) -> Any:
+        return self.client.record_sets.delete(self.config.resource_group, zone.id, relative, rtype, if_match=etag)
+
+    @staticmethod
+    def _props(rs: Any) -> Any:
+        """The object holding a record set's ttl, metadata and records (the record set itself here)."""
+        return rs
+
+    def _new_record_set(self, **kw: Any) -> Any:
+        from azure.mgmt.dns import models
+
+        return models.RecordSet(**kw)
+
+    def _models(self) -> Any:
+        from azure.mgmt.dns import models
+
+        return models
 
     def __repr__(self) -> str:
         return f"AzureProvider(resource_group={self.config.resource_group!r})"
@@ -142,7 +178,7 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
     # -- zones ----------------------------------------------------------------------------------------------
     def _list_zones(self) -> Iterable[APIZone]:
         cfg = self.config
-        pages = self._call("listing zones", self.client.zones.list_by_resource_group, cfg.resource_group)
+        pages = self._call("listing zones", self._zone_pages)
         out = []
         for zone in self._call(f"listing zones of resource group {cfg.resource_group}", list, pages):
             name = str(zone.name or "")
@@ -155,35 +191,32 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
 
     # -- reading --------------------------------------------------------------------------------------------
     def _list_records(self, zone: APIZone) -> Iterable[Any]:
-        pages = self.client.record_sets.list_all_by_dns_zone(self.config.resource_group, zone.id,
-                                                             top=self.config.page_size)
-        records: list[Any] = self._call(f"failed to fetch dns records of zone {zone.name}", list, pages)
+        records: list[Any] = self._call(f"failed to fetch dns records of zone {zone.name}", list,
+                                        self._record_pages(zone))
         return records
 
     def _read_name(self, zone: APIZone, name: str) -> list[Any]:
         relative = relative_name(zone.name, name)
-        pages = self.client.record_sets.list_all_by_dns_zone(self.config.resource_group, zone.id,
-                                                             top=self.config.page_size,
-                                                             record_set_name_suffix=relative)
-        found = self._call(f"reading {name} in zone {zone.name}", list, pages)
+        found = self._call(f"reading {name} in zone {zone.name}", list, self._record_pages(zone, relative))
         return [r for r in found if str(r.name or "").lower() == relative]
 
     def _record_name(self, record: Any) -> str:
-        fqdn = str(record.fqdn or "")
+        fqdn = str(self._props(record).fqdn or "")
         return fqdn or str(record.name or "")
 
     def _to_endpoints(self, zone: APIZone, records: list[Any]) -> list[Endpoint]:
         out = []
         for rs in records:
             rtype = str(rs.type or "").rsplit("/", 1)[-1]
-            if rtype not in TYPES:
+            if rtype not in self.types:
                 continue
-            targets = _targets(rtype, rs)
+            props = self._props(rs)
+            targets = _targets(rtype, props)
             if not targets:
                 continue
             name = zone.name if rs.name == "@" else f"{rs.name}.{zone.name}"
-            ep = Endpoint(name.lower(), rtype, Targets(targets), int(rs.ttl or 0))
-            metadata = rs.metadata or {}
+            ep = Endpoint(name.lower(), rtype, Targets(targets), int(props.ttl or 0))
+            metadata = props.metadata or {}
             for key in sorted(metadata):
                 ep.set_provider_specific_property(METADATA_PREFIX + key, str(metadata[key]))
             if metadata:
@@ -258,13 +291,12 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
         """Check every write of the group against the record sets as kept (read by name when not), then send
         them: a refused check sends nothing of the group (no record without its ownership TXT, no TXT claiming
         a record that was not written)."""
-        rg = self.config.resource_group
         checked: list[tuple[_Op, Any, Any]] = []
         for op in group.ops:
             current = next((r for r in self.current_at(zone, op.ep.dns_name)
                             if str(r.type or "").rsplit("/", 1)[-1] == op.ep.record_type), None)
             if current is not None:
-                _check_ours(op, _targets(op.ep.record_type, current))
+                _check_ours(op, _targets(op.ep.record_type, self._props(current)))
             checked.append((op, current, None if op.action == "delete" else self._record_set(op.ep)))
         for op, current, params in checked:
             ep = op.ep
@@ -277,13 +309,11 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
                     (current is not None and op.action == "create"):
                 continue  # nothing to send: gone already, or in place already (_check_ours: exactly our values)
             if op.action == "delete":
-                self._write(zone, ep, self.client.record_sets.delete, rg, zone.id, relative, ep.record_type,
-                            if_match=current.etag)
+                self._write(zone, ep, self._delete_record_set, zone, relative, ep.record_type, current.etag)
                 self._fold(zone, ep.dns_name, ep.record_type, None)
                 continue
             precondition = {"if_match": current.etag} if current is not None else {"if_none_match": "*"}
-            written = self._write(zone, ep, self.client.record_sets.create_or_update, rg, zone.id, relative,
-                                  ep.record_type, params, **precondition)
+            written = self._write(zone, ep, self._put_record_set, zone, relative, ep.record_type, params, **precondition)
             self._fold(zone, ep.dns_name, ep.record_type, written)
 
     def _write(self, zone: APIZone, ep: Endpoint, call: Any, *args: Any, **kwargs: Any) -> Any:
@@ -308,8 +338,7 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
         self.store(zone, name, rest + ([written] if written is not None else []))
 
     def _record_set(self, ep: Endpoint) -> Any:
-        from azure.mgmt.dns import models
-
+        models = self._models()
         ttl = ep.record_ttl if ep.record_ttl > 0 else DEFAULT_TTL
         metadata = {}
         for key in (ep.get_provider_specific_property(METADATA_KEYS) or "").split(","):
@@ -325,14 +354,14 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
         elif ep.record_type == "CNAME":
             kw["cname_record"] = models.CnameRecord(cname=t[0])
         elif ep.record_type == "MX":
-            kw["mx_records"] = [_mx(ep, v) for v in t]
-        elif ep.record_type == "NS":
+            kw["mx_records"] = [_mx(models, ep, v) for v in t]
+        elif ep.record_type == "NS" and "NS" in self.types:
             kw["ns_records"] = [models.NsRecord(nsdname=v) for v in t]
         elif ep.record_type == "TXT":
             kw["txt_records"] = [models.TxtRecord(value=[v]) for v in t]
         else:
             raise RequestRefused(f"{ep.dns_name}: unsupported record type '{ep.record_type}'")
-        return models.RecordSet(**kw)
+        return self._new_record_set(**kw)
 
 
 def _check_ours(op: _Op, current: list[str]) -> None:
@@ -358,9 +387,7 @@ def _same_record_set(old: Endpoint, new: Endpoint) -> bool:
     return form(old) == form(new)
 
 
-def _mx(ep: Endpoint, target: str) -> Any:
-    from azure.mgmt.dns import models
-
+def _mx(models: Any, ep: Endpoint, target: str) -> Any:
     preference, _, exchange = target.partition(" ")
     if not preference.isdigit() or not exchange.strip():
         raise RequestRefused(f"{ep.dns_name}: mx target needs to be of form '10 example.com'")
