@@ -19,7 +19,7 @@ HOLE = "{}"
 # Errors the program prints for the user to act on: flags and their combinations, the RFC2136 provider's
 # settings, plan files given to `apply`, credentials a provider refused (fatal in the long-running mode).
 ACTIONABLE_ERRORS = ("ConfigError", "RFC2136ConfigError", "PlanFileError", "TsigRejected", "TsigKeyRejected",
-                     "PDNSAuthError", "WebhookAuthError", "AWSAuthError")
+                     "PDNSAuthError", "WebhookAuthError", "AWSAuthError", "APIAuthError")
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.errors import ConfigError
 
 DEFAULT_TTL = 300
+NO_SUBSCRIPTION = "Azure: no subscription id (subscriptionId in the config file, or the flag that overrides it)"
 MAX_CONFIG_BYTES = 1024 * 1024
 # cloud name (upper case) -> (authority host, resource manager endpoint, audience); azcore's cloud.Configuration.
 CLOUDS = {

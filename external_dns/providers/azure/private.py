@@ -8,6 +8,7 @@ from typing import Any
 
 from external_dns.errors import ConfigError
 from external_dns.providers.apizones import APIZone
+from external_dns.providers.azure.config import NO_SUBSCRIPTION
 from external_dns.providers.azure.provider import AzureProvider, make_credential
 
 
@@ -24,7 +25,7 @@ class AzurePrivateDNSProvider(AzureProvider):
 
         cfg = self.config
         if not cfg.subscription_id:
-            raise ConfigError("Azure: no subscription id (subscriptionId in the config file or --azure-subscription-id)")
+            raise ConfigError(NO_SUBSCRIPTION)
         _, endpoint, audience = cfg.endpoints()
         return PrivateDnsManagementClient(make_credential(cfg), cfg.subscription_id, base_url=endpoint,
                                           credential_scopes=[audience.rstrip("/") + "/.default"],

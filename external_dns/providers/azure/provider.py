@@ -35,7 +35,7 @@ from external_dns.providers.apizones import (
     RequestRefused,
     WriteGroup,
 )
-from external_dns.providers.azure.config import DEFAULT_TTL, AzureConfig
+from external_dns.providers.azure.config import DEFAULT_TTL, NO_SUBSCRIPTION, AzureConfig
 from external_dns.providers.errors import ProviderError, SoftError
 
 log = structlog.get_logger(__name__)
@@ -81,7 +81,7 @@ def make_client(config: AzureConfig) -> Any:
     from azure.mgmt.dns import DnsManagementClient
 
     if not config.subscription_id:
-        raise ConfigError("Azure: no subscription id (subscriptionId in the config file or --azure-subscription-id)")
+        raise ConfigError(NO_SUBSCRIPTION)
     _, endpoint, audience = config.endpoints()
     return DnsManagementClient(make_credential(config), config.subscription_id, base_url=endpoint,
                                credential_scopes=[audience.rstrip("/") + "/.default"],

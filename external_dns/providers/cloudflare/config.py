@@ -73,13 +73,6 @@ class CloudflareConfig:
     max_retries: int = MAX_RETRIES
     dry_run: bool = False
 
-    def __post_init__(self) -> None:
-        if not 1 <= self.per_page <= MAX_PER_PAGE:
-            raise ConfigError(f"--cloudflare-dns-records-per-page must be between 1 and {MAX_PER_PAGE}, "
-                              f"got {self.per_page}")
-        if self.batch_change_size < 1:
-            raise ConfigError(f"--batch-change-size must be positive, got {self.batch_change_size}")
-
     @property
     def proxied_key(self) -> str:
         return self.annotation_prefix + "cloudflare-proxied"

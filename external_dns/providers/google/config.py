@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from external_dns.endpoint.domain_filter import DomainFilter
-from external_dns.errors import ConfigError
 
 SCOPE = "https://www.googleapis.com/auth/ndev.clouddns.readwrite"  # dns.NdevClouddnsReadwriteScope
 DEFAULT_TTL = 300
@@ -33,11 +32,3 @@ class GoogleConfig:
     request_timeout: float = 30.0
     max_retries: int = 3  # the client's own retries of 429 / 5xx (exponential back-off)
     dry_run: bool = False
-
-    def __post_init__(self) -> None:
-        if self.zone_visibility not in VISIBILITIES:
-            raise ConfigError(f"--google-zone-visibility must be public or private, got {self.zone_visibility!r}")
-        if self.batch_change_size < 1:
-            raise ConfigError(f"--google-batch-change-size must be positive, got {self.batch_change_size}")
-        if self.api_endpoint and not self.api_endpoint.startswith(("http://", "https://")):
-            raise ConfigError(f"--google-api-endpoint must be an http:// or https:// URL, got {self.api_endpoint!r}")

@@ -72,7 +72,7 @@ def build_service(config: GoogleConfig) -> tuple[Any, str]:
         raise ConfigError(f"google: no credentials: {exc}") from None
     project = config.project or detected or ""
     if not project:
-        raise ConfigError("failed to auto-detect the project id: set --google-project")
+        raise ConfigError("failed to auto-detect the project id (no project in the credentials nor on the metadata server)")
     http = google_auth_httplib2.AuthorizedHttp(credentials, http=httplib2.Http(timeout=config.request_timeout))
     options = {"api_endpoint": config.api_endpoint} if config.api_endpoint else None
     service = discovery.build("dns", "v1", http=http, static_discovery=True, cache_discovery=False,
