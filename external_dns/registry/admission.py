@@ -49,8 +49,17 @@ def ownership_problem(ep: Endpoint, mapper: AffixNameMapper, zones: Sequence[str
 
 def affix_problem(prefix: str, suffix: str, wildcard_replacement: str = "") -> str | None:
     """Why `--txt-prefix` / `--txt-suffix` / `--txt-wildcard-replacement` cannot make valid ownership names
-    (None when they can): tried on `www.example.org` and `*.example.org` records of every type."""
+    (None when they can): tried on `www.example.org` and `*.example.org` records of every type; and names that
+    two records would share (`AffixNameMapper.collision`: a record's ownership would be read back as another's)."""
     mapper = AffixNameMapper(prefix, suffix, wildcard_replacement)
+    shared = mapper.collision()
+    if shared is not None:
+        (name1, type1), (name2, type2), txt_name = shared
+        flag, value = ("--txt-suffix", suffix) if suffix else ("--txt-prefix", prefix)
+        return (f"{flag}={value!r} makes ownership record names that two records share ({name1} {type1} and "
+                f"{name2} {type2} would both use {txt_name}, so one's ownership would be read as the other's): "
+                f"put a character that no record type holds between %{{record_type}} and the name, e.g. "
+                f"{'%{record_type}-' if not suffix else '-%{record_type}'}")
     for name in ("www.example.org", "*.example.org"):
         for rtype in ("A", "CNAME"):
             txt_name = mapper.to_txt_name(name, rtype)

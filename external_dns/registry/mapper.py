@@ -50,6 +50,28 @@ class AffixNameMapper:
     def _is_prefix(self) -> bool:
         return not self.suffix
 
+    def collision(self) -> tuple[tuple[str, str], tuple[str, str], str] | None:
+        """Two records whose ownership names coincide, as `((name, type), (name, type), TXT name)`, or None when
+        the names are exact. With `%{record_type}` in the affix the parse takes the type whose rendered affix
+        the TXT name carries; when one type's rendered prefix begins another's (`%{record_type}` alone: `a` and
+        `aaaa`), or one type's rendered suffix ends another's (`ptr` and `naptr`), `aaaa.b` A and `a.b` AAAA
+        share `aaaaa.b` and no parse can tell them apart. Without the template the type word ends at the first
+        `-` of the first label: exact."""
+        if not self.record_type_in_affix():
+            return None
+        prefix_mode = self._is_prefix()
+        affix = self.prefix if prefix_mode else self.suffix
+        typed = {rtype: affix.replace(RECORD_TYPE_TEMPLATE, rtype.lower()) for rtype in SUPPORTED_RECORD_TYPES}
+        for short, one in typed.items():
+            for long, other in typed.items():
+                if len(one) >= len(other) or not (other.startswith(one) if prefix_mode else other.endswith(one)):
+                    continue
+                rest = other[len(one):] if prefix_mode else other[: len(other) - len(one)]
+                first = f"{rest}x" if prefix_mode else f"x{rest}"  # the shorter type's first label
+                short_name, long_name = f"{first}.example.org", "x.example.org"
+                return (short_name, short), (long_name, long), self.to_txt_name(long_name, long)
+        return None
+
     # -- forward --------------------------------------------------------------------------------------------
     def to_txt_name(self, dns_name: str, record_type: str) -> str:
         """The ownership TXT name of the record (`dns_name`, `record_type`). The name is not lower-cased."""

@@ -31,7 +31,7 @@ from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.utils import filter_endpoints_by_owner_id
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, zone_for_name
-from external_dns.registry.admission import admit_owned
+from external_dns.registry.admission import admit_owned, affix_problem
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.registry import Registry
 from external_dns.registry.zone_owners import OwnershipIndex, ZoneOwners
@@ -88,6 +88,9 @@ class TXTRegistry(Registry):
             raise ValueError("the AES Encryption key must be set when TXT record encryption is enabled")
         if prefix and suffix:
             raise ValueError("txt-prefix and txt-suffix are mutual exclusive")
+        shared = AffixNameMapper(prefix, suffix).collision()
+        if shared is not None:  # one record's ownership would be read back as another's (cmd says it at start-up)
+            raise ValueError(affix_problem(prefix, suffix) or "ambiguous ownership record names")
         self.provider = provider
         self._owner_id = owner_id
         self.mapper = AffixNameMapper(prefix, suffix, wildcard_replacement)

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-import pytest
+import os
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from external_dns.cmd.config import build_parser, validate
+from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import KNOWN_RECORD_TYPES
+from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import AffixNameMapper
+from external_dns.registry.admission import affix_problem
+from external_dns.registry.mapper import SUPPORTED_RECORD_TYPES
+from external_dns.registry.txt import TXTRegistry
 
 ALL_TYPES = sorted(KNOWN_RECORD_TYPES)
 assert len(ALL_TYPES) == 10
@@ -94,3 +104,47 @@ def test_record_type_in_affix() -> None:
     assert AffixNameMapper("%{record_type}-", "", "").record_type_in_affix()
     assert AffixNameMapper("", "-%{record_type}", "").record_type_in_affix()
     assert not AffixNameMapper("txt-", "", "").record_type_in_affix()
+
+
+# -- exact parsing (issue 27, item 5) -----------------------------------------------------------------------------
+_TYPE_WORDS = ["a", "aaaa", "cname", "ns", "mx", "ptr", "srv", "naptr", "txt", "dname"]
+_affixes = st.lists(st.sampled_from([*_TYPE_WORDS, "-", ".", "_", "x", "%{record_type}", "%{RECORD_TYPE}"]),
+                    max_size=5).map("".join)
+_labels = st.lists(st.sampled_from([*_TYPE_WORDS, "-", "x", "b", "0", "_"]), min_size=1, max_size=4).map("".join)
+_names = st.lists(_labels, min_size=1, max_size=3).map(lambda labels: ".".join(labels) + ".example.org")
+
+
+@settings(max_examples=3000, deadline=None, derandomize=os.environ.get("CI") == "true")
+@given(affix=_affixes, as_suffix=st.booleans(), name=_names, rtype=st.sampled_from(SUPPORTED_RECORD_TYPES))
+def test_accepted_affixes_parse_back_exactly_and_refused_ones_do_collide(affix: str, as_suffix: bool, name: str,
+                                                                         rtype: str) -> None:
+    """Every --txt-prefix / --txt-suffix accepted at start-up maps every record's ownership name back to that
+    record (names starting with type words, `aaaa.b`, `aaaaa.b`, included); one refused for sharing names
+    really makes two records share one (the refusal is not a guess)."""
+    prefix, suffix = ("", affix) if as_suffix else (affix, "")
+    mapper = AffixNameMapper(prefix, suffix)
+    shared = mapper.collision()
+    if shared is not None:
+        (name1, type1), (name2, type2), txt_name = shared
+        assert mapper.to_txt_name(name1, type1) == mapper.to_txt_name(name2, type2) == txt_name
+        assert (name1, type1) != (name2, type2)
+        assert affix_problem(prefix, suffix) is not None
+        with pytest.raises(ValueError, match="share"):
+            TXTRegistry(InMemoryProvider(zones=["example.org"]), prefix=prefix, suffix=suffix, owner_id="o")
+        return
+    if affix_problem(prefix, suffix) is not None:
+        return  # no valid ownership names at all (a '..', a label over 63): refused at start-up for that
+    assert mapper.to_endpoint_name(mapper.to_txt_name(name, rtype)) == (name, rtype)
+
+
+@pytest.mark.parametrize(("prefix", "suffix"), [("%{record_type}", ""), ("", "%{record_type}"),
+                                                ("-%{record_type}", ""), ("", "%{record_type}x")])
+def test_a_type_word_affix_without_separator_is_refused_at_start_up(prefix: str, suffix: str) -> None:
+    """`--txt-prefix=%{record_type}`: `aaaa.b` A and `a.b` AAAA both own `aaaaa.b`; the TXT of the AAAA record
+    was read back as the A record's, and a hand-made `aaaa.b` A was deleted. Refused, naming the flag."""
+    parser = build_parser()
+    ns = parser.parse(["--source=service", "--provider=inmemory", "--policy=sync", f"--txt-prefix={prefix}",
+                       f"--txt-suffix={suffix}"], environ={})
+    flag = "--txt-suffix" if suffix else "--txt-prefix"
+    with pytest.raises(ConfigError, match=f"{flag}=.* makes ownership record names that two records share"):
+        validate(ns)
