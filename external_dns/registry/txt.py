@@ -29,6 +29,7 @@ from external_dns.endpoint.endpoint import (
 from external_dns.endpoint.labels import InvalidHeritageError, parse_labels, serialize_labels
 from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.utils import filter_endpoints_by_owner_id
+from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, zone_for_name
 from external_dns.registry.admission import admit_owned, affix_problem
@@ -113,6 +114,11 @@ class TXTRegistry(Registry):
         self._stored_txts: dict[_TxtKey, tuple[str, ...]] = {}
         self._have_read = False  # whether _stored_txts describes the provider (a read happened)
         self._warned_legacy: set[str] = set()
+        self._warned_shared: set[str] = set()  # ownership TXT names two records share (wildcard replacement)
+        # with a wildcard replacement: (name, type, set identifier) of the records read whose name a twin shares
+        # the ownership TXT with (`*.b` / `star.b`), and (name, set identifier) for any type
+        self._read_twins: set[tuple[str, str, str]] = set()
+        self._read_twin_names: set[tuple[str, str]] = set()
         # TXT value -> its labels (None: not an ownership value), this registry's AES key fixed: a value is
         # parsed once (many records share one, e.g. the endpoints of one object), and building the records
         # asks again without parsing (bounded). The label maps are shared: never changed after parsing.
@@ -250,18 +256,43 @@ class TXTRegistry(Registry):
         self._owners.stored_txts = stored
         self._have_read = True
 
+        holds: Callable[[str, str | None, str], bool] | None = None
+        if self.wildcard_replacement:
+            twins = [(name_key(ep.dns_name), ep.record_type, ep.set_identifier) for ep in endpoints
+                     if self.twin(name_key(ep.dns_name)) is not None]
+            self._read_twins = set(twins)
+            self._read_twin_names = {(name, set_id) for name, _t, set_id in twins}
+            holds = self._read_holds
         for ep in endpoints:
-            self._attach_labels(ep, label_map, txt_names)
+            self._attach_labels(ep, label_map, txt_names, holds)
         return endpoints
 
+    def twin(self, name: str) -> str | None:
+        """The other name whose records share ownership TXT names with `name`'s (lower case, no trailing dot)
+        through --txt-wildcard-replacement: `star.b` for `*.b` and back; None without one."""
+        repl = self.wildcard_replacement
+        if not repl:
+            return None
+        first, dot, rest = name.partition(".")
+        if first == "*":
+            return repl + dot + rest
+        return "*" + dot + rest if first == repl else None
+
+    def _read_holds(self, name: str, rtype: str | None, set_id: str) -> bool:
+        """Whether the last full read holds a record at the twin-shaped `name` (of `rtype`; None: of any type)."""
+        return (name, set_id) in self._read_twin_names if rtype is None else (name, rtype, set_id) in self._read_twins
+
     def _attach_labels(self, ep: Endpoint, label_map: Mapping[_LabelKey, dict[str, str]],
-                       txt_names: Collection[str]) -> None:
+                       txt_names: Collection[str], holds: Callable[[str, str | None, str], bool] | None = None
+                       ) -> None:
         """Attach the ownership labels `label_map` holds for `ep` (new format, legacy `cname-` for an A alias,
         old format, not used for AAAA; `old_owner_id` is rewritten to ours) and mark it for a forced update
         (`txt/force-update=true`) when its new-format TXT (`txt_names`: the ownership TXT names read, lower
         case) is missing or names the old owner, so the plan's update writes the TXT. Departure from Go:
         external-dns does not force the takeover case, so there the TXT keeps the old owner until something
-        else changes."""
+        else changes. `holds(name, type or None for any, set identifier)`: whether the zone holds such a record
+        (given with a wildcard replacement): a TXT that `*.b` and a real `star.b` of the type would share belongs
+        to neither (Go gives it to both, and deleted the hand-made one)."""
         name, rtype, set_id, labels = ep.dns_name, ep.record_type, ep.set_identifier, ep.labels
         lookup = name.lower()
         if lookup[:1] == "*" and self.wildcard_replacement:
@@ -269,6 +300,7 @@ class TXTRegistry(Registry):
             if first == "*":
                 lookup = self.wildcard_replacement + dot + rest
         found = label_map.get((lookup, rtype, set_id))
+        any_type = False  # found by an old-format TXT, which names no type
         if rtype == RECORD_TYPE_A and ep.provider_specific and _is_alias_a_record(ep):
             legacy = label_map.get((lookup, RECORD_TYPE_CNAME, set_id))
             if legacy is not None:
@@ -277,6 +309,13 @@ class TXTRegistry(Registry):
                 self._warn_legacy_alias_txt(name)
         if found is None and rtype != RECORD_TYPE_AAAA:
             found = label_map.get((lookup, "", set_id))
+            any_type = True
+        if found is not None and holds is not None:
+            twin = self.twin(name_key(name))
+            if twin is not None and holds(twin, None if any_type else rtype, set_id):
+                self._warn_shared(name, twin, rtype)
+                found = None
+                labels.pop(OWNER_LABEL_KEY, None)  # a provider keeping labels (in-memory) gave it ours
         if found is not None:
             labels.update(found)
         migrated = False
@@ -318,6 +357,43 @@ class TXTRegistry(Registry):
         """Whether the TXT `record` (with targets) holds an ownership value, as `_ownership_labels` decides."""
         return self._ownership_labels(record) is not None
 
+    def _warn_shared(self, name: str, twin: str, rtype: str) -> None:
+        txt_name = self.mapper.to_txt_name(name_key(name), rtype)
+        if txt_name in self._warned_shared:
+            return
+        self._warned_shared.add(txt_name)
+        log.warning(f"Ownership TXT {txt_name} would belong to both {name_key(name)} and {twin} {rtype} "
+                    f"(--txt-wildcard-replacement={self.wildcard_replacement} is a real label there): neither "
+                    "record is treated as owned by anyone, so neither is updated or deleted; rename one of them "
+                    "or choose another replacement", dns_name=name, twin=twin, record_type=rtype)
+
+    def _twin_exists(self, name: str, rtype: str, set_id: str) -> bool:
+        """Whether the zone (as last read) holds a record (`name`, `rtype`, `set_id`)."""
+        zone = zone_for_name(name, list(self.provider.zones()) or [""])
+        if zone is not None and zone in self._owners.zones:
+            return self._owners.holds(name, rtype, set_id)
+        return self._read_holds(name, rtype, set_id)
+
+    def _refuse_shared(self, creates: list[Endpoint]) -> list[Endpoint]:
+        """`creates` without those whose ownership TXT another record would share (--txt-wildcard-replacement:
+        `*.b` where a `star.b` of the type exists or is created too, and back), each refused with a warning."""
+        if not self.wildcard_replacement:
+            return creates
+        keys = {(name_key(ep.dns_name), ep.record_type, ep.set_identifier) for ep in creates}
+        out: list[Endpoint] = []
+        for ep in creates:
+            twin = self.twin(name_key(ep.dns_name))
+            if twin is not None and ((twin, ep.record_type, ep.set_identifier) in keys
+                                     or self._twin_exists(twin, ep.record_type, ep.set_identifier)):
+                log.warning(f"Not creating {ep.dns_name} {ep.record_type}: its ownership TXT "
+                            f"{self.mapper.to_txt_name(ep.dns_name, ep.record_type)} would also name {twin} "
+                            f"{ep.record_type} (--txt-wildcard-replacement={self.wildcard_replacement} is a real "
+                            "label there), so neither record could be told ours; rename one or choose another "
+                            "replacement", dns_name=ep.dns_name, twin=twin, record_type=ep.record_type)
+                continue
+            out.append(ep)
+        return out
+
     def _warn_legacy_alias_txt(self, dns_name: str) -> None:
         legacy = self.mapper.to_txt_name(dns_name, RECORD_TYPE_CNAME)
         if legacy in self._warned_legacy:
@@ -339,7 +415,7 @@ class TXTRegistry(Registry):
         seen to hold, so strict providers do not reject the batch."""
         with self._lock:
             filtered = Changes(
-                create=list(changes.create),
+                create=self._refuse_shared(list(changes.create)),
                 update_new=filter_endpoints_by_owner_id(self._owner_id, changes.update_new),
                 update_old=filter_endpoints_by_owner_id(self._owner_id, changes.update_old),
                 delete=filter_endpoints_by_owner_id(self._owner_id, changes.delete),

@@ -45,7 +45,7 @@ class Labeller(Protocol):
     def _is_ownership_txt(self, record: Endpoint) -> bool: ...
 
     def _attach_labels(self, ep: Endpoint, label_map: dict[LabelKey, dict[str, str]],
-                       txt_names: set[str]) -> None: ...
+                       txt_names: set[str], holds: Callable[[str, str | None, str], bool] | None = None) -> None: ...
 
 
 class OwnershipIndex:
@@ -85,6 +85,8 @@ class OwnershipIndex:
             first, dot, rest = name.partition(".")
             if self.wildcard and first == self.wildcard:
                 names.add("*" + dot + rest)
+            elif self.wildcard and first == "*":  # `*.b` and `star.b` share ownership TXTs: both are labelled again
+                names.add(self.wildcard + dot + rest)
         by_zone: dict[str | None, set[str]] = {}
         for name in names:
             by_zone.setdefault(zone_for_name(name, self.zone_list or [""]), set()).add(name)
@@ -92,6 +94,18 @@ class OwnershipIndex:
             owners = self.zones.get(zone) if zone is not None else None
             if owners is not None:
                 owners.relabel(part)
+
+    def holds(self, name: str, rtype: str | None, set_id: str) -> bool:
+        """Whether the zone holding `name` has a record there of `rtype` (None: of any type) and set identifier
+        (ownership TXTs aside), in its current snapshot: for the wildcard replacement's twins."""
+        zone = zone_for_name(name, self.zone_list or [""])
+        owners = self.zones.get(zone) if zone is not None else None
+        if owners is None:
+            return False
+        is_ownership = self.registry._is_ownership_txt
+        return any(r.set_identifier == set_id and (rtype is None or r.record_type == rtype)
+                   and not (r.record_type == RECORD_TYPE_TXT and r.targets and is_ownership(r))
+                   for r in owners.snapshot.get(name_key(name)))
 
     def relabel_all(self, read: dict[str, dict[str, tuple[Endpoint, ...]]] | None = None) -> None:
         """Label every zone's records again (`read`: zone -> its records by name key, just read)."""
@@ -324,6 +338,7 @@ class ZoneOwners:
         registry = index.registry
         label_map, txt_names = index.labels, index.txt_names
         is_ownership, attach = registry._is_ownership_txt, registry._attach_labels
+        holds = index.holds if index.wildcard else None
         fresh = self.snapshot.fresh_records
         for key in names:
             out: list[Endpoint] = []
@@ -331,7 +346,7 @@ class ZoneOwners:
                 if record.record_type == RECORD_TYPE_TXT and (not record.targets or is_ownership(record)):
                     continue
                 ep = record if fresh else record.copy()
-                attach(ep, label_map, txt_names)
+                attach(ep, label_map, txt_names, holds)
                 out.append(ep)
             if out:
                 built[key] = out
@@ -355,6 +370,7 @@ class ZoneOwners:
         registry = index.registry
         label_map, txt_names = index.labels, index.txt_names
         fresh = self.snapshot.fresh_records  # records built for this read are ours to label: no copy
+        holds = index.holds if index.wildcard else None
         out: list[Endpoint] = []
         for record in records:
             if record.record_type == RECORD_TYPE_TXT:
@@ -363,7 +379,7 @@ class ZoneOwners:
                 if registry._is_ownership_txt(record):
                     continue
             ep = record if fresh else record.copy()
-            registry._attach_labels(ep, label_map, txt_names)
+            registry._attach_labels(ep, label_map, txt_names, holds)
             out.append(ep)
         return out
 
