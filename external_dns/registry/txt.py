@@ -27,12 +27,13 @@ from external_dns.endpoint.endpoint import (
     new_endpoint,
 )
 from external_dns.endpoint.labels import InvalidHeritageError, parse_labels, serialize_labels
+from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.utils import filter_endpoints_by_owner_id
-from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, zone_for_name
 from external_dns.registry.admission import admit_owned, affix_problem
+from external_dns.registry.encrypted import UNDECRYPTABLE_LABELS, looks_encrypted
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.registry import Registry
 from external_dns.registry.zone_owners import OwnershipIndex, ZoneOwners
@@ -115,6 +116,7 @@ class TXTRegistry(Registry):
         self._have_read = False  # whether _stored_txts describes the provider (a read happened)
         self._warned_legacy: set[str] = set()
         self._warned_shared: set[str] = set()  # ownership TXT names two records share (wildcard replacement)
+        self._warned_undecryptable: set[str] = set()  # zones
         # with a wildcard replacement: (name, type, set identifier) of the records read whose name a twin shares
         # the ownership TXT with (`*.b` / `star.b`), and (name, set identifier) for any type
         self._read_twins: set[tuple[str, str, str]] = set()
@@ -155,6 +157,16 @@ class TXTRegistry(Registry):
         # every property is copied, as Go's registry does (`alias` too: providers only honour it on A/AAAA/CNAME)
         txt.provider_specific = [ProviderSpecificProperty(p.name, p.value) for p in ep.provider_specific]
         return [txt]
+
+    def _claimed(self, key: _TxtKey) -> str:
+        """The other owner an ownership TXT read at `key` names ("" when it is ours, or none was read); an
+        undecryptable one (another key's) is another owner's too."""
+        stored = self._stored_txts.get(key)
+        labels = self._labels_of_text(stored[0]) if stored else None
+        owner = labels.get(OWNER_LABEL_KEY, "") if labels is not None else ""
+        if owner == self.old_owner_id and owner:
+            return ""  # --migrate-from-txt-owner: the old owner's records are taken over on purpose
+        return owner if owner and owner != self._owner_id else ""
 
     def _txt_for_removal(self, ep: Endpoint) -> list[tuple[Endpoint, bool]]:
         """The TXT of `ep` to delete, each with whether it is known to exist: its value is the one read from
@@ -251,6 +263,8 @@ class TXTRegistry(Registry):
             label_map[(name, rtype, record.set_identifier)] = labels
             txt_names.add(record.dns_name.lower())
             stored[_txt_key(record)] = tuple(record.targets)
+        self._count_undecryptable(name for (name, rtype, _s), labels in label_map.items()
+                                  if labels is UNDECRYPTABLE_LABELS)
         self._owners.clear()  # the zone maps kept the old table in step
         self._stored_txts = stored
         self._owners.stored_txts = stored
@@ -347,11 +361,29 @@ class TXTRegistry(Registry):
             # registry keeps one map per ownership TXT
             labels = {intern(k): intern(v) for k, v in parse_labels(text, self._aes_key).items()}
         except InvalidHeritageError:
-            labels = None
+            # an encrypted value this key cannot read is another key's ownership record, not a free name
+            labels = UNDECRYPTABLE_LABELS if looks_encrypted(text) else None
         if len(memo) >= _MAX_OWNERSHIP_TEXTS:
             memo.clear()
         memo[text] = labels
         return labels
+
+    def _count_undecryptable(self, names: Iterable[str], zone: str | None = None) -> None:
+        """Warn once per zone about the ownership TXTs of `names` (records they label) that do not decrypt:
+        their records are left alone (another owner's), which a changed key makes of every record."""
+        counts: dict[str, int] = {}
+        zones = (list(self.provider.zones()) or [""]) if zone is None else []
+        for name in names:
+            z = zone if zone is not None else zone_for_name(name, zones) or ""
+            if z not in self._warned_undecryptable:
+                counts[z] = counts.get(z, 0) + 1
+        for z, n in counts.items():
+            self._warned_undecryptable.add(z)
+            why = ("do not decrypt with --txt-encryption-aes-key (was it changed?)" if self._aes_key else
+                   "look encrypted but no --txt-encryption-aes-key is set")
+            log.warning(f"zone {z}: {n} ownership TXT records {why}: their records are treated as another owner's "
+                        "(never updated, deleted or taken over) until the key that wrote them is given",
+                        zone=z, count=n)
 
     def _is_ownership_txt(self, record: Endpoint) -> bool:
         """Whether the TXT `record` (with targets) holds an ownership value, as `_ownership_labels` decides."""
@@ -424,9 +456,18 @@ class TXTRegistry(Registry):
             txt_delete: list[Endpoint] = []
             txt_old: list[Endpoint] = []
             txt_new: list[Endpoint] = []
-            for ep in filtered.create:
+            creates, filtered.create = filtered.create, []
+            for ep in creates:
                 ep.labels[OWNER_LABEL_KEY] = self._owner_id
-                for txt in self.generate_txt_record(ep):
+                txts = self.generate_txt_record(ep)
+                claimed = [txt for txt in txts if self._claimed(_txt_key(txt))]
+                if claimed:
+                    log.warning(f"Not creating {ep.dns_name} {ep.record_type}: its ownership TXT {claimed[0].dns_name} "
+                                f"exists and names another owner ({self._claimed(_txt_key(claimed[0]))}); the record "
+                                "would be theirs", dns_name=ep.dns_name, record_type=ep.record_type)
+                    continue
+                filtered.create.append(ep)
+                for txt in txts:
                     key = _txt_key(txt)
                     if key in self._stored_txts:
                         log.debug(f"Skipping TXT {txt.dns_name}: a TXT record of that name already exists")

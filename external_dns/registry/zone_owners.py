@@ -26,6 +26,7 @@ from external_dns.endpoint.names import name_key
 from external_dns.plan.safety import is_ownership_txt
 from external_dns.providers.provider import zone_for_name
 from external_dns.providers.snapshot import ZoneSnapshot
+from external_dns.registry.encrypted import UNDECRYPTABLE_LABELS
 
 log = structlog.get_logger(__name__)
 
@@ -43,6 +44,8 @@ class Labeller(Protocol):
     def _labels_of_text(self, text: str) -> dict[str, str] | None: ...
 
     def _is_ownership_txt(self, record: Endpoint) -> bool: ...
+
+    def _count_undecryptable(self, names: Iterable[str], zone: str | None = None) -> None: ...
 
     def _attach_labels(self, ep: Endpoint, label_map: dict[LabelKey, dict[str, str]],
                        txt_names: set[str], holds: Callable[[str, str | None, str], bool] | None = None) -> None: ...
@@ -226,6 +229,7 @@ class ZoneOwners:
         from_txt = self._from_txt
         snapshot_get = self.snapshot.get
         affected: set[str] = set(names)
+        undecryptable: list[str] = []
         held_before = bool(from_txt) and records_of is None  # a rebuild starts from nothing (`drop`)
         for name in names:
             if held_before:
@@ -251,6 +255,10 @@ class ZoneOwners:
                 from_txt[name] = (pair,) if held is None else (*held, pair)
                 txt_names.add(name)
                 affected.add(ep_name)
+                if labels is UNDECRYPTABLE_LABELS:
+                    undecryptable.append(ep_name)
+        if undecryptable:
+            index.registry._count_undecryptable(undecryptable, self.zone)
         return affected
 
     def _take_read_txts(self, records_of: dict[str, tuple[Endpoint, ...]], taken: list[_Taken] | None = None
@@ -287,6 +295,9 @@ class ZoneOwners:
             from_txt[name] = (pair,) if held is None else (*held, pair)
             txt_names.add(name)
             labelled.add(ep_name)
+        undecryptable = [name for name, _n, _s, _v, labels in taken if labels is UNDECRYPTABLE_LABELS]
+        if undecryptable:
+            index.registry._count_undecryptable(undecryptable, self.zone)
         return labelled
 
     def relabel(self, names: Iterable[str], records_of: dict[str, tuple[Endpoint, ...]] | None = None) -> None:

@@ -356,11 +356,21 @@ def test_multi_cluster_ownership() -> None:
 
 
 def test_create_skips_txt_that_already_exists() -> None:
-    p = DictProvider([txt("a-stale.example.com", owner_txt("other"))])
+    p = DictProvider([txt("a-stale.example.com", owner_txt("me"))])
     reg = TXTRegistry(p, owner_id="me")
     reg.records()
     reg.apply_changes(Changes(create=[ep("stale.example.com", "A", "1.1.1.1")]))
     assert [e.dns_name for e in p.applied[-1].create] == ["stale.example.com"]
+
+
+def test_create_under_another_owners_ownership_txt_is_refused() -> None:
+    """Departure from Go (which creates the record and skips the TXT): the record would be the other owner's
+    as soon as it is read back (issue 27: an ownership TXT is never 'free to take', nor given)."""
+    p = DictProvider([txt("a-stale.example.com", owner_txt("other"))])
+    reg = TXTRegistry(p, owner_id="me")
+    reg.records()
+    reg.apply_changes(Changes(create=[ep("stale.example.com", "A", "1.1.1.1"), ep("ok.example.com", "A", "1.1.1.2")]))
+    assert sorted(e.dns_name for e in p.applied[-1].create) == ["a-ok.example.com", "ok.example.com"]
 
 
 def test_migrate_from_old_owner() -> None:

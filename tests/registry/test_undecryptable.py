@@ -1,0 +1,78 @@
+"""A changed --txt-encryption-aes-key (issue 27, item 18): ownership TXTs encrypted with another key (or read
+without any key) are still ownership records, of an owner we cannot name. Their records are left alone (never
+updated, deleted or taken over), their names are not free for our TXTs, and each zone says so once, with
+counts. Both read paths: the full read and the per-zone maps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from structlog.testing import capture_logs
+
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.plan.changes import Changes
+from external_dns.plan.plan import Plan
+from external_dns.providers.inmemory import InMemoryProvider
+from external_dns.registry import TXTRegistry
+from external_dns.registry.encrypted import UNDECRYPTABLE_OWNER, looks_encrypted
+from tests.registry.fakes import ep
+
+OLD_KEY = "passphrasewhichneedstobe32bytes!"
+NEW_KEY = "anotherpassphraseof32bytes-long!"
+ZONE = "example.org"
+Read = Callable[[TXTRegistry], list[Endpoint]]
+READS: dict[str, Read] = {"full": lambda reg: reg.records(), "zone": lambda reg: reg.zone_records(ZONE)}
+
+
+def cycle(reg: TXTRegistry, desired: list[Endpoint], read: Read) -> Changes:
+    plan = Plan(current=read(reg), desired=desired, policies=["sync"], owner_id=reg.owner_id()).calculate()
+    if plan.changes.has_changes():
+        reg.apply_changes(plan.changes)
+    return plan.changes
+
+
+def written_with_old_key() -> InMemoryProvider:
+    p = InMemoryProvider([ZONE])
+    old = TXTRegistry(p, owner_id="me", txt_encrypt_enabled=True, txt_encrypt_aes_key=OLD_KEY)
+    old.apply_changes(Changes(create=[ep("a.example.org", "A", "192.0.2.1"), ep("b.example.org", "A", "192.0.2.2"),
+                                      ep("gone.example.org", "A", "192.0.2.3")]))
+    p.apply_changes(Changes(delete=[ep("gone.example.org", "A", "192.0.2.3")]))  # its TXT stays, orphaned
+    return p
+
+
+@pytest.mark.parametrize("read", list(READS))
+@pytest.mark.parametrize("key", [NEW_KEY, ""])
+def test_records_of_another_key_are_left_alone_and_said_once(read: str, key: str) -> None:
+    p = written_with_old_key()
+    before = {(e.dns_name, e.record_type): list(e.targets) for e in p.records()}
+    kwargs = {"txt_encrypt_enabled": True, "txt_encrypt_aes_key": key} if key else {}
+    reg = TXTRegistry(p, owner_id="me", **kwargs)  # type: ignore[arg-type]
+    with capture_logs() as logs:
+        owners = {e.dns_name: e.labels.get("owner") for e in READS[read](reg)}
+        # nothing desired: nothing deleted; the same desired: nothing rewritten; a record under the orphan TXT's
+        # name: not created (its TXT is another key's, not free)
+        for desired in ([], [ep("a.example.org", "A", "192.0.2.9")], [ep("gone.example.org", "A", "192.0.2.3")]):
+            assert not cycle(reg, desired, READS[read]).has_changes() or desired[0].dns_name == "gone.example.org"
+        READS[read](reg)
+    assert owners == {"a.example.org": UNDECRYPTABLE_OWNER, "b.example.org": UNDECRYPTABLE_OWNER}
+    assert {(e.dns_name, e.record_type): list(e.targets) for e in p.records()} == before
+    warnings = [line for line in logs if "ownership TXT records" in str(line["event"])]
+    assert len(warnings) == 1 and warnings[0]["count"] == 3 and warnings[0]["zone"] == ZONE
+    assert ("was it changed?" in str(warnings[0]["event"])) == bool(key)
+
+
+def test_the_right_key_reads_them_as_ours() -> None:
+    p = written_with_old_key()
+    reg = TXTRegistry(p, owner_id="me", txt_encrypt_enabled=True, txt_encrypt_aes_key=OLD_KEY)
+    assert {e.dns_name: e.labels.get("owner") for e in reg.records()} == {"a.example.org": "me", "b.example.org": "me"}
+
+
+def test_what_looks_encrypted() -> None:
+    p = written_with_old_key()
+    values = [e.targets[0] for e in p.records() if e.record_type == "TXT"]
+    assert values and all(looks_encrypted(v) for v in values)
+    for plain in ("v=spf1 -all", '"heritage=external-dns,external-dns/owner=x"', "c2hvcnQ=", "", "A" * 70,
+                  "google-site-verification=" + "a" * 43, "A" * 68):
+        assert not looks_encrypted(plain), plain
+    assert looks_encrypted('"' + "A" * 72 + '"')  # any base64 of 54 bytes or more has the form (documented)
