@@ -379,8 +379,8 @@ class TXTRegistry(Registry):
                 counts[z] = counts.get(z, 0) + 1
         for z, n in counts.items():
             self._warned_undecryptable.add(z)
-            why = ("do not decrypt with --txt-encryption-aes-key (was it changed?)" if self._aes_key else
-                   "look encrypted but no --txt-encryption-aes-key is set")
+            why = ("do not decrypt with --txt-encrypt-aes-key (was it changed?)" if self._aes_key else
+                   "look encrypted but no --txt-encrypt-aes-key is set")
             log.warning(f"zone {z}: {n} ownership TXT records {why}: their records are treated as another owner's "
                         "(never updated, deleted or taken over) until the key that wrote them is given",
                         zone=z, count=n)

@@ -1,4 +1,4 @@
-"""A changed --txt-encryption-aes-key (issue 27, item 18): ownership TXTs encrypted with another key (or read
+"""A changed --txt-encrypt-aes-key (issue 27, item 18): ownership TXTs encrypted with another key (or read
 without any key) are still ownership records, of an owner we cannot name. Their records are left alone (never
 updated, deleted or taken over), their names are not free for our TXTs, and each zone says so once, with
 counts. Both read paths: the full read and the per-zone maps."""
