@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP_FILTER := grep -v "is ignored" || true
 
-.PHONY: venv system-deps run test test-unit lint bench clean
+.PHONY: venv system-deps kube run test test-unit lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -34,11 +34,16 @@ system-deps:
 	  $(PY) -m tests.kubeapi.kubectl_install $(VENV)/bin/kubectl; \
 	fi
 
+# The real kube-apiserver and etcd the tests/realkube tests run against, built with Go from their published
+# modules into ~/.cache/external-dns-py/go (XDG_CACHE_HOME) once per machine (system Python: no venv needed).
+kube:
+	python3 -m tests.realkube.build
+
 # The embedded demo: manifests in examples/ -> zone files in .demo/zones (see README).
 run: venv
 	@bash examples/demo.sh $(PY)
 
-test: venv system-deps
+test: venv system-deps kube
 	$(PY) -m pytest -q
 
 test-unit: venv

@@ -24,7 +24,8 @@ def _run(tmp_path: Path, *, ensurepip: bool, make_fails_on: str = "") -> tuple[i
     _fake(bin_dir, "apt-get", f'echo "apt-get $*" >> {log}\n')
     _fake(bin_dir, "make", f'echo "make $* CI=$CI" >> {log}\n[ "$1" = "{make_fails_on}" ] && exit 7\nexit 0\n')
     # python3: `-c 'import ensurepip'` fails when the machine lacks python3-venv; the version check passes.
-    _fake(bin_dir, "python3", f'case "$2" in *ensurepip*) exit {0 if ensurepip else 1};; esac\nexit 0\n')
+    _fake(bin_dir, "python3", f'echo "python3 $1 $2" >> {log}\n'
+                              f'case "$2" in *ensurepip*) exit {0 if ensurepip else 1};; esac\nexit 0\n')
     env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
     env.pop("CI", None)
     proc = subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, capture_output=True, text=True, timeout=60,
@@ -41,6 +42,8 @@ def test_installs_python3_venv_when_missing_then_lints_and_tests_with_ci_true(tm
     assert "bind9" in installs[0] or os.access("/usr/sbin/named", os.X_OK)
     assert [c for c in calls if c.startswith("make")] == ["make venv CI=true", "make lint CI=true",
                                                           "make test CI=true"]
+    # the real kube-apiserver's Go build starts first, in the background, beside the installs
+    assert calls.index("python3 -m tests.realkube.build") < calls.index(installs[0])
 
 
 def test_nothing_installed_when_present_and_a_lint_failure_stops_the_run(tmp_path: Path) -> None:
