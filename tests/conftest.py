@@ -16,7 +16,8 @@ import pytest
 import structlog
 
 # Real-server fixtures shared by every test package (`bind_server`, ...).
-pytest_plugins = ["tests.servers.bind", "tests.kubeapi.fixtures", "tests.servers.moto", "tests.servers.pdns"]
+pytest_plugins = ["tests.servers.bind", "tests.kubeapi.fixtures", "tests.realkube.plugin", "tests.servers.moto",
+                  "tests.servers.pdns"]
 
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
