@@ -126,7 +126,8 @@ def test_leader_election_replicas_pdb_and_lease_role() -> None:
     objects = render_chart(load_values("route53-service-ingress.yaml"))
     deployment = find(objects, "Deployment")
     assert deployment["spec"]["replicas"] == 2
-    assert deployment["spec"]["strategy"] == {"type": "RollingUpdate"}
+    assert deployment["spec"]["strategy"] == {"type": "RollingUpdate",  # written out: see tests/realkube/test_chart.py
+                                              "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}
     pdb = find(objects, "PodDisruptionBudget")
     assert pdb["spec"]["minAvailable"] == 1
     assert pdb["spec"]["selector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"]
