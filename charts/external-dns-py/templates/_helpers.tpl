@@ -264,8 +264,13 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with .Values.annotationPrefix }}
 {{- $a = append $a (printf "--annotation-prefix=%s" .) }}
 {{- end }}
-{{- with .Values.gatewayNamespace }}
-{{- $a = append $a (printf "--gateway-namespace=%s" .) }}
+{{- $gatewaySources := false }}
+{{- range .Values.sources }}{{- if hasPrefix "gateway-" . }}{{- $gatewaySources = true }}{{- end }}{{- end }}
+{{- if .Values.gatewayNamespace }}
+{{- $a = append $a (printf "--gateway-namespace=%s" .Values.gatewayNamespace) }}
+{{- else if and .Values.namespaced $gatewaySources }}
+{{- /* namespaced: the Role lets the sources read Gateways of their own namespace only */}}
+{{- $a = append $a (printf "--gateway-namespace=%s" (include "external-dns-py.sourceNamespace" .)) }}
 {{- end }}
 {{- if and .Values.sourceNamespace (not .Values.namespaced) }}
 {{- $a = append $a (printf "--namespace=%s" .Values.sourceNamespace) }}
