@@ -1,7 +1,10 @@
 """The one plan-and-apply pipeline: `Controller` reads the registry and the sources, plans a zone (or
-everything), checks and writes, in the order of external-dns's `controller.RunOnce`. The long-running
-zone controller, `--once`, `plan` and `apply` all go through its steps (`read`, `plan_zone`, `check`,
-`apply_changes`, `synced`), so they share observers, metrics, events and the safety gate."""
+everything), checks and writes, in the order of external-dns's `controller.RunOnce`. Every mode goes
+through its steps (`read`, `plan_zone`, `check`, `apply_changes`, `synced`), so they share observers,
+metrics, events and the safety gate: `sync(zone, read)` for the long-running zone controller (a `Read`
+says what it reads: the whole source, a periodic pass's shared read, or named names; its `RunResult` says
+what it did, read and saw move), and the plan-first engine of `--once`, `plan` and `apply` (zone_plans.py,
+once.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +12,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 import structlog
 
 from external_dns.controller import metrics
+from external_dns.controller.dirty import Fingerprints, in_zone, name_fingerprints, names_of
 from external_dns.endpoint.domain_filter import DomainFilterInterface, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import DEFAULT_MANAGED_RECORD_TYPES, Endpoint
 from external_dns.endpoint.zones import zone_finder
@@ -28,12 +33,48 @@ log = structlog.get_logger(__name__)
 
 class RunOnceError(Exception):
     """A sync failed at a named step (`registry records`, `source endpoints`, `adjusting endpoints`,
-    `applying changes`); the original error is the `__cause__`."""
+    `pre-apply check`, `applying changes`); the original error is the `__cause__`. `changes`: the plan, when
+    one was made. `owed`, for a sync following the registry's zone journal: the names that moved at the
+    provider after its read (the next run plans them); None when unknown (only a full run is exact)."""
 
     def __init__(self, step: str, cause: BaseException, changes: Changes | None = None) -> None:
         super().__init__(f"{step}: {error_text(cause)}")
         self.step = step
         self.changes = changes
+        self.owed: frozenset[str] | None = None
+
+
+class ByNameUnavailable(Exception):
+    """A sync of named names found the source unable to read them by name (`Source.endpoints_for_names`
+    returned None): nothing was read or written."""
+
+
+class ReadKind(Enum):
+    WHOLE = "whole"  # the source's endpoints, read by the sync
+    SHARED = "shared"  # the zone's share of a read made once for a periodic pass (controller/pass_read.py)
+    NAMES = "names"  # only some names: their endpoints read by name, or given from a read already made
+
+
+@dataclass(frozen=True)
+class Read:
+    """What a sync reads: everything of its zone (`WHOLE`, `SHARED` with the share in `endpoints`), or only
+    the rows of `names` (`NAMES`, name keys: their current records and their endpoints, read by name unless
+    `endpoints` holds them already)."""
+
+    kind: ReadKind = ReadKind.WHOLE
+    endpoints: Sequence[Endpoint] | None = None
+    names: frozenset[str] = frozenset()
+
+    @classmethod
+    def shared(cls, share: Sequence[Endpoint]) -> Read:
+        return cls(ReadKind.SHARED, endpoints=share)
+
+    @classmethod
+    def of_names(cls, names: Iterable[str], endpoints: Sequence[Endpoint] | None = None) -> Read:
+        return cls(ReadKind.NAMES, endpoints=endpoints, names=frozenset(names))
+
+
+WHOLE = Read()
 
 
 # fn(zone, changes, current, desired); zone None for a full sync. A pre-apply check refuses the write by
@@ -77,7 +118,11 @@ def is_soft_error(exc: BaseException) -> bool:
 
 @dataclass
 class RunResult:
-    """What one sync did."""
+    """What one sync did, and what its caller needs to plan the next one: `read`, the kind of read;
+    `planned`, the names whose rows were planned (None: every name of the zone); `fingerprints`, each read
+    name's `dirty.fingerprint` when asked for; `owed`, when following the registry's zone journal, the names
+    that moved at the provider after the read and were not written by this sync (None: the registry lost
+    track of the zone, only a full run is exact)."""
 
     changes: Changes
     applied: bool
@@ -87,6 +132,10 @@ class RunResult:
     zone: str | None = None
     duration_seconds: float = 0.0
     change_lines: list[str] = field(default_factory=list)
+    read: ReadKind = ReadKind.WHOLE
+    planned: frozenset[str] | None = None
+    fingerprints: Fingerprints | None = field(default=None, repr=False)
+    owed: frozenset[str] | None = frozenset()
 
     @property
     def created(self) -> int:
@@ -172,8 +221,6 @@ class Controller:
         # zone -> (records, per type, verified per type) its last read saw (registry gauges of zone reads)
         self._zone_metrics: dict[str, tuple[int, dict[str, int], dict[str, int]]] = {}
         self.pre_apply_checks: list[PreApplyCheck] = []
-        # called as fn(zone, endpoints) with the source's endpoints as read (before any adjustment)
-        self.source_observers: list[Callable[[str | None, list[Endpoint]], None]] = []
         # called as fn(zone, changes, current, desired) after every plan calculation (never breaks a sync)
         self.plan_observers: list[PreApplyCheck] = []
         # called as fn(zone, synced) after a successful, non-dry-run sync (never breaks a sync)
@@ -192,73 +239,154 @@ class Controller:
 
     # -- one sync -------------------------------------------------------------------------------------------
     def run_once(self, zone: str | None = None, desired: list[Endpoint] | None = None) -> RunResult:
-        """One sync (of everything, or of one zone). `desired`: the zone's share of a source read already made
-        (the zone controller's one read per periodic pass), instead of reading the source. Raises RunOnceError
-        naming the failed step."""
+        """One sync of everything (or of one zone) reading the whole source; `desired`: the source's endpoints
+        already read instead. Raises RunOnceError naming the failed step."""
+        return self.sync(zone, WHOLE if desired is None else Read.shared(desired))
+
+    def sync(self, zone: str | None, read: Read = WHOLE, *, fingerprints: bool = False,
+             journal: bool = False) -> RunResult:
+        """One sync of `zone` (None: everything) reading what `read` says; one sync per zone at a time.
+        `fingerprints`: the result carries each read name's fingerprint. `journal` (a zone): follow the
+        registry's zone journal (`Registry.zone_changes`) and report what moved after the read
+        (`RunResult.owed`). Raises RunOnceError naming the failed step, ByNameUnavailable for names the source
+        cannot read by name."""
         with self._locks_lock:
             lock = self._run_locks.setdefault(zone, threading.Lock())
         with lock:
-            return self._run_once(zone, desired)
+            return self._sync(zone, read, fingerprints, journal and zone is not None)
 
-    def _run_once(self, zone: str | None, given: list[Endpoint] | None = None) -> RunResult:
+    def _sync(self, zone: str | None, read: Read, fingerprints: bool, journal: bool) -> RunResult:
         started = time.monotonic()
-        current, desired = self.read(zone, given)
-        zones: list[str] = []
-        if zone is not None:  # names whose closest zone (longest label-boundary suffix) is `zone`
-            zones = list(self.registry.provider.zones()) or [""]
-            current = [ep for ep in current if zone_for_name(ep.dns_name, zones) == zone]
-            desired = [ep for ep in desired if zone_for_name(ep.dns_name, zones) == zone]
+        zones = list(self.registry.provider.zones()) or [""] if zone is not None else []
+        if read.kind is ReadKind.NAMES:
+            assert zone is not None, "a read of names is a zone's"
+            current, desired, raw = self._read_names(zone, read, zones)
+        else:
+            if journal:
+                self._moved(zone)  # what moved so far: the read covers it
+            current, desired, raw = self._read_zone(zone, read, zones)
         changes = self.plan_zone(zone, current, desired)
         result = RunResult(changes=changes, applied=False, dry_run=self.dry_run, current_count=len(current),
-                           desired_count=len(desired), zone=zone)
-
-        zlog = log.bind(zone=zone) if zone is not None else log
-        if self.dry_run:
-            zlog = zlog.bind(dry_run=True)
-        if changes.has_changes():  # write only real changes, as RunOnce
-            result.change_lines = change_lines(changes)
-            for line in result.change_lines:
-                zlog.info(f"Desired change: {line}")
-            zlog.info(f"Plan: {result.summary()}")
-            if self.dry_run:
-                zlog.info("Dry run: no changes were applied")
-            else:
-                self.check(zone, changes, current, desired)
-                self.apply_changes(changes)
-                result.applied = True
-                zlog.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated")
-        else:
-            metrics.NO_OP_RUNS.inc()
-            zlog.info("All records are already up to date")
-
+                           desired_count=len(desired), zone=zone, read=read.kind,
+                           planned=read.names if read.kind is ReadKind.NAMES else None,
+                           fingerprints=name_fingerprints(raw) if fingerprints else None)
+        owed: frozenset[str] | None = self._moved(zone) if journal else frozenset()  # moved since the read
+        try:
+            self._write(zone, result, current, desired)
+        except RunOnceError as exc:
+            exc.owed = owed
+            raise
+        if journal and owed is not None:
+            after = self._moved(zone)  # our own write comes back at the names written: nothing owed there
+            owed = None if after is None else owed | (after - names_of(changes))
+        result.owed = owed
         self.synced(zone, zones)
         result.duration_seconds = time.monotonic() - started
         return result
 
-    # -- the steps of one sync, shared by run_once and the plan-first engine (zone_plans.py) ------------------
-    def read(self, zone: str | None = None,
-             given: list[Endpoint] | None = None) -> tuple[list[Endpoint], list[Endpoint]]:
-        """(current records, adjusted desired endpoints) of every zone, with the registry and source metrics
-        and the source observers (told which `zone` the read is for). `given`: the source's endpoints already
-        read (the caller set the source metrics). Raises RunOnceError naming the failed step."""
+    def _read_zone(self, zone: str | None, read: Read, zones: list[str]
+                   ) -> tuple[list[Endpoint], list[Endpoint], list[Endpoint]]:
+        """(current, adjusted desired, desired as read) of `zone` (None: everything) for a read of the whole
+        source or a shared one."""
+        given = None if read.endpoints is None else list(read.endpoints)
+        current, desired, raw = self.read(zone, given)
+        if zone is not None:  # names whose closest zone (longest label-boundary suffix) is `zone`
+            current = in_zone(current, zone, zones)
+            desired = in_zone(desired, zone, zones)
+            raw = in_zone(raw, zone, zones)
+        return current, desired, raw
+
+    def _read_names(self, zone: str, read: Read, zones: list[str]
+                    ) -> tuple[list[Endpoint], list[Endpoint], list[Endpoint]]:
+        """(current, adjusted desired, desired as read) of the rows of `read.names` in `zone`."""
+        metrics.LAST_RECONCILE_TIMESTAMP.set(self._clock())
+        found = read.endpoints
+        if found is None:
+            try:
+                found = self.source.endpoints_for_names(read.names)
+            except Exception as exc:
+                metrics.SOURCE_ERRORS.inc()
+                raise RunOnceError("source endpoints", exc) from exc
+            if found is None:
+                raise ByNameUnavailable(f"the source cannot read {len(read.names)} name(s) by name")
+        raw = in_zone(found, zone, zones)
+        desired = self.adjust(raw)
+        try:
+            current = self.registry.zone_records(zone, read.names)
+        except Exception as exc:
+            metrics.REGISTRY_ERRORS.inc()
+            raise RunOnceError("registry records", exc) from exc
+        return current, desired, raw
+
+    def _moved(self, zone: str | None) -> frozenset[str] | None:
+        """The names whose current records moved since the last look (`Registry.zone_changes`); None when the
+        registry cannot tell (it lost track of the zone, or its read failed: only a full run is exact)."""
+        assert zone is not None
+        try:
+            moved = self.registry.zone_changes(zone)
+        except Exception as exc:
+            metrics.REGISTRY_ERRORS.inc()
+            log.warning(f"cannot follow the zone's changes, its next run is a full one: {error_text(exc)}",
+                        zone=zone)
+            return None
+        return None if moved is None else frozenset(moved)
+
+    def _write(self, zone: str | None, result: RunResult, current: list[Endpoint],
+               desired: list[Endpoint]) -> None:
+        """Log the plan, check it and write it (not in dry-run)."""
+        changes = result.changes
+        zlog = log.bind(zone=zone) if zone is not None else log
+        if self.dry_run:
+            zlog = zlog.bind(dry_run=True)
+        if not changes.has_changes():  # write only real changes, as RunOnce
+            metrics.NO_OP_RUNS.inc()
+            if result.read is ReadKind.NAMES:
+                zlog.debug("All records are already up to date", names=len(result.planned or ()))
+            else:
+                zlog.info("All records are already up to date")
+            return
+        result.change_lines = change_lines(changes)
+        for line in result.change_lines:
+            zlog.info(f"Desired change: {line}")
+        zlog.info(f"Plan: {result.summary()}")
+        if self.dry_run:
+            zlog.info("Dry run: no changes were applied")
+            return
+        if result.read is ReadKind.NAMES and zone is not None:
+            # the checks judge the whole zone (the safety gate's denominator), not the rows planned
+            try:
+                whole = self.registry.zone_view(zone)
+            except Exception as exc:
+                metrics.REGISTRY_ERRORS.inc()
+                raise RunOnceError("registry records", exc, changes) from exc
+            self.check(zone, changes, whole, desired)
+        else:
+            self.check(zone, changes, current, desired)
+        self.apply_changes(changes)
+        result.applied = True
+        zlog.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated")
+
+    # -- the steps of one sync, shared by `sync` and the plan-first engine (zone_plans.py) --------------------
+    def read(self, zone: str | None = None, given: list[Endpoint] | None = None
+             ) -> tuple[list[Endpoint], list[Endpoint], list[Endpoint]]:
+        """(current records, adjusted desired endpoints, desired endpoints as read) of every zone, with the
+        registry and source metrics; `zone`: only that zone's current records are read (the TXT registry
+        answers from its per-zone map). `given`: the source's endpoints already read (the caller set the
+        source metrics). Raises RunOnceError naming the failed step."""
         metrics.LAST_RECONCILE_TIMESTAMP.set(self._clock())
         try:
-            # A zone's reconcile reads that zone only (the TXT registry answers from its per-zone map).
             current = self.registry.records() if zone is None else self.registry.zone_records(zone)
         except Exception as exc:
             metrics.REGISTRY_ERRORS.inc()
             raise RunOnceError("registry records", exc) from exc
+        raw = self.read_source() if given is None else given
+        self._registry_metrics(zone, current, raw)
+        return current, self.adjust(raw), raw
 
-        desired = self.read_source() if given is None else given
-        for observe in self.source_observers:
-            try:
-                observe(zone, desired)
-            except Exception:  # an observer must never break a sync
-                log.exception("source observer failed", zone=zone)
-        self._registry_metrics(zone, current, desired)
-
+    def adjust(self, endpoints: list[Endpoint]) -> list[Endpoint]:
+        """`Registry.adjust_endpoints`; RunOnceError (step `adjusting endpoints`) on failure."""
         try:
-            return current, self.registry.adjust_endpoints(desired)
+            return self.registry.adjust_endpoints(endpoints)
         except Exception as exc:
             raise RunOnceError("adjusting endpoints", exc) from exc
 

@@ -5,7 +5,7 @@ zone costs zones x source; a `PassRead` reads it once (on the first zone's run),
 and hands each zone its share (`take`), once. A share may be older than the zone's run, so a zone takes it
 only while that stays exact:
 
-* the names event runs read by name once the read began (`IncrementalPlanner.watch`, recorded after each
+* the names event runs read by name once the read began (`names_read`, told by the zone controller after each
   by-name read) are read again by name (`Source.endpoints_for_names`) and replace their rows in the share:
   rows are planned name by name, so for every name such a run may have written something newer than the
   share, the share is then as new as a read made now;
@@ -22,7 +22,7 @@ would after a full pass that read the source itself a moment earlier.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import structlog
 
@@ -34,48 +34,35 @@ from external_dns.providers.snapshot import name_key
 log = structlog.get_logger(__name__)
 
 
-class NameWatch:
-    """The names event runs read by name while the watch is on (filled by `IncrementalPlanner`)."""
-
-    def __init__(self, stop: Callable[[NameWatch], None]) -> None:
-        self._lock = threading.Lock()
-        self._names: set[str] = set()
-        self._stop = stop
-
-    def add(self, names: Iterable[str]) -> None:
-        with self._lock:
-            self._names.update(names)
-
-    def names(self) -> set[str]:
-        with self._lock:
-            return set(self._names)
-
-    def stop(self) -> None:
-        self._stop(self)
-
-
 class PassRead:
     """The shared source read of one periodic pass over `zones` (see the module docstring). `runs` is the
     zone controller's count of whole-source reads per zone (full runs reading by themselves, comparing event
-    runs), incremented when such a run ends; `watch()` starts recording the names event runs read by name
-    (None: no planner, no run reads by name)."""
+    runs), incremented when such a run ends."""
 
-    def __init__(self, controller: Controller, zones: Sequence[str], runs: dict[str, int],
-                 watch: Callable[[], NameWatch] | None) -> None:
+    def __init__(self, controller: Controller, zones: Sequence[str], runs: dict[str, int]) -> None:
         self.controller = controller
         self.zones = tuple(zones)
         self._closed = False
         self._runs = runs
-        self._start_watch = watch
         self._lock = threading.Lock()
         self._read = False
         self._failed = False
         self._shares: dict[str, list[Endpoint]] = {}
         self._taken: set[str] = set()
         self._runs_at: dict[str, int] = {}
-        self._watch: NameWatch | None = None
+        # the names event runs read by name since the read began (None: not begun, or closed); a lock of its
+        # own: an event run tells them while the read itself holds `_lock`
+        self._names_lock = threading.Lock()
+        self._names: set[str] | None = None
         self.reads = 0  # whole-source reads made (0 or 1)
         self.overlaid = 0  # names re-read by name in shares (for benches and tests)
+
+    def names_read(self, names: Iterable[str]) -> None:
+        """An event run read `names` by name (and may write them): once the read began, their shares are read
+        again by name."""
+        with self._names_lock:
+            if self._names is not None:
+                self._names.update(names)
 
     def pending(self, zone: str) -> bool:
         """True while `zone`'s share has not been asked for."""
@@ -104,11 +91,12 @@ class PassRead:
                 self.close()
 
     def _read_all(self) -> None:
-        """The read (call with the lock held). The watch and the run counts start first: a run whose read
-        ends after they started is seen, one whose read ended before read older data than this read."""
+        """The read (call with the lock held). Recording names and the run counts start first: a run whose
+        read ends after they started is seen, one whose read ended before read older data than this read."""
         self._read = True
         self._runs_at = dict(self._runs)
-        self._watch = self._start_watch() if self._start_watch is not None else None
+        with self._names_lock:
+            self._names = set()
         try:
             endpoints = self.controller.read_source()
         except Exception as exc:  # each zone's run reads the source itself and reports the failure
@@ -121,10 +109,8 @@ class PassRead:
 
     def _refresh(self, zone: str, share: list[Endpoint]) -> list[Endpoint] | None:
         """`share` with the rows of the names event runs read by name since the read, read again by name."""
-        watch = self._watch
-        if watch is None:
-            return share
-        names = {n for n in watch.names() if zone_for_name(n, self.zones) == zone}
+        with self._names_lock:
+            names = {n for n in self._names or () if zone_for_name(n, self.zones) == zone}
         if not names:
             return share
         fresh = self.controller.source.endpoints_for_names(names)
@@ -140,6 +126,5 @@ class PassRead:
         with self._lock:
             self._shares.clear()
             self._closed = True
-            watch, self._watch = self._watch, None
-        if watch is not None:
-            watch.stop()
+        with self._names_lock:
+            self._names = None

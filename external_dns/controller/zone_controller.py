@@ -1,7 +1,13 @@
 """The long-running, zone-keyed controller (sample-controller's pattern): a rate-limited workqueue of the
-provider's zones, worker threads reconciling one zone each through `Controller.run_once(zone=key)`, and a
-scheduler thread queueing every zone at start, every `interval`, and after informer events. One broken
-zone never stops the others (unlike upstream's fatal exit): it is retried with back-off.
+provider's zones, worker threads (controller/workers.py) reconciling one zone each through
+`Controller.sync(zone, read)`, and a scheduler thread queueing every zone at start, every `interval`, and
+after informer events. One broken zone never stops the others (unlike upstream's fatal exit): it is retried
+with back-off.
+
+Which run a zone gets is decided here (`_sync`): the full run (a periodic pass's drift repair, a zone never
+synced, one due after a failure) reads the whole zone; an event run plans only the zone's dirty names
+(controller/dirty.py), read by name when the source can name its changes, else found by comparing the whole
+source's fingerprints with the zone's baseline.
 
 A periodic pass reads the source once for all its zones (controller/pass_read.py) and releases its zones
 into the queue a few at a time (`workers - 1`, at least one; zones never synced all at once): a worker stays
@@ -14,30 +20,32 @@ import functools
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from hashlib import blake2b
 
 import structlog
 
 from external_dns.controller import metrics
 from external_dns.controller.controller import (
+    WHOLE,
+    ByNameUnavailable,
     Controller,
+    Read,
+    RunOnceError,
     RunResult,
     is_soft_error,
     split_by_zone,
 )
+from external_dns.controller.dirty import DirtyNames, in_zone, name_fingerprints
 from external_dns.controller.health import WorkerWatchdog
-from external_dns.controller.incremental import IncrementalPlanner
 from external_dns.controller.pass_read import PassRead
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.controller.workers import Done, Term, WorkerLoop
 from external_dns.durations import format_go_duration
-from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import name_key
 from external_dns.events import Recorder
 from external_dns.gcsettings import release_free_heap
 from external_dns.plan.changes import Changes
+from external_dns.providers.snapshot import name_key
 from external_dns.workqueue import RateLimiter
 
 log = structlog.get_logger(__name__)
@@ -72,20 +80,6 @@ def _release_old_results(held: list[tuple[str, RunResult]]) -> list[tuple[str, R
     return kept
 
 
-def fingerprint(endpoints: Sequence[Endpoint]) -> str:
-    """A digest of what a zone's desired endpoints ask for (order-independent)."""
-    items = sorted((name_key(e.dns_name), e.record_type, e.set_identifier, tuple(e.targets),
-                    e.record_ttl, tuple(sorted(e.labels.items())),
-                    tuple((p.name, p.value) for p in e.provider_specific)) for e in endpoints)
-    return blake2b(repr(items).encode(), digest_size=16).hexdigest()
-
-
-def zone_fingerprints(endpoints: Sequence[Endpoint], keys: Sequence[str]) -> dict[str, str]:
-    """`fingerprint` of each zone's share of `endpoints` (every key present)."""
-    groups = split_by_zone(endpoints, keys)
-    return {key: fingerprint(groups.get(key, [])) for key in keys}
-
-
 @dataclass(frozen=True)
 class ZoneOutcome:
     """One finished reconcile of one zone."""
@@ -103,6 +97,15 @@ class ZoneOutcome:
     @property
     def duration(self) -> float:
         return self.finished - self.started
+
+
+class _Run:
+    """One reconcile's kind: `full` (decided up front, or an event run that found it cannot be exact) and
+    `whole`, whether it read the whole source itself (counted for the pass's shared read)."""
+
+    def __init__(self, full: bool) -> None:
+        self.full = full
+        self.whole = False
 
 
 class _Period:
@@ -139,9 +142,10 @@ class ZoneController:
         if recorder is not None:  # the controller's writes send the record events
             controller.recorder = recorder
         self.skip_unchanged_zones = skip_unchanged_zones
-        # Event-triggered reconciles plan only the zone's dirty names (controller/incremental.py); periodic
-        # passes (and a zone whose last full pass failed) run the full plan: drift repair.
-        self.planner = IncrementalPlanner(controller) if incremental else None
+        # Event-triggered runs plan only the zone's dirty names; periodic passes (and a zone whose last full
+        # pass failed) run the full plan: drift repair. Without `incremental` every run is a full one.
+        self.incremental = incremental
+        self.dirty = DirtyNames()
         self._full_due: set[str] = set()  # zones whose next run is full: released by a pass, or failed full
         self._pass_read: PassRead | None = None  # the source read of the current periodic pass
         self._whole_reads: dict[str, int] = {}  # zone -> runs that read the whole source themselves
@@ -156,12 +160,8 @@ class ZoneController:
         self._full_lock = threading.Lock()
         self.passes = 0
         self.skipped = 0  # zones left out of event-triggered passes because nothing changed for them
-        # zone -> fingerprint of the desired endpoints its last successful reconcile used; zones in flight
         self._state = threading.Lock()
-        self._applied: dict[str, str] = {}
         self._in_flight: set[str] = set()
-        self._local = threading.local()
-        controller.source_observers.append(self._observe_source)
 
     @property
     def on_fatal(self) -> Callable[[str, BaseException], None] | None:
@@ -192,11 +192,11 @@ class ZoneController:
             return list(self._known_keys) or [""]
         self._known_keys = keys
         with self._state:
-            for gone in [k for k in {*self._failures, *self._applied} if k not in keys]:  # zones that went away
+            for gone in [k for k in self._failures if k not in keys]:  # zones that went away
                 self._failures.pop(gone, None)
                 self._soft_failures.pop(gone, None)
-                self._applied.pop(gone, None)
             self._update_soft_gauge()
+        self.dirty.keep_only(keys)
         return keys
 
     def enqueue_all(self, reason: str = PERIODIC) -> list[str]:
@@ -227,9 +227,8 @@ class ZoneController:
 
     def begin_pass(self, keys: list[str]) -> None:
         """A new periodic pass over `keys`: a new shared source read (made on its first zone's full run)."""
-        watch = self.planner.watch if self.planner is not None else None
         with self._state:
-            old, self._pass_read = self._pass_read, PassRead(self.controller, keys, self._whole_reads, watch)
+            old, self._pass_read = self._pass_read, PassRead(self.controller, keys, self._whole_reads)
         if old is not None:
             old.close()
 
@@ -256,32 +255,44 @@ class ZoneController:
 
     def _zones_to_sync(self, keys: list[str]) -> list[str]:
         """An event pass queues only the zones whose desired endpoints changed since their last successful
-        reconcile (fingerprint of names, types, targets, TTLs, labels, properties); zones in flight, failed
-        or never synced always go. Periodic passes queue every zone (provider-side drift); with one zone
-        every event pass reconciles it, as upstream."""
+        run (their changed names, or the fingerprints of names, types, targets, TTLs, labels, properties);
+        zones in flight, failed or never synced always go. Periodic passes queue every zone (provider-side
+        drift); with one zone every event pass reconciles it, as upstream."""
         if not self.skip_unchanged_zones or len(keys) < 2:
             return keys
-        named = self.planner.zones_with_events(keys) if self.planner is not None else None
+        named = self._zones_with_events(keys) if self.incremental else None
         if named is not None:  # the source named the changed names: their zones, without reading it all
             with self._state:
                 return [k for k in keys if k in named or k in self._in_flight or k in self._failures
                         or k in self._full_due]
         try:
-            now = zone_fingerprints(self.controller.source.endpoints(), keys)
+            shares = split_by_zone(self.controller.source.endpoints(), keys)
         except Exception as exc:  # the reconciles will report it
             log.debug("cannot read the source for an event-triggered pass", error=str(exc))
             return keys
         with self._state:
-            return [k for k in keys if k in self._in_flight or self._applied.get(k) != now[k]]
+            busy = self._in_flight | set(self._failures)
+        return [k for k in keys if k in busy or self.dirty.baseline(k) is None
+                or self.dirty.changed(k, name_fingerprints(shares.get(k, ())))]
 
-    def _observe_source(self, zone: str | None, endpoints: list[Endpoint]) -> None:
-        """Controller source observer: remember what this thread's reconcile of `zone` read."""
-        if zone is None or not self.skip_unchanged_zones or getattr(self._local, "zone", None) != zone:
-            return
-        keys = self._known_keys or [zone]
-        if len(keys) < 2:
-            return
-        self._local.fingerprint = zone_fingerprints(endpoints, keys).get(zone)
+    def _zones_with_events(self, keys: list[str]) -> list[str] | None:
+        """The zones holding names the source reported changed; None when the source cannot name them (the
+        caller compares fingerprints)."""
+        if not self.dirty.started():  # no zone synced yet: they all run in full, the source keeps its names
+            return []
+        if not self._collect_events():
+            return None
+        return self.dirty.zones_with_events(keys)
+
+    def _collect_events(self) -> bool:
+        """Hand the source's changed names to the tracker; False when the source cannot name them."""
+        names = self.controller.source.take_dirty_names()
+        zones = self.controller.zone_keys()
+        if names is None:
+            self.dirty.unnamed(zones)
+            return False
+        self.dirty.add_events(names, zones)
+        return True
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     def running(self) -> bool:
@@ -345,33 +356,15 @@ class ZoneController:
         with self._state:
             requeues = self._failures.get(zone, 0)
             self._in_flight.add(zone)
-        self._local.zone = zone
-        self._local.fingerprint = None
-        ran_full = False
-        whole = False
+            full = full or not self.incremental or zone in self._full_due or zone not in self._synced_once
+        run = _Run(full)
         try:
-            with self._state:
-                full = full or self.planner is None or zone in self._full_due or zone not in self._synced_once
-                pass_read = self._pass_read
-            result = None
-            if not full and self.planner is not None:
-                try:
-                    result = self.planner.run(zone)
-                finally:
-                    whole = self.planner.read_whole_source()
-            if result is None:
-                ran_full = True
-                desired = pass_read.take(zone) if pass_read is not None else None
-                whole = whole or desired is None
-                result = self.controller.run_once(zone=zone, desired=desired)
-                with self._state:
-                    self._full_due.discard(zone)
+            result = self._sync(zone, run)
         except Exception as exc:
             soft = is_soft_error(exc)
             with self._state:
-                if whole:  # this run's read is newer than the pass's shared read: see controller/pass_read.py
+                if run.whole:  # this run's read is newer than the pass's shared read: see controller/pass_read.py
                     self._whole_reads[zone] = self._whole_reads.get(zone, 0) + 1
-                self._applied.pop(zone, None)
                 self._in_flight.discard(zone)
                 self._failures[zone] = requeues + 1
                 if soft:
@@ -383,24 +376,118 @@ class ZoneController:
             elif not self.loop.fatal(exc):  # else on_fatal logs its own line
                 log.error(f"Failed to do run once: {exc}", zone=zone, failures=requeues + 1)
             return self._ended(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
-                                           requeues=requeues, full=ran_full), exc)
+                                           requeues=requeues, full=run.full), exc)
         with self._state:
-            if whole:
+            if run.whole:
                 self._whole_reads[zone] = self._whole_reads.get(zone, 0) + 1
             self._synced_once.add(zone)
-            fp = self._local.fingerprint
-            if fp is not None:
-                self._applied[zone] = fp
-            else:
-                self._applied.pop(zone, None)
             self._in_flight.discard(zone)
             recovered = self._soft_failures.pop(zone, 0)
             self._failures.pop(zone, None)
             self._update_soft_gauge()
         if recovered:
             log.info("Reconciliation succeeded after soft errors", zone=zone)
+        result.fingerprints = None  # kept by the tracker; a result stays in the history
         return self._ended(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues,
-                                       full=ran_full))
+                                       full=run.full))
+
+    # -- which run: full, or event-sized --------------------------------------------------------------------
+    def sync(self, zone: str, full: bool = False) -> RunResult:
+        """One run of `zone` now on the calling thread, without the retry bookkeeping of `reconcile`: the full
+        run with `full`, else an event run when it can be exact. Raises RunOnceError like
+        `Controller.sync`."""
+        return self._sync(zone, _Run(full))
+
+    def _sync(self, zone: str, run: _Run) -> RunResult:
+        """The zone's run: an event run when it can be exact (see the module docstring), else the full run.
+        Raises RunOnceError like `Controller.sync`."""
+        if not run.full:
+            result = self._event_sync(zone, run)
+            if result is not None:
+                return result
+            run.full = True
+        with self._state:
+            pass_read = self._pass_read
+        share = pass_read.take(zone) if pass_read is not None else None
+        if share is None:
+            run.whole = True
+            self.dirty.read_whole(zone)
+        read = WHOLE if share is None else Read.shared(share)
+        fingerprints = self.incremental or self.skip_unchanged_zones
+        result = self.controller.sync(zone, read, fingerprints=fingerprints, journal=self.incremental)
+        if result.fingerprints is not None:
+            self.dirty.full_synced(zone, result.fingerprints, result.owed if self.incremental else None)
+        with self._state:
+            self._full_due.discard(zone)
+        return result
+
+    def _event_sync(self, zone: str, run: _Run) -> RunResult | None:
+        """The zone's dirty names planned, read by name when the source names its changes, else found by
+        comparing the whole source with the baseline; None when only a full run can be exact (the registry
+        lost track of the zone, or never followed it)."""
+        if not self.dirty.trusted(zone):
+            return None
+        if self._collect_events() and not self.dirty.compare_due(zone):
+            moved = self._moved(zone)
+            if moved is None:
+                return None
+            names = self.dirty.take(zone, moved)
+            try:
+                result = self.controller.sync(zone, Read.of_names(names), fingerprints=True, journal=True)
+            except ByNameUnavailable:
+                self.dirty.owe(zone, names)  # compared below
+            except Exception as exc:
+                self._owe_after_failure(zone, names, exc)
+                self._read_by_name(names)
+                raise
+            else:
+                self._read_by_name(names)
+                self.dirty.names_synced(zone, names, result.fingerprints or {}, result.owed)
+                return result
+        run.whole = True
+        now_read = self.controller.read_source()
+        zones = self.controller.zone_keys()
+        share = in_zone(now_read, zone, zones)
+        now = name_fingerprints(share)
+        moved = self._moved(zone)
+        if moved is None:
+            return None
+        names = self.dirty.take(zone, moved) | self.dirty.changed(zone, now)
+        endpoints = [ep for ep in share if name_key(ep.dns_name) in names]
+        try:
+            result = self.controller.sync(zone, Read.of_names(names, endpoints), journal=True)
+        except Exception as exc:
+            self._owe_after_failure(zone, names, exc)
+            raise
+        self.dirty.compared(zone, now, result.owed)
+        return result
+
+    def _moved(self, zone: str) -> set[str] | None:
+        """The registry's zone journal since the last look (None: lost track; the zone is forgotten)."""
+        try:
+            moved = self.controller.registry.zone_changes(zone)
+        except Exception as exc:
+            metrics.REGISTRY_ERRORS.inc()
+            raise RunOnceError("registry records", exc) from exc
+        if moved is None:
+            self.dirty.forget(zone)
+        return moved
+
+    def _owe_after_failure(self, zone: str, names: set[str], exc: Exception) -> None:
+        """A failed event run owes its names and what moved during it (unknown: only a full run is exact)."""
+        self.dirty.owe(zone, names)
+        owed = exc.owed if isinstance(exc, RunOnceError) else None
+        if owed is None:
+            self.dirty.forget(zone)
+        else:
+            self.dirty.owe(zone, owed)
+
+    def _read_by_name(self, names: set[str]) -> None:
+        """An event run read `names` by name: the current pass's shared read re-reads them (pass_read.py)."""
+        with self._state:
+            pass_read = self._pass_read
+        if pass_read is not None:
+            pass_read.names_read(names)
 
     def _ended(self, outcome: ZoneOutcome, error: BaseException | None = None) -> Done[ZoneOutcome]:
         if outcome.result is not None:

@@ -47,7 +47,7 @@ class ZoneWork:
 def compute_zone_plans(controller: Controller, safety: SafetyConfig) -> list[ZoneWork]:
     """Every zone's plan and verdict; nothing is written. Names in no zone are left out, as the provider's
     domain filter would drop them. Raises RunOnceError naming the step."""
-    current, desired = controller.read()
+    current, desired, _raw = controller.read()
     zones = controller.zone_keys()
     unknown = safety.unknown_zones(zones)
     if unknown:

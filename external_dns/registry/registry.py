@@ -8,7 +8,7 @@ track ownership (noop), which turns off the plan's owner filtering.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
@@ -35,6 +35,19 @@ class Registry(ABC):
         wanted = None if names is None else {name_key(n) for n in names}
         return [ep for ep in self.records() if zone_for_name(ep.dns_name, zones) == zone
                 and (wanted is None or name_key(ep.dns_name) in wanted)]
+
+    def zone_changes(self, zone: str) -> set[str] | None:
+        """The zone journal: the names (lower case, no trailing dot) whose labelled records changed since the
+        previous call (outside edits, our own writes, ownership moves); None when the whole zone may have
+        changed (a first call, a rebuild). Event-sized reconciles plan those names (controller/dirty.py).
+        Default: None, always (a registry without per-zone maps cannot tell: every reconcile is a full one)."""
+        del zone
+        return None
+
+    def zone_view(self, zone: str) -> Sequence[Endpoint]:
+        """The zone's records as the safety gate counts them (only the record type and owner label of each are
+        read), for a reconcile that read only some names. Default: `zone_records(zone)`."""
+        return self.zone_records(zone)
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         return self.provider.adjust_endpoints(endpoints)

@@ -4,6 +4,7 @@ shutdown with drain, restart, events, watchdog)."""
 
 from __future__ import annotations
 
+import builtins
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 from prometheus_client import REGISTRY
 
-from external_dns.controller.controller import Controller, RunOnceError
+from external_dns.controller.controller import Controller, ReadKind, RunOnceError
 from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.endpoint.domain_filter import DomainFilter
@@ -24,6 +25,7 @@ from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.providers.provider import SoftError, zone_for_name
 from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.registry import TXTRegistry
+from external_dns.registry.noop import NoopRegistry
 from external_dns.sources.source import Source
 from external_dns.workqueue import ItemExponentialFailureRateLimiter
 from tests.helpers.threads import thread_leak_check
@@ -462,6 +464,49 @@ def test_event_pass_reconciles_only_the_zone_that_changed() -> None:
         assert zc.stop(5)
     assert [o.zone for o in zc.outcomes()][3:] == ["a.test"]
     assert zc.skipped == 2 + 3
+
+
+class NamedSource(ListSource):
+    """Names its changes, as the informer sources do."""
+
+    def __init__(self, endpoints: list[Endpoint]) -> None:
+        super().__init__(endpoints)
+        self.changed: frozenset[str] = frozenset()
+
+    def set(self, endpoints: list[Endpoint]) -> None:
+        with self.lock:
+            old = {e.dns_name for e in self.desired}
+            self.changed |= old ^ {e.dns_name for e in endpoints} | {e.dns_name for e in endpoints
+                                                                      if e not in self.desired}
+            self.desired = endpoints
+
+    def take_dirty_names(self) -> builtins.set[str] | None:  # `set` here is the method above
+        with self.lock:
+            names, self.changed = self.changed, frozenset()
+            return {*names}
+
+
+@pytest.mark.parametrize("registry", ["txt", "noop"])
+def test_an_event_pass_with_a_named_source_reconciles_the_zone_that_changed(registry: str) -> None:
+    """With or without a zone journal in the registry (the noop registry has none: every run is a full one),
+    an event pass queues the zone holding the names the source reports changed, and only that zone."""
+    provider = HookedProvider(THREE_ZONES)
+    source = NamedSource(three_zone_records())
+    reg = TXTRegistry(provider, owner_id=OWNER) if registry == "txt" else NoopRegistry(provider)
+    ctl = Controller(source, reg, "sync", domain_filter=DomainFilter())
+    zc = ZoneController(ctl, rate_limiter_factory=fast_limiter, workers=2, interval=3600, min_event_sync_interval=0)
+    zc.start()
+    try:
+        assert zc.wait_until(lambda: len(zc.outcomes()) >= 3, 10)
+        source.set(three_zone_records("10.9.9.9"))
+        zc.on_event()
+        assert zc.wait_until(lambda: stored(provider).get(("www.a.test", "A")) == ["10.9.9.9"], 10)
+        assert not zc.wait_until(lambda: len(zc.outcomes()) > 4, 0.3)
+    finally:
+        assert zc.stop(5)
+    last = zc.outcomes()[3]
+    assert last.zone == "a.test" and last.ok and last.full == (registry == "noop")
+    assert last.result is not None and last.result.read is (ReadKind.WHOLE if registry == "noop" else ReadKind.NAMES)
 
 
 def test_zone_moving_between_zones_reconciles_both() -> None:

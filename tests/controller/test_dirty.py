@@ -1,0 +1,89 @@
+"""DirtyNames and the fingerprints (controller/dirty.py): plain per-zone state fed by the zone controller's
+runs. The property test of the whole (event runs plan exactly the full plan) is test_incremental.py."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from external_dns.controller.dirty import DirtyNames, fingerprint, name_fingerprints, names_of
+from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
+
+ZONES = ["a.test", "b.test"]
+
+
+def ep(name: str, target: str = "10.0.0.1", rtype: str = "A", **labels: str) -> Endpoint:
+    e = Endpoint(name, rtype, Targets([target]), 300)
+    e.labels.update(labels)
+    return e
+
+
+@given(st.permutations([ep("x.a.test", "10.0.0.1"), ep("x.a.test", "10.0.0.2", "AAAA"), ep("y.a.test")]))
+def test_a_fingerprint_ignores_order_and_sees_every_field(endpoints: list[Endpoint]) -> None:
+    base = [ep("x.a.test", "10.0.0.1"), ep("x.a.test", "10.0.0.2", "AAAA"), ep("y.a.test")]
+    assert fingerprint(endpoints) == fingerprint(base)
+    for changed in (ep("y.a.test", "10.0.0.9"), ep("y.a.test", rtype="CNAME"), ep("y.a.test", owner="o"),
+                    ep("Y.a.test")):
+        assert fingerprint([*base[:2], changed]) != fingerprint(base)
+    ttl = ep("y.a.test")
+    ttl.record_ttl = 60
+    assert fingerprint([*base[:2], ttl]) != fingerprint(base)
+
+
+def test_name_fingerprints_group_by_name_key() -> None:
+    fps = name_fingerprints([ep("WWW.a.test."), ep("www.a.test", "10.0.0.2"), ep("api.a.test")])
+    assert sorted(fps) == ["api.a.test", "www.a.test"]
+    assert names_of(Changes(create=[ep("New.a.test")], delete=[ep("old.a.test.")])) == {"new.a.test", "old.a.test"}
+
+
+def test_take_empties_what_an_event_run_plans_and_owe_gives_it_back() -> None:
+    dirty = DirtyNames()
+    dirty.add_events(["x.a.test", "y.b.test", "elsewhere.org"], ZONES)
+    assert dirty.zones_with_events(ZONES) == ["a.test", "b.test"]
+    dirty.owe("a.test", ["owed.a.test"])
+    assert dirty.take("a.test", {"moved.a.test"}) == {"x.a.test", "owed.a.test", "moved.a.test"}
+    assert dirty.take("a.test", ()) == set()
+    dirty.owe("a.test", ["x.a.test"])  # the run failed
+    assert dirty.take("a.test", ()) == {"x.a.test"}
+    dirty.read_whole("b.test")  # a full run reads the whole source: its reported names are covered
+    assert dirty.zones_with_events(ZONES) == []
+
+
+def test_a_baseline_is_trusted_only_while_the_journal_was_followed() -> None:
+    dirty = DirtyNames()
+    assert not dirty.started() and dirty.baseline("a.test") is None
+    now = name_fingerprints([ep("x.a.test"), ep("y.a.test")])
+    dirty.full_synced("a.test", now, None)  # a registry without a journal: kept for skipping, not trusted
+    assert dirty.started() and dirty.baseline("a.test") == now and not dirty.trusted("a.test")
+    dirty.owe("a.test", ["stale.a.test"])
+    dirty.full_synced("a.test", now, frozenset({"moved.a.test"}))
+    assert dirty.trusted("a.test")
+    assert dirty.take("a.test", ()) == {"moved.a.test"}  # a full run replaces what was owed before
+    # an event run of x (changed) and z (new), y untouched; what moved during it is owed
+    fresh = name_fingerprints([ep("x.a.test", "10.0.0.9"), ep("z.a.test")])
+    dirty.names_synced("a.test", {"x.a.test", "z.a.test", "gone.a.test"}, fresh, frozenset({"m.a.test"}))
+    expected = dict(now, **fresh)
+    assert dirty.baseline("a.test") == expected
+    assert dirty.changed("a.test", expected) == set()
+    assert dirty.changed("a.test", name_fingerprints([ep("x.a.test")])) == {"x.a.test", "y.a.test", "z.a.test"}
+    assert dirty.take("a.test", ()) == {"m.a.test"}
+    dirty.names_synced("a.test", set(), {}, None)  # the registry lost track of the zone
+    assert not dirty.trusted("a.test") and dirty.baseline("a.test") == expected
+
+
+def test_a_source_that_cannot_name_its_changes_makes_trusted_zones_compare() -> None:
+    dirty = DirtyNames()
+    now = name_fingerprints([ep("x.a.test")])
+    dirty.full_synced("a.test", now, frozenset())
+    dirty.full_synced("b.test", name_fingerprints([ep("y.b.test")]), None)
+    dirty.unnamed(ZONES)
+    assert dirty.compare_due("a.test") and not dirty.compare_due("b.test")  # b runs in full anyway
+    assert dirty.zones_with_events(ZONES) is None
+    dirty.compared("a.test", now, frozenset())
+    assert not dirty.compare_due("a.test") and dirty.zones_with_events(ZONES) == []
+    dirty.forget("a.test")
+    assert not dirty.trusted("a.test") and dirty.baseline("a.test") == now
+    dirty.keep_only(["b.test"])
+    assert dirty.baseline("a.test") is None and dirty.baseline("b.test") is not None
