@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from bench.octodns import ensure_octodns, write_octo_config
-from external_dns.cmd.config import build_parser
+from external_dns.cmd.config import parse_config
 from external_dns.controller.controller import Controller
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
@@ -190,7 +190,7 @@ def run_octo(python: Path, srv: BindServer, zone: str, zone_yaml: Path, workdir:
 def main() -> None:
     configure_logging("warning")  # octoDNS's driver logs nothing either; per-record info lines cost time
     python, why = ensure_octodns(OCTO_PACKAGES, "octodns_bind")
-    default_batch = build_parser().parse([], environ={}).rfc2136_batch_change_size
+    default_batch = parse_config([], {}).rfc2136.batch_change_size
     sides = ("ours", "ours50", "octo")
     zones = [f"{side}-{n}-{r}.test" for n in SIZES for r in range(REPEAT) for side in sides]
     zones.append("warmup.test")

@@ -1,18 +1,21 @@
 """Builds the objects a configuration asks for: provider, registry, sources, controller.
 
 Each provider, registry and source registers a builder here by name, as "module:function" so that only
-what a configuration uses is imported. A provider builder takes the parsed configuration and returns a
-`Provider`; a registry builder takes (configuration, provider) and returns a `Registry`; a source builder
-takes (configuration, context) and returns a `Source`.
+what a configuration uses is imported. A provider builder takes the typed configuration (cmd/config.Config)
+and returns a `Provider`; a registry builder takes (configuration, provider) and returns a `Registry`; a
+source builder takes (configuration, context) and returns a `Source`.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from external_dns.cmd.flags import ConfigError
+from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.errors import ConfigError
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 # name -> "module:function(cfg) -> Provider"
 PROVIDER_BUILDERS: dict[str, str] = {
@@ -21,7 +24,7 @@ PROVIDER_BUILDERS: dict[str, str] = {
     "rfc2136": "external_dns.cmd.build_providers:build_rfc2136",
     "webhook": "external_dns.cmd.build_providers:build_webhook",
     "aws": "external_dns.cmd.build_providers:build_aws",
-    "pdns": "external_dns.cmd.flags_pdns:build_provider",
+    "pdns": "external_dns.cmd.build_providers:build_pdns",
 }
 # name -> "module:function(cfg, provider) -> Registry"
 REGISTRY_BUILDERS: dict[str, str] = {
@@ -53,5 +56,15 @@ def load_builder(table: dict[str, str], kind: str, name: str) -> Any:
     return getattr(importlib.import_module(module), func)
 
 
-def build_provider(cfg: argparse.Namespace) -> Any:
-    return load_builder(PROVIDER_BUILDERS, "provider", cfg.provider)(cfg)
+def build_provider(cfg: Config) -> Any:
+    return load_builder(PROVIDER_BUILDERS, "provider", cfg.core.provider)(cfg)
+
+
+def build_domain_filter(cfg: Config) -> DomainFilter:
+    """`--domain-filter`, `--exclude-domains`, `--regex-domain-filter`, `--regex-domain-exclusion`."""
+    filters = cfg.filters
+    try:
+        return DomainFilter(include=filters.domain_filter, exclude=filters.exclude_domains,
+                            regex=filters.regex_domain_filter, regex_exclusion=filters.regex_domain_exclusion)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None

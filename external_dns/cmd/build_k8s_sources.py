@@ -9,9 +9,8 @@ allowed, so a missing RBAC rule is a start-up error naming the rule.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from external_dns.cmd.build_sources import gateway_options, source_options
 from external_dns.errors import ConfigError
@@ -24,11 +23,9 @@ from external_dns.sources.informer.node import NodeInformerSource
 from external_dns.sources.informer.pod import PodInformerSource
 from external_dns.sources.informer.service import ServiceInformerSource
 from external_dns.sources.objects.pod import PodOptions
-from external_dns.sources.options import SourceOptions
 
-
-def _options(cfg: argparse.Namespace) -> SourceOptions:
-    return source_options(cfg)
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 
 def _factory(context: Mapping[str, Any] | None, name: str) -> SharedInformerFactory:
@@ -40,81 +37,79 @@ def _factory(context: Mapping[str, Any] | None, name: str) -> SharedInformerFact
     return factory
 
 
-def _checked(source: InformerSource, checks: list[AccessCheck], cfg: argparse.Namespace) -> InformerSource:
-    if getattr(cfg, "kube_access_check", True):
+def _checked(source: InformerSource, checks: list[AccessCheck], cfg: Config) -> InformerSource:
+    if cfg.sources.kube_access_check:
         check_access(source.factory.api_client, checks, source.name)
     return source
 
 
-def _build_route(name: str, cfg: argparse.Namespace, context: Mapping[str, Any] | None) -> InformerSource:
+def _build_route(name: str, cfg: Config, context: Mapping[str, Any] | None) -> InformerSource:
     factory = _factory(context, name)
     versions = ROUTE_VERSIONS[name]
     # the version the API server serves (TLSRoute: v1 since Gateway API v1.5, else v1alpha2); a resource it
     # serves in no version is a start-up error naming it, not an informer retrying 404s
-    resource = first_served(factory.api_client, versions, name) if getattr(cfg, "kube_access_check", True) \
-        else versions[-1]
-    source = GatewayRouteInformerSource(factory, _options(cfg), name, gateway_options(cfg), route_resource=resource)
+    resource = first_served(factory.api_client, versions, name) if cfg.sources.kube_access_check else versions[-1]
+    source = GatewayRouteInformerSource(factory, source_options(cfg), name, gateway_options(cfg), route_resource=resource)
     return _checked(source, source.access_checks(), cfg)
 
 
-def build_httproute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_httproute(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=gateway-httproute`."""
     return _build_route("gateway-httproute", cfg, context)
 
 
-def build_grpcroute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_grpcroute(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=gateway-grpcroute`."""
     return _build_route("gateway-grpcroute", cfg, context)
 
 
-def build_tlsroute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_tlsroute(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=gateway-tlsroute`."""
     return _build_route("gateway-tlsroute", cfg, context)
 
 
-def build_tcproute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_tcproute(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=gateway-tcproute`."""
     return _build_route("gateway-tcproute", cfg, context)
 
 
-def build_udproute(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_udproute(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=gateway-udproute`."""
     return _build_route("gateway-udproute", cfg, context)
 
 
-def build_node(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_node(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=node`."""
-    source = NodeInformerSource(_factory(context, "node"), _options(cfg))
+    source = NodeInformerSource(_factory(context, "node"), source_options(cfg))
     return _checked(source, source.access_checks(), cfg)
 
 
-def pod_options(cfg: argparse.Namespace) -> PodOptions:
+def pod_options(cfg: Config) -> PodOptions:
     """`--ignore-non-host-network-pods`, `--pod-source-domain`."""
-    return PodOptions(bool(getattr(cfg, "ignore_non_host_network_pods", False)),
-                      str(getattr(cfg, "pod_source_domain", "") or "").strip().rstrip("."))
+    return PodOptions(cfg.sources.ignore_non_host_network_pods, cfg.sources.pod_source_domain.strip().rstrip("."))
 
 
-def build_pod(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_pod(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=pod`."""
-    source = PodInformerSource(_factory(context, "pod"), _options(cfg), pod_options(cfg))
+    source = PodInformerSource(_factory(context, "pod"), source_options(cfg), pod_options(cfg))
     return _checked(source, source.access_checks(), cfg)
 
 
-def build_service(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_service(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=service`."""
-    source = ServiceInformerSource(_factory(context, "service"), _options(cfg),
-                                   listen_endpoint_events=bool(getattr(cfg, "listen_endpoint_events", False)))
+    source = ServiceInformerSource(_factory(context, "service"), source_options(cfg),
+                                   listen_endpoint_events=cfg.sources.listen_endpoint_events)
     return _checked(source, source.access_checks(), cfg)
 
 
-def build_ingress(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_ingress(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=ingress`."""
-    source = IngressInformerSource(_factory(context, "ingress"), _options(cfg))
+    source = IngressInformerSource(_factory(context, "ingress"), source_options(cfg))
     return _checked(source, source.access_checks(), cfg)
 
 
-def build_crd(cfg: argparse.Namespace, context: Mapping[str, Any] | None = None) -> InformerSource:
+def build_crd(cfg: Config, context: Mapping[str, Any] | None = None) -> InformerSource:
     """`--source=crd` (DNSEndpoints)."""
-    source = DNSEndpointInformerSource(_factory(context, "crd"), _options(cfg),
-                                       update_status=not bool(getattr(cfg, "dry_run", False)))
+    source = DNSEndpointInformerSource(_factory(context, "crd"), source_options(cfg),
+                                       update_status=not cfg.core.dry_run)
     return _checked(source, source.access_checks(), cfg)

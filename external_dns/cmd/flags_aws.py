@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 ZONE_TYPES = ("", "public", "private")
 
@@ -40,17 +43,50 @@ def add_flags(p: FlagParser) -> None:
     p.add("--dynamodb-region", default="", help="region of the DynamoDB table (default: the environment's)")
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    if getattr(cfg, "provider", "") == "aws":
-        for flag in ("aws_batch_change_size", "aws_batch_change_size_bytes", "aws_batch_change_size_values",
-                     "aws_api_retries"):
-            if getattr(cfg, flag) < 1:
-                raise ConfigError(f"--{flag.replace('_', '-')} must be at least 1, got {getattr(cfg, flag)}")
-        for flag in ("aws_batch_change_interval", "aws_zones_cache_duration"):
-            if getattr(cfg, flag) < 0:
-                raise ConfigError(f"--{flag.replace('_', '-')} must not be negative, got {getattr(cfg, flag)}")
-        for tag in cfg.aws_zone_tags or []:
+@flag_group
+class AWSFlags(FlagGroup):
+    """The Route53 provider's flags."""
+
+    zone_id_filter: tuple[str, ...] = flag("--zone-id-filter")
+    zone_type: str = flag("--aws-zone-type")
+    zone_tags: tuple[str, ...] = flag("--aws-zone-tags")
+    zone_match_parent: bool = flag("--aws-zone-match-parent")
+    profiles: tuple[str, ...] = flag("--aws-profile")
+    assume_role: str = flag("--aws-assume-role")
+    assume_role_external_id: str = flag("--aws-assume-role-external-id", secret=True)
+    batch_change_size: int = flag("--aws-batch-change-size")
+    batch_change_size_bytes: int = flag("--aws-batch-change-size-bytes")
+    batch_change_size_values: int = flag("--aws-batch-change-size-values")
+    batch_change_interval: float = flag("--aws-batch-change-interval")
+    evaluate_target_health: bool = flag("--aws-evaluate-target-health")
+    api_retries: int = flag("--aws-api-retries")
+    prefer_cname: bool = flag("--aws-prefer-cname")
+    zones_cache_duration: float = flag("--aws-zones-cache-duration")
+
+
+@flag_group
+class DynamoDBFlags(FlagGroup):
+    """The DynamoDB registry's table."""
+
+    table: str = flag("--dynamodb-table")
+    region: str = flag("--dynamodb-region")
+
+
+def validate(cfg: Config) -> None:
+    aws = cfg.aws
+    if cfg.core.provider == "aws":
+        for name, count in (("--aws-batch-change-size", aws.batch_change_size),
+                            ("--aws-batch-change-size-bytes", aws.batch_change_size_bytes),
+                            ("--aws-batch-change-size-values", aws.batch_change_size_values),
+                            ("--aws-api-retries", aws.api_retries)):
+            if count < 1:
+                raise ConfigError(f"{name} must be at least 1, got {count}")
+        for name, seconds in (("--aws-batch-change-interval", aws.batch_change_interval),
+                              ("--aws-zones-cache-duration", aws.zones_cache_duration)):
+            if seconds < 0:
+                raise ConfigError(f"{name} must not be negative, got {seconds}")
+        for tag in aws.zone_tags:
             if tag and not tag.partition("=")[0].strip():
                 raise ConfigError(f"--aws-zone-tags: invalid tag {tag!r} (use key=value or key)")
-    if getattr(cfg, "registry", "") == "dynamodb" and not cfg.dynamodb_table:
+    if cfg.core.registry == "dynamodb" and not cfg.dynamodb.table:
         raise ConfigError("--dynamodb-table must not be empty with --registry=dynamodb")

@@ -3,9 +3,12 @@ Kubernetes API connection (`--kubeconfig`, `--server`, request timeout, client-s
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 # --events-emit values (external-dns's record event reasons).
 EMITTABLE_EVENTS = ("RecordReady", "RecordDeleted", "RecordError")
@@ -46,23 +49,58 @@ def add_flags(p: FlagParser) -> None:
     p.add("--kube-api-burst", type=int, default=10, help="burst of the client-side Kubernetes API rate limit")
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    if cfg.workers < 1:
-        raise ConfigError(f"--workers must be at least 1, got {cfg.workers}")
-    if cfg.min_event_sync_interval < 0:
-        raise ConfigError(f"--min-event-sync-interval must not be negative, got {cfg.min_event_sync_interval}")
-    if cfg.kube_api_qps <= 0:
-        raise ConfigError(f"--kube-api-qps must be greater than 0, got {cfg.kube_api_qps}")
-    if cfg.kube_api_burst <= 0:
-        raise ConfigError(f"--kube-api-burst must be greater than 0, got {cfg.kube_api_burst}")
-    if cfg.kube_api_request_timeout <= 0:
-        raise ConfigError(f"--kube-api-request-timeout must be positive, got {cfg.kube_api_request_timeout}")
-    if cfg.leader_elect:
-        validate_leader_election(cfg.leader_elect_lease_duration, cfg.leader_elect_renew_deadline,
-                                 cfg.leader_elect_retry_period)
-        if not cfg.leader_elect_name:
+@flag_group
+class ControllerFlags(FlagGroup):
+    """The long-running controller: workers, event-driven syncs, Events, the metrics address."""
+
+    workers: int = flag("--workers")
+    events: bool = flag("--events")
+    events_emit: tuple[str, ...] = flag("--events-emit")
+    min_event_sync_interval: float = flag("--min-event-sync-interval")
+    metrics_address: str = flag("--metrics-address")
+
+
+@flag_group
+class LeaderElectionFlags(FlagGroup):
+    """Leader election on a coordination.k8s.io Lease."""
+
+    enabled: bool = flag("--leader-elect")
+    lease_duration: float = flag("--leader-elect-lease-duration")
+    renew_deadline: float = flag("--leader-elect-renew-deadline")
+    retry_period: float = flag("--leader-elect-retry-period")
+    namespace: str = flag("--leader-elect-namespace")
+    name: str = flag("--leader-elect-name")
+
+
+@flag_group
+class KubeAPIFlags(FlagGroup):
+    """The Kubernetes API connection (every client: sources, Events, the Lease)."""
+
+    kubeconfig: str = flag("--kubeconfig")
+    server: str = flag("--server")
+    request_timeout: float = flag("--kube-api-request-timeout")
+    qps: float = flag("--kube-api-qps")
+    burst: int = flag("--kube-api-burst")
+
+
+def validate(cfg: Config) -> None:
+    controller, kube, election = cfg.controller, cfg.kube, cfg.leader_election
+    if controller.workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {controller.workers}")
+    if controller.min_event_sync_interval < 0:
+        raise ConfigError(f"--min-event-sync-interval must not be negative, got "
+                          f"{controller.min_event_sync_interval}")
+    if kube.qps <= 0:
+        raise ConfigError(f"--kube-api-qps must be greater than 0, got {kube.qps}")
+    if kube.burst <= 0:
+        raise ConfigError(f"--kube-api-burst must be greater than 0, got {kube.burst}")
+    if kube.request_timeout <= 0:
+        raise ConfigError(f"--kube-api-request-timeout must be positive, got {kube.request_timeout}")
+    if election.enabled:
+        validate_leader_election(election.lease_duration, election.renew_deadline, election.retry_period)
+        if not election.name:
             raise ConfigError("--leader-elect-name must not be empty")
-        if not cfg.leader_elect_namespace:
+        if not election.namespace:
             raise ConfigError("--leader-elect-namespace must not be empty")
 
 

@@ -3,10 +3,13 @@ logging. Names and defaults follow external-dns (`pkg/apis/externaldns/types.go`
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
 from external_dns import __version__
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 POLICIES = ("sync", "upsert-only", "create-only")
 REGISTRIES = ("txt", "noop", "dynamodb")
@@ -56,28 +59,77 @@ def add_flags(p: FlagParser) -> None:
     p.add("--log-format", default="text", help="log format: text or json")
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    if cfg.log_format not in ("text", "json"):
-        raise ConfigError(f"unsupported log format: {cfg.log_format}")
-    if not cfg.policy:
+@flag_group
+class CoreFlags(FlagGroup):
+    """What runs: sources, provider, policy, registry, run mode."""
+
+    source_names: tuple[str, ...] = flag("--source")
+    provider: str = flag("--provider")
+    policy: str = flag("--policy")
+    registry: str = flag("--registry")
+    once: bool = flag("--once")
+    dry_run: bool = flag("--dry-run")
+    interval: float = flag("--interval")
+
+
+@flag_group
+class LogFlags(FlagGroup):
+    """Log level and format."""
+
+    level: str = flag("--log-level")
+    format: str = flag("--log-format")
+
+
+@flag_group
+class TXTFlags(FlagGroup):
+    """The TXT registry's ownership records (also read by the DynamoDB registry)."""
+
+    owner_id: str = flag("--txt-owner-id")
+    prefix: str = flag("--txt-prefix")
+    suffix: str = flag("--txt-suffix")
+    wildcard_replacement: str = flag("--txt-wildcard-replacement")
+    encrypt_enabled: bool = flag("--txt-encrypt-enabled")
+    encrypt_aes_key: str = flag("--txt-encrypt-aes-key", secret=True)
+    cache_interval: float = flag("--txt-cache-interval")
+    migrate_from_owner: str = flag("--migrate-from-txt-owner")
+
+
+@flag_group
+class FilterFlags(FlagGroup):
+    """Which names and record types are managed."""
+
+    domain_filter: tuple[str, ...] = flag("--domain-filter")
+    exclude_domains: tuple[str, ...] = flag("--exclude-domains")
+    regex_domain_filter: str = flag("--regex-domain-filter")
+    regex_domain_exclusion: str = flag("--regex-domain-exclusion")
+    managed_record_types: tuple[str, ...] = flag("--managed-record-types")
+    exclude_record_types: tuple[str, ...] = flag("--exclude-record-types")
+    create_ptr: bool = flag("--create-ptr")
+
+
+def validate(cfg: Config) -> None:
+    core, txt = cfg.core, cfg.txt
+    if cfg.log.format not in ("text", "json"):
+        raise ConfigError(f"unsupported log format: {cfg.log.format}")
+    if not core.policy:
         raise ConfigError("--policy must be set explicitly (one of: sync, upsert-only, create-only)")
-    if cfg.policy not in POLICIES:
-        raise ConfigError(f"unknown policy: {cfg.policy}")
-    if not cfg.source:
+    if core.policy not in POLICIES:
+        raise ConfigError(f"unknown policy: {core.policy}")
+    if not core.source_names:
         raise ConfigError("no sources specified")
-    if not cfg.provider:
+    if not core.provider:
         raise ConfigError("no provider specified")
-    if cfg.txt_prefix and cfg.txt_suffix:
+    if txt.prefix and txt.suffix:
         raise ConfigError("txt-prefix and txt-suffix are mutual exclusive")
-    if cfg.txt_prefix or cfg.txt_suffix or cfg.txt_wildcard_replacement:
+    if txt.prefix or txt.suffix or txt.wildcard_replacement:
         from external_dns.registry.admission import affix_problem  # lazy: keeps flag parsing light
 
-        problem = affix_problem(cfg.txt_prefix or "", cfg.txt_suffix or "", cfg.txt_wildcard_replacement or "")
+        problem = affix_problem(txt.prefix, txt.suffix, txt.wildcard_replacement)
         if problem is not None:
             raise ConfigError(problem)
-    if cfg.registry in ("txt", "dynamodb") and not cfg.txt_owner_id:
+    if core.registry in ("txt", "dynamodb") and not txt.owner_id:
         raise ConfigError("owner id cannot be empty")
-    if cfg.create_ptr and "PTR" not in [t.upper() for t in cfg.managed_record_types]:
+    if cfg.filters.create_ptr and "PTR" not in [t.upper() for t in cfg.filters.managed_record_types]:
         raise ConfigError("--create-ptr requires PTR in --managed-record-types")
-    if cfg.interval <= 0 and not cfg.once:
-        raise ConfigError(f"--interval must be positive, got {cfg.interval}")
+    if core.interval <= 0 and not core.once:
+        raise ConfigError(f"--interval must be positive, got {core.interval}")

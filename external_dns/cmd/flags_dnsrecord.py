@@ -11,15 +11,18 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
 from external_dns.controller.dnsrecord.defaults import (
     DEFAULT_MIN_REQUEUE_TIME,
     DEFAULT_REQUEUE_TIME,
     DEFAULT_VALID_FOR,
     DEFAULT_WRITE_COUNTER_LIMIT,
 )
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 
 def add_flags(p: FlagParser) -> None:
@@ -35,16 +38,27 @@ def add_flags(p: FlagParser) -> None:
     p.add("--dnsrecord-workers", type=int, default=2, help="DNSRecord reconcile threads")
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    for flag, attr in (("--min-requeue-time", "min_requeue_time"), ("--requeue-time", "requeue_time"),
-                       ("--valid-for", "valid_for")):
-        value = float(getattr(cfg, attr))
+@flag_group
+class DNSRecordFlags(FlagGroup):
+    """The DNSRecord controller's timings and workers."""
+
+    min_requeue_time: float = flag("--min-requeue-time")
+    requeue_time: float = flag("--requeue-time")
+    valid_for: float = flag("--valid-for")
+    write_counter_limit: int = flag("--write-counter-limit")
+    workers: int = flag("--dnsrecord-workers")
+
+
+def validate(cfg: Config) -> None:
+    rec = cfg.dnsrecord
+    for name, value in (("--min-requeue-time", rec.min_requeue_time), ("--requeue-time", rec.requeue_time),
+                        ("--valid-for", rec.valid_for)):
         if value <= 0:
-            raise ConfigError(f"{flag} must be greater than zero, got {value:g}s")
-    if int(cfg.write_counter_limit) < 1:
-        raise ConfigError(f"--write-counter-limit must be at least 1, got {cfg.write_counter_limit}")
-    if int(cfg.dnsrecord_workers) < 1:
-        raise ConfigError(f"--dnsrecord-workers must be at least 1, got {cfg.dnsrecord_workers}")
-    if float(cfg.min_requeue_time) > float(cfg.requeue_time):
-        raise ConfigError(f"--min-requeue-time ({cfg.min_requeue_time:g}s) must not exceed --requeue-time "
-                          f"({cfg.requeue_time:g}s)")
+            raise ConfigError(f"{name} must be greater than zero, got {value:g}s")
+    if rec.write_counter_limit < 1:
+        raise ConfigError(f"--write-counter-limit must be at least 1, got {rec.write_counter_limit}")
+    if rec.workers < 1:
+        raise ConfigError(f"--dnsrecord-workers must be at least 1, got {rec.workers}")
+    if rec.min_requeue_time > rec.requeue_time:
+        raise ConfigError(f"--min-requeue-time ({rec.min_requeue_time:g}s) must not exceed --requeue-time "
+                          f"({rec.requeue_time:g}s)")

@@ -1,17 +1,15 @@
 """PowerDNS provider flags (`--pdns-*`, and the `--tls-*` client options external-dns uses for PowerDNS),
 names and defaults as external-dns; checked when `--provider=pdns`. The API key is a secret (masked in the
-config log and in --help). `build_provider` turns them into the provider (PROVIDER_BUILDERS["pdns"])."""
+config log and in --help). cmd/build_providers.build_pdns turns them into the provider."""
 
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser
+from external_dns.cmd.flags import FlagGroup, FlagParser, flag, flag_group
 
 if TYPE_CHECKING:
-    from external_dns.providers.pdns.config import PDNSConfig
-    from external_dns.providers.pdns.provider import PDNSProvider
+    from external_dns.cmd.config import Config
 
 # Literal copies of the provider's defaults: parsing flags must not import the provider (start-up time).
 DEFAULT_SERVER = "http://localhost:8081"
@@ -34,36 +32,27 @@ def add_flags(p: FlagParser) -> None:
     p.add("--tls-client-cert-key", default="", help="key of --tls-client-cert")
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    if getattr(cfg, "provider", "") == "pdns":
-        _config(cfg)  # every error names its flag
+@flag_group
+class PDNSFlags(FlagGroup):
+    """The PowerDNS provider's flags."""
+
+    server: str = flag("--pdns-server")
+    server_id: str = flag("--pdns-server-id")
+    api_key: str = flag("--pdns-api-key", secret=True)
+    skip_tls_verify: bool = flag("--pdns-skip-tls-verify")
 
 
-def _config(cfg: argparse.Namespace) -> PDNSConfig:
-    from external_dns.cmd.wiring import build_domain_filter
-    from external_dns.providers.pdns.config import PDNSConfig
+@flag_group
+class TLSFlags(FlagGroup):
+    """The `--tls-*` client options (PowerDNS; RFC2136 with --rfc2136-use-tls)."""
 
-    return PDNSConfig(
-        server=str(cfg.pdns_server or "").strip(),
-        # Surrounding white space dropped: a Secret made from a file often ends in a line break, which
-        # cannot be sent in a header at all.
-        api_key=str(cfg.pdns_api_key or "").strip(),
-        server_id=str(cfg.pdns_server_id or "").strip(),
-        skip_tls_verify=bool(cfg.pdns_skip_tls_verify),
-        tls_ca=str(cfg.tls_ca or ""),
-        tls_client_cert=str(cfg.tls_client_cert or ""),
-        tls_client_cert_key=str(cfg.tls_client_cert_key or ""),
-        domain_filter=build_domain_filter(cfg),
-    )
+    ca: str = flag("--tls-ca")
+    client_cert: str = flag("--tls-client-cert")
+    client_cert_key: str = flag("--tls-client-cert-key")
 
 
-def build_provider(cfg: argparse.Namespace) -> PDNSProvider:
-    """PROVIDER_BUILDERS["pdns"]: the provider from parsed flags (TLS files are loaded here)."""
-    from external_dns.providers.pdns.provider import PDNSProvider
+def validate(cfg: Config) -> None:
+    if cfg.core.provider == "pdns":
+        from external_dns.cmd.build_providers import pdns_config
 
-    config = _config(cfg)
-    config.ssl_context()  # a bad --tls-* file is a start-up error, not a failed sync
-    return PDNSProvider(config)
-
-
-__all__ = ["ConfigError", "add_flags", "build_provider", "validate"]
+        pdns_config(cfg)  # every error names its flag

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 
 def add_flags(p: FlagParser) -> None:
@@ -18,15 +21,26 @@ def add_flags(p: FlagParser) -> None:
           help="serve the provider's record listing from memory for this long (0 = off)")
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    if cfg.provider_cache_time < 0:
-        raise ConfigError(f"--provider-cache-time must not be negative, got {cfg.provider_cache_time}")
-    if cfg.provider == "zonefile" and not cfg.zonefile_dir:
+@flag_group
+class LocalProviderFlags(FlagGroup):
+    """The inmemory and zonefile providers, and the provider record cache."""
+
+    inmemory_zones: tuple[str, ...] = flag("--inmemory-zone")
+    zonefile_dir: str = flag("--zonefile-dir")
+    zonefile_create_zones: tuple[str, ...] = flag("--zonefile-create-zone")
+    provider_cache_time: float = flag("--provider-cache-time")
+
+
+def validate(cfg: Config) -> None:
+    local = cfg.local
+    if local.provider_cache_time < 0:
+        raise ConfigError(f"--provider-cache-time must not be negative, got {local.provider_cache_time}")
+    if cfg.core.provider == "zonefile" and not local.zonefile_dir:
         raise ConfigError("--zonefile-dir must be set for --provider=zonefile")
-    if cfg.zonefile_create_zone:
+    if local.zonefile_create_zones:
         from external_dns.endpoint.limits import ascii_name_problem  # lazy: keeps flag parsing light
 
-        for zone in cfg.zonefile_create_zone:
+        for zone in local.zonefile_create_zones:
             problem = ascii_name_problem(zone, "zone name")
             if problem is not None:  # `x/y` would also escape --zonefile-dir
                 raise ConfigError(f"--zonefile-create-zone: invalid {problem}")

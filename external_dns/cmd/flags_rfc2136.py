@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 TSIG_ALGS = ("hmac-sha1", "hmac-sha224", "hmac-sha256", "hmac-sha384", "hmac-sha512")
 LB_STRATEGIES = ("disabled", "round-robin", "random")
@@ -44,24 +47,50 @@ def add_flags(p: FlagParser) -> None:
     p.add("--rfc2136-kerberos-realm", default="", help="Kerberos realm (GSS-TSIG)")
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    if getattr(cfg, "provider", "") != "rfc2136":
+@flag_group
+class RFC2136Flags(FlagGroup):
+    """The RFC2136 provider's flags."""
+
+    hosts: tuple[str, ...] = flag("--rfc2136-host")
+    port: int = flag("--rfc2136-port")
+    zones: tuple[str, ...] = flag("--rfc2136-zone")
+    insecure: bool = flag("--rfc2136-insecure")
+    tsig_keyname: str = flag("--rfc2136-tsig-keyname")
+    tsig_secret: str = flag("--rfc2136-tsig-secret", secret=True)
+    tsig_secret_alg: str = flag("--rfc2136-tsig-secret-alg")
+    axfr: bool = flag("--rfc2136-axfr")
+    axfr_timeout: float = flag("--rfc2136-axfr-timeout")
+    axfr_max_records: int = flag("--rfc2136-axfr-max-records")
+    min_ttl: float = flag("--rfc2136-min-ttl")
+    batch_change_size: int = flag("--rfc2136-batch-change-size")
+    use_tls: bool = flag("--rfc2136-use-tls")
+    skip_tls_verify: bool = flag("--rfc2136-skip-tls-verify")
+    load_balancing_strategy: str = flag("--rfc2136-load-balancing-strategy")
+    gss_tsig: bool = flag("--rfc2136-gss-tsig")
+    kerberos_username: str = flag("--rfc2136-kerberos-username")
+    kerberos_password: str = flag("--rfc2136-kerberos-password", secret=True)
+    kerberos_realm: str = flag("--rfc2136-kerberos-realm")
+
+
+def validate(cfg: Config) -> None:
+    if cfg.core.provider != "rfc2136":
         return
-    if cfg.rfc2136_min_ttl < 0:
-        raise ConfigError(f"--rfc2136-min-ttl must not be negative, got {cfg.rfc2136_min_ttl}")
-    if cfg.rfc2136_batch_change_size < 1:
-        raise ConfigError(f"--rfc2136-batch-change-size must be at least 1, got {cfg.rfc2136_batch_change_size}")
-    if cfg.rfc2136_insecure and cfg.rfc2136_gss_tsig:
+    rfc = cfg.rfc2136
+    if rfc.min_ttl < 0:
+        raise ConfigError(f"--rfc2136-min-ttl must not be negative, got {rfc.min_ttl}")
+    if rfc.batch_change_size < 1:
+        raise ConfigError(f"--rfc2136-batch-change-size must be at least 1, got {rfc.batch_change_size}")
+    if rfc.insecure and rfc.gss_tsig:
         raise ConfigError("--rfc2136-insecure and --rfc2136-gss-tsig are mutually exclusive")
-    if cfg.rfc2136_gss_tsig:
+    if rfc.gss_tsig:
         raise ConfigError("--rfc2136-gss-tsig (Kerberos) is not supported by this implementation; use a TSIG key")
-    if not any(h for h in cfg.rfc2136_host):
+    if not any(h for h in rfc.hosts):
         raise ConfigError("--rfc2136-host is required with --provider=rfc2136")
-    if not 0 < cfg.rfc2136_port < 65536:
+    if not 0 < rfc.port < 65536:
         raise ConfigError("--rfc2136-port must be set (1-65535, usually 53) with --provider=rfc2136")
-    if not cfg.rfc2136_insecure:
-        if cfg.rfc2136_tsig_secret_alg not in TSIG_ALGS:
-            raise ConfigError(f"{cfg.rfc2136_tsig_secret_alg} is not supported TSIG algorithm")
-        if not cfg.rfc2136_tsig_keyname or not cfg.rfc2136_tsig_secret:
+    if not rfc.insecure:
+        if rfc.tsig_secret_alg not in TSIG_ALGS:
+            raise ConfigError(f"{rfc.tsig_secret_alg} is not supported TSIG algorithm")
+        if not rfc.tsig_keyname or not rfc.tsig_secret:
             raise ConfigError("--rfc2136-tsig-keyname and --rfc2136-tsig-secret are required unless "
                               "--rfc2136-insecure is set")

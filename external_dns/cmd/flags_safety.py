@@ -16,9 +16,9 @@ naming the flag and the value, and `validate` calls them so bad values stop the 
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
 from external_dns.controller.progress import MODES
 from external_dns.plan.output import FORMATS
 from external_dns.plan.safety import (
@@ -31,6 +31,9 @@ from external_dns.plan.safety import (
     parse_zone_threshold,
 )
 
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
+
 
 class _DefaultBatchSize(int):
     """The built-in `--apply-batch-size` value: an int that tells "not given" apart from an explicit 1000
@@ -40,9 +43,9 @@ class _DefaultBatchSize(int):
 DEFAULT_APPLY_BATCH_SIZE = _DefaultBatchSize(1000)
 
 
-def apply_batch_size_given(cfg: argparse.Namespace) -> bool:
+def apply_batch_size_given(cfg: Config) -> bool:
     """True when `--apply-batch-size` (or EXTERNAL_DNS_APPLY_BATCH_SIZE) was set, even to the default."""
-    return not isinstance(getattr(cfg, "apply_batch_size", DEFAULT_APPLY_BATCH_SIZE), _DefaultBatchSize)
+    return not isinstance(cfg.plan_output.apply_batch_size, _DefaultBatchSize)
 
 
 def add_flags(p: FlagParser) -> None:
@@ -72,7 +75,30 @@ def add_flags(p: FlagParser) -> None:
                "when not given, pdns sends a whole zone per call")
 
 
-def _rejoin(values: list[str]) -> list[str]:
+@flag_group
+class SafetyFlags(FlagGroup):
+    """Plan safety: thresholds and --force."""
+
+    update_threshold: float = flag("--update-threshold")
+    delete_threshold: float = flag("--delete-threshold")
+    min_existing_records: int = flag("--min-existing-records")
+    zone_threshold: tuple[str, ...] = flag("--zone-threshold")
+    force: bool = flag("--force")
+
+
+@flag_group
+class PlanOutputFlags(FlagGroup):
+    """Plan outputs, the plan file and apply progress."""
+
+    formats: tuple[str, ...] = flag("--plan-output")
+    files: tuple[str, ...] = flag("--plan-output-file")
+    plan_file: str = flag("--plan-file")
+    progress: str = flag("--progress")
+    progress_interval: float = flag("--progress-interval")
+    apply_batch_size: int = flag("--apply-batch-size")
+
+
+def _rejoin(values: tuple[str, ...]) -> list[str]:
     """Repeatable flags split on commas; put `update:…,delete:…` pieces back onto their `ZONE=` value."""
     out: list[str] = []
     for piece in values:
@@ -83,9 +109,9 @@ def _rejoin(values: list[str]) -> list[str]:
     return out
 
 
-def zone_thresholds(cfg: argparse.Namespace) -> dict[str, ZoneThreshold]:
+def zone_thresholds(cfg: Config) -> dict[str, ZoneThreshold]:
     out: dict[str, ZoneThreshold] = {}
-    for text in _rejoin(list(getattr(cfg, "zone_threshold", None) or [])):
+    for text in _rejoin(cfg.safety.zone_threshold):
         try:
             zone, threshold = parse_zone_threshold(text)
         except ValueError as exc:
@@ -96,26 +122,25 @@ def zone_thresholds(cfg: argparse.Namespace) -> dict[str, ZoneThreshold]:
     return out
 
 
-def safety_config(cfg: argparse.Namespace) -> SafetyConfig:
+def safety_config(cfg: Config) -> SafetyConfig:
     """The SafetyConfig the flags describe; ConfigError naming a bad flag value."""
-    update = getattr(cfg, "update_threshold", DEFAULT_UPDATE_THRESHOLD)
-    delete = getattr(cfg, "delete_threshold", DEFAULT_DELETE_THRESHOLD)
-    min_existing = getattr(cfg, "min_existing_records", DEFAULT_MIN_EXISTING_RECORDS)
-    for flag, value in (("--update-threshold", update), ("--delete-threshold", delete)):
+    safety = cfg.safety
+    for name, value in (("--update-threshold", safety.update_threshold),
+                        ("--delete-threshold", safety.delete_threshold)):
         try:
-            check_fraction(value, flag)
+            check_fraction(value, name)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-    if min_existing < 0:
-        raise ConfigError(f"--min-existing-records must not be negative, got {min_existing}")
-    return SafetyConfig(update=update, delete=delete, min_existing=min_existing, zones=zone_thresholds(cfg),
-                        force=bool(getattr(cfg, "force", False)))
+    if safety.min_existing_records < 0:
+        raise ConfigError(f"--min-existing-records must not be negative, got {safety.min_existing_records}")
+    return SafetyConfig(update=safety.update_threshold, delete=safety.delete_threshold,
+                        min_existing=safety.min_existing_records, zones=zone_thresholds(cfg), force=safety.force)
 
 
-def plan_output_files(cfg: argparse.Namespace) -> dict[str, str]:
+def plan_output_files(cfg: Config) -> dict[str, str]:
     """`--plan-output-file` as FORMAT -> PATH; ConfigError naming a malformed value."""
     out: dict[str, str] = {}
-    for text in getattr(cfg, "plan_output_file", None) or []:
+    for text in cfg.plan_output.files:
         fmt, sep, path = text.partition("=")
         fmt = fmt.strip().lower()
         if not sep or not path.strip():
@@ -128,10 +153,11 @@ def plan_output_files(cfg: argparse.Namespace) -> dict[str, str]:
     return out
 
 
-def validate(cfg: argparse.Namespace) -> None:
+def validate(cfg: Config) -> None:
     safety_config(cfg)
     plan_output_files(cfg)
-    if cfg.progress_interval < 0:
-        raise ConfigError(f"--progress-interval must not be negative, got {cfg.progress_interval}")
-    if cfg.apply_batch_size < 0:
-        raise ConfigError(f"--apply-batch-size must not be negative, got {cfg.apply_batch_size}")
+    output = cfg.plan_output
+    if output.progress_interval < 0:
+        raise ConfigError(f"--progress-interval must not be negative, got {output.progress_interval}")
+    if output.apply_batch_size < 0:
+        raise ConfigError(f"--apply-batch-size must not be negative, got {output.apply_batch_size}")

@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
-import argparse
 import ipaddress
+from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
 from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
 from external_dns.sources.objects.ingress import INGRESS_CLASS_ANNOTATION
 from external_dns.sources.options import SERVICE_TYPES
 from external_dns.sources.selector import SelectorError, parse_selector
 from external_dns.sources.template import TemplateError, parse_fqdn_template
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 
 def add_flags(p: FlagParser) -> None:
@@ -85,14 +88,49 @@ def add_flags(p: FlagParser) -> None:
           help="kind of the CRD source's objects (only DNSEndpoint is supported)")
 
 
-def fqdn_template_text(cfg: argparse.Namespace) -> str:
-    """Every `--fqdn-template` as one template: outputs are comma-separated lists, so joining the templates
-    with commas gives the union of their host names, as upstream evaluates its list."""
-    value = getattr(cfg, "fqdn_template", None) or []
-    return value if isinstance(value, str) else ",".join(t for t in value if t.strip())
+@flag_group
+class SourceFlags(FlagGroup):
+    """How the sources turn objects into endpoints (shared by every source), and the manifest source."""
+
+    manifest_dir: str = flag("--manifest-dir")
+    namespace: str = flag("--namespace")
+    annotation_filter: str = flag("--annotation-filter")
+    label_filter: str = flag("--label-filter")
+    annotation_prefix: str = flag("--annotation-prefix")
+    fqdn_template: tuple[str, ...] = flag("--fqdn-template")
+    target_template: tuple[str, ...] = flag("--target-template")
+    fqdn_target_template: tuple[str, ...] = flag("--fqdn-target-template")
+    combine_fqdn_annotation: bool = flag("--combine-fqdn-annotation")
+    ignore_hostname_annotation: bool = flag("--ignore-hostname-annotation")
+    publish_internal_services: bool = flag("--publish-internal-services")
+    publish_host_ip: bool = flag("--publish-host-ip")
+    always_publish_not_ready_addresses: bool = flag("--always-publish-not-ready-addresses")
+    service_type_filter: tuple[str, ...] = flag("--service-type-filter")
+    ingress_class: tuple[str, ...] = flag("--ingress-class")
+    ignore_ingress_tls_spec: bool = flag("--ignore-ingress-tls-spec")
+    ignore_ingress_rules_spec: bool = flag("--ignore-ingress-rules-spec")
+    default_targets: tuple[str, ...] = flag("--default-targets")
+    force_default_targets: bool = flag("--force-default-targets")
+    prefer_alias: bool = flag("--prefer-alias")
+    nat64_networks: tuple[str, ...] = flag("--nat64-networks")
+    min_ttl: float = flag("--min-ttl")
+    exclude_target_net: tuple[str, ...] = flag("--exclude-target-net")
+    target_net_filter: tuple[str, ...] = flag("--target-net-filter")
+    resolve_service_load_balancer_hostname: bool = flag("--resolve-service-load-balancer-hostname")
+    expose_internal_ipv6: bool = flag("--expose-internal-ipv6")
+    exclude_unschedulable: bool = flag("--exclude-unschedulable")
+    gateway_name: str = flag("--gateway-name")
+    gateway_namespace: str = flag("--gateway-namespace")
+    gateway_label_filter: str = flag("--gateway-label-filter")
+    ignore_non_host_network_pods: bool = flag("--ignore-non-host-network-pods")
+    pod_source_domain: str = flag("--pod-source-domain")
+    listen_endpoint_events: bool = flag("--listen-endpoint-events")
+    kube_access_check: bool = flag("--kube-access-check")
+    crd_source_apiversion: str = flag("--crd-source-apiversion")
+    crd_source_kind: str = flag("--crd-source-kind")
 
 
-def _nat64(values: list[str]) -> None:
+def _nat64(values: tuple[str, ...]) -> None:
     for value in values:
         if not value:
             continue
@@ -104,55 +142,55 @@ def _nat64(values: list[str]) -> None:
             raise ConfigError(f"--nat64-networks: {value!r} must be an IPv6 /96 network")
 
 
-def _cidrs(flag: str, values: list[str]) -> None:
+def _cidrs(name: str, values: tuple[str, ...]) -> None:
     for value in values:
         if not value:
             continue
         try:
             ipaddress.ip_network(value.strip(), strict=False)
         except ValueError:
-            raise ConfigError(f"{flag}: invalid CIDR {value!r}") from None
+            raise ConfigError(f"{name}: invalid CIDR {value!r}") from None
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    prefix = cfg.annotation_prefix
+def validate(cfg: Config) -> None:
+    src = cfg.sources
+    prefix = src.annotation_prefix
     if not prefix:
         raise ConfigError("--annotation-prefix cannot be empty")
     if not prefix.endswith("/"):
         raise ConfigError("--annotation-prefix must end with '/'")
     try:
-        parse_selector(cfg.label_filter)
+        parse_selector(src.label_filter)
     except SelectorError as exc:
         raise ConfigError(f"--label-filter does not specify a valid label selector: {exc}") from None
     try:
-        annotation_selector = parse_selector(cfg.annotation_filter)
+        annotation_selector = parse_selector(src.annotation_filter)
     except SelectorError as exc:
         raise ConfigError(f"--annotation-filter does not specify a valid label selector: {exc}") from None
-    try:
-        template = parse_fqdn_template(fqdn_template_text(cfg))
-    except TemplateError as exc:
-        raise ConfigError(f"--fqdn-template: {exc}") from None
-    for flag in ("--target-template", "--fqdn-target-template"):
-        try:
-            parse_fqdn_template(getattr(cfg, flag[2:].replace("-", "_"), None) or [])
+    parsed = {}
+    for name, templates in (("--fqdn-template", src.fqdn_template), ("--target-template", src.target_template),
+                            ("--fqdn-target-template", src.fqdn_target_template)):
+        try:  # a repeated template flag is one template: its outputs joined with commas, as upstream's list
+            parsed[name] = parse_fqdn_template(templates)
         except TemplateError as exc:
-            raise ConfigError(f"{flag}: {exc}") from None
-    if cfg.ignore_hostname_annotation and template is None:
+            raise ConfigError(f"{name}: {exc}") from None
+    template = parsed["--fqdn-template"]
+    if src.ignore_hostname_annotation and template is None:
         raise ConfigError("FQDN Template must be set if ignoring annotations")
-    if [c for c in cfg.ingress_class if c] and INGRESS_CLASS_ANNOTATION in annotation_selector.key_set():
+    if [c for c in src.ingress_class if c] and INGRESS_CLASS_ANNOTATION in annotation_selector.key_set():
         raise ConfigError("--ingress-class is mutually exclusive with the kubernetes.io/ingress.class "
                           "annotation filter")
     try:
-        parse_selector(cfg.gateway_label_filter)
+        parse_selector(src.gateway_label_filter)
     except SelectorError as exc:
         raise ConfigError(f"--gateway-label-filter does not specify a valid label selector: {exc}") from None
-    if cfg.min_ttl < 0:
-        raise ConfigError(f"--min-ttl must not be negative, got {cfg.min_ttl}")
-    _cidrs("--exclude-target-net", cfg.exclude_target_net)
-    _cidrs("--target-net-filter", cfg.target_net_filter)
-    _nat64(cfg.nat64_networks)
-    if cfg.crd_source_apiversion != "externaldns.k8s.io/v1alpha1" or cfg.crd_source_kind != "DNSEndpoint":
+    if src.min_ttl < 0:
+        raise ConfigError(f"--min-ttl must not be negative, got {src.min_ttl}")
+    _cidrs("--exclude-target-net", src.exclude_target_net)
+    _cidrs("--target-net-filter", src.target_net_filter)
+    _nat64(src.nat64_networks)
+    if src.crd_source_apiversion != "externaldns.k8s.io/v1alpha1" or src.crd_source_kind != "DNSEndpoint":
         raise ConfigError(f"--crd-source-apiversion/--crd-source-kind: only externaldns.k8s.io/v1alpha1 "
-                          f"DNSEndpoint is supported, got {cfg.crd_source_apiversion} {cfg.crd_source_kind}")
-    if "manifest" in (getattr(cfg, "source", None) or []) and not cfg.manifest_dir:
+                          f"DNSEndpoint is supported, got {src.crd_source_apiversion} {src.crd_source_kind}")
+    if "manifest" in cfg.core.source_names and not src.manifest_dir:
         raise ConfigError("--manifest-dir must be set for --source=manifest")

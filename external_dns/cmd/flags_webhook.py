@@ -3,9 +3,12 @@ the `external-dns webhook-server` sub-command's listen addresses."""
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagParser, duration
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+
+if TYPE_CHECKING:
+    from external_dns.cmd.config import Config
 
 MEDIA_TYPE = "application/external.dns.webhook+json;version=1"
 
@@ -30,15 +33,32 @@ def add_flags(p: FlagParser) -> None:
                "both paths are always on the main listener too)")
 
 
-def validate(cfg: argparse.Namespace) -> None:
-    if cfg.webhook_provider_max_body_size < 0:
+@flag_group
+class WebhookFlags(FlagGroup):
+    """The webhook provider (client) and the webhook-server sub-command."""
+
+    url: str = flag("--webhook-provider-url")
+    read_timeout: float = flag("--webhook-provider-read-timeout")
+    write_timeout: float = flag("--webhook-provider-write-timeout")
+    read_header_timeout: float = flag("--webhook-provider-read-header-timeout")
+    idle_timeout: float = flag("--webhook-provider-idle-timeout")
+    max_body_size: int = flag("--webhook-provider-max-body-size")
+    server: bool = flag("--webhook-server")
+    server_address: str = flag("--webhook-server-address")
+    server_health_address: str = flag("--webhook-server-health-address")
+
+
+def validate(cfg: Config) -> None:
+    hook = cfg.webhook
+    if hook.max_body_size < 0:
         raise ConfigError("--webhook-provider-max-body-size must not be negative")
-    for flag in ("webhook_provider_read_header_timeout", "webhook_provider_idle_timeout"):
-        if getattr(cfg, flag) < 0:
-            raise ConfigError(f"--{flag.replace('_', '-')} must not be negative")
-    if getattr(cfg, "provider", "") == "webhook":
-        url = cfg.webhook_provider_url
+    for name, value in (("--webhook-provider-read-header-timeout", hook.read_header_timeout),
+                        ("--webhook-provider-idle-timeout", hook.idle_timeout)):
+        if value < 0:
+            raise ConfigError(f"{name} must not be negative")
+    if cfg.core.provider == "webhook":
+        url = hook.url
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"--webhook-provider-url must be an http(s) URL, got {url!r}")
-        if cfg.webhook_provider_read_timeout <= 0 or cfg.webhook_provider_write_timeout <= 0:
+        if hook.read_timeout <= 0 or hook.write_timeout <= 0:
             raise ConfigError("--webhook-provider-read-timeout and --webhook-provider-write-timeout must be positive")

@@ -5,12 +5,13 @@ provider and registry) and applies it through controller/once.py. Exit codes: co
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import sys
 from collections.abc import Mapping, Sequence
 
 import structlog
 
+from external_dns.cmd.config import Config
 from external_dns.cmd.run import run_once_safely
 from external_dns.cmd.wiring import build_registry, install_safety_gate, once_options
 from external_dns.controller.once import (
@@ -43,22 +44,21 @@ def plan_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> 
     return run(["--once", *argv, "--dry-run"], environ)
 
 
-def _load_apply_config(argv: Sequence[str],
-                       environ: Mapping[str, str] | None) -> tuple[dict[str, str], argparse.Namespace]:
+def _load_apply_config(argv: Sequence[str], environ: Mapping[str, str] | None) -> tuple[dict[str, str], Config]:
     """The configuration, and the start-up `config` line's fields (the flags as given, before the ones apply
     never uses are filled in)."""
-    from external_dns.cmd.config import build_parser, validate
+    from external_dns.cmd.config import build_parser, parse_config, validate
 
     parser = build_parser()
-    cfg = parser.parse(argv, environ)
+    cfg = parse_config(argv, environ, parser)
     fields = parser.config_fields(cfg)
     # Sources and the policy made the plan; apply never uses them.
-    if not cfg.source:
-        cfg.source = ["manifest"]
-        cfg.manifest_dir = cfg.manifest_dir or "(not used by apply)"
-    if not cfg.policy:
-        cfg.policy = "sync"
-    cfg.once = True
+    core, sources = cfg.core, cfg.sources
+    if not core.source_names:
+        core = dataclasses.replace(core, source_names=("manifest",))
+        sources = dataclasses.replace(sources, manifest_dir=sources.manifest_dir or "(not used by apply)")
+    cfg = dataclasses.replace(cfg, core=dataclasses.replace(core, policy=core.policy or "sync", once=True),
+                              sources=sources)
     validate(cfg)
     return fields, cfg
 
@@ -76,7 +76,7 @@ def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) ->
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_CONFIG)
     try:
-        configure_logging(cfg.log_level, cfg.log_format)
+        configure_logging(cfg.log.level, cfg.log.format)
     except ValueError as exc:
         return _error(str(exc))
     log.info("config", **fields)  # the start-up line, as the other commands
@@ -93,10 +93,10 @@ def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) ->
         log.error(f"failed to start: {error_text(exc)}", error_type=type(exc).__name__)
         return EXIT_FAILED
     try:
-        plan.check_identity(registry.owner_id(), cfg.provider)
-        if plan.registry != cfg.registry:
+        plan.check_identity(registry.owner_id(), cfg.core.provider)
+        if plan.registry != cfg.core.registry:
             raise planfile.PlanFileError(f"plan file was made for registry {plan.registry!r}, not "
-                                         f"{cfg.registry!r} (--registry)")
+                                         f"{cfg.core.registry!r} (--registry)")
     except planfile.PlanFileError as exc:
         return _error(f"{path}: {exc}")
     return apply_plan(plan, path, registry, options)

@@ -20,7 +20,7 @@ from typing import Any
 
 import structlog
 
-from external_dns.cmd.config import load_config
+from external_dns.cmd.config import Config, load_config
 from external_dns.cmd.flags import env_name, parse_bool
 from external_dns.cmd.signals import install_signal_handlers
 from external_dns.cmd.wiring import (
@@ -46,13 +46,13 @@ def config_error(message: str) -> int:
     return 2
 
 
-def run_once_safely(controller: Controller, cfg: argparse.Namespace) -> int:
+def run_once_safely(controller: Controller, cfg: Config) -> int:
     """`--once` through the plan-first engine, with Kubernetes Events when in-cluster sources are used."""
     from external_dns.controller.features import attach_events, once_event_recorder
     from external_dns.controller.once import run_once
 
     options = once_options(cfg)
-    recorder = once_event_recorder(controller, options.dry_run, getattr(cfg, "events_emit", None) or ())
+    recorder = once_event_recorder(controller, options.dry_run, cfg.controller.events_emit)
     attach_events(controller, recorder)
     try:
         return run_once(controller, options)
@@ -90,7 +90,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
-        configure_logging(cfg.log_level, cfg.log_format)
+        configure_logging(cfg.log.level, cfg.log.format)
     except ValueError as exc:
         return config_error(str(exc))
     log.info("config", **parser.config_fields(cfg))  # flag=value pairs, as logfmt fields
@@ -106,9 +106,9 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     except Exception as exc:
         log.error(f"failed to start: {error_text(exc)}", error_type=type(exc).__name__)
         return 1
-    settle_after_startup(one_shot=cfg.once)  # start-up objects leave the collector's scans (gcsettings.py)
+    settle_after_startup(one_shot=cfg.core.once)  # start-up objects leave the collector's scans (gcsettings.py)
 
-    if cfg.once:  # all zones planned, shown and safety-checked before any is applied (controller/once.py)
+    if cfg.core.once:  # all zones planned, shown and safety-checked before any is applied (controller/once.py)
         try:
             return run_once_safely(controller, cfg)
         finally:
@@ -120,7 +120,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
 
     process = ControllerProcess(process_options(cfg), controller, stop=stop, kube_client=kube_client,
                                 informer_factory=informer_factory, features=process_features(cfg))
-    fatal = FatalStop(stop, cfg.provider)
+    fatal = FatalStop(stop, cfg.core.provider)
     process.zone_controller.on_fatal = process.on_fatal = fatal  # the DNSRecord controller's too (its feature)
     restore = install_signal_handlers(stop, lambda sig: log.info(f"Received {sig.name}. Terminating..."))
     try:

@@ -9,15 +9,15 @@ clean stop, 1 when the provider cannot be built or the address cannot be bound, 
 
 from __future__ import annotations
 
-import argparse
 import sys
 import threading
 from collections.abc import Sequence
 
 import structlog
 
+from external_dns.cmd import flags_core
 from external_dns.cmd.build import build_provider
-from external_dns.cmd.config import FLAG_GROUPS, build_parser
+from external_dns.cmd.config import FLAG_GROUPS, Config, build_parser, parse_config
 from external_dns.cmd.signals import install_signal_handlers
 from external_dns.errors import ConfigError
 from external_dns.logging_setup import configure_logging, print_line
@@ -26,24 +26,16 @@ from external_dns.providers.webhook.server import WebhookServer
 
 log = structlog.get_logger(__name__)
 
-_SKIP_VALIDATION = ("external_dns.cmd.flags_core",)  # sources/policy/registry do not apply here
-
-
-def _validate(cfg: argparse.Namespace) -> None:
-    import importlib
-
-    if not cfg.provider:
+def _validate(cfg: Config) -> None:
+    if not cfg.core.provider:
         raise ConfigError("no provider specified (--provider)")
-    if cfg.provider == "webhook":
+    if cfg.core.provider == "webhook":
         raise ConfigError("webhook-server cannot serve --provider=webhook (pick the provider to expose)")
-    for name in FLAG_GROUPS:
-        if name in _SKIP_VALIDATION:
-            continue
-        check = getattr(importlib.import_module(name), "validate", None)
-        if check is None:
+    for group in FLAG_GROUPS:
+        if group is flags_core:  # sources/policy/registry do not apply here
             continue
         try:
-            check(cfg)
+            group.validate(cfg)
         except ConfigError as exc:
             # Controller-only requirements (sources, policy) never block the server.
             if "source" in str(exc) or "policy" in str(exc):
@@ -54,9 +46,9 @@ def _validate(cfg: argparse.Namespace) -> None:
 def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None) -> int:
     parser = build_parser(prog="external-dns webhook-server")
     try:
-        cfg = parser.parse(list(argv))
+        cfg = parse_config(list(argv), parser=parser)
         _validate(cfg)
-        configure_logging(cfg.log_level, cfg.log_format)
+        configure_logging(cfg.log.level, cfg.log.format)
     except (ConfigError, ValueError) as exc:
         print(f"external-dns webhook-server: error: {exc}", file=sys.stderr)
         return 2
@@ -66,14 +58,13 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
     try:
         provider = build_provider(cfg)
     except (ProviderError, ConfigError) as exc:
-        log.error("cannot build provider", provider=cfg.provider, error=str(exc))
+        log.error("cannot build provider", provider=cfg.core.provider, error=str(exc))
         print(f"external-dns webhook-server: error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ConfigError) else 1
     stop = stop or threading.Event()
-    server = WebhookServer(provider, cfg.webhook_server_address, cfg.webhook_server_health_address,
-                           cfg.webhook_provider_max_body_size,
-                           read_header_timeout=cfg.webhook_provider_read_header_timeout,
-                           idle_timeout=cfg.webhook_provider_idle_timeout)
+    hook = cfg.webhook
+    server = WebhookServer(provider, hook.server_address, hook.server_health_address, hook.max_body_size,
+                           read_header_timeout=hook.read_header_timeout, idle_timeout=hook.idle_timeout)
     restore = install_signal_handlers(stop, lambda sig: log.info("received signal, shutting down", signal=sig.name))
     try:
         try:
@@ -82,7 +73,7 @@ def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None
             print(f"external-dns webhook-server: error: {exc}", file=sys.stderr)
             return 2
         except OSError as exc:
-            print(f"external-dns webhook-server: cannot listen on {cfg.webhook_server_address}: {exc}",
+            print(f"external-dns webhook-server: cannot listen on {hook.server_address}: {exc}",
                   file=sys.stderr)
             return 1
         print_line(f"webhook server listening on {server.url}")  # a reader that went away never stops the server

@@ -4,10 +4,9 @@ the kubelet would inject them."""
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
-from external_dns.cmd.config import load_config
+from external_dns.cmd.config import Config, load_config
 from tests.charts.render import containers
 
 # What a Secret would hold for each variable the chart takes from one.
@@ -31,7 +30,7 @@ def container_environ(container: dict[str, Any]) -> dict[str, str]:
     return environ
 
 
-def parse_main(objects: list[dict[str, Any]]) -> argparse.Namespace:
+def parse_main(objects: list[dict[str, Any]]) -> Config:
     main = containers(objects)["external-dns"]
     assert "command" not in main, "the image's entrypoint (external-dns) must run"
     assert all(isinstance(a, str) for a in main["args"])

@@ -5,6 +5,7 @@ a real pdns_server."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import helm_python as helm
@@ -13,6 +14,7 @@ import pytest
 import yaml
 
 from external_dns.cmd import flags_pdns
+from external_dns.cmd.build_providers import build_pdns
 from tests.charts.args import SECRET_PLACEHOLDERS, parse_main
 from tests.charts.render import CHART_DIR, VALUES_DIR, containers, find, render_chart, render_manifests
 from tests.servers.pdns import PdnsServer
@@ -36,17 +38,17 @@ def ours(**pdns: Any) -> dict[str, Any]:
 
 def test_upstream_inline_tutorial_values_reach_the_flags() -> None:
     cfg = parse_main(render_chart(values("upstream/pdns.yaml")))
-    assert (cfg.provider, cfg.pdns_server, cfg.pdns_server_id) == ("pdns", "http://pdns.dns.svc:8081", "localhost")
-    assert cfg.pdns_api_key == "changeme-not-a-real-key"
+    assert (cfg.core.provider, cfg.pdns.server, cfg.pdns.server_id) == ("pdns", "http://pdns.dns.svc:8081", "localhost")
+    assert cfg.pdns.api_key == "changeme-not-a-real-key"
 
 
 def test_upstream_extra_args_map_and_env_secret() -> None:
     name = "upstream/pdns-env-secret.yaml"
     objects = render_chart(values(name))
     cfg = parse_main(objects)
-    assert (cfg.pdns_server, cfg.pdns_server_id, cfg.pdns_skip_tls_verify) == \
+    assert (cfg.pdns.server, cfg.pdns.server_id, cfg.pdns.skip_tls_verify) == \
         ("https://pdns.dns.svc:8443/prefix", "ns1", True)
-    assert cfg.pdns_api_key == SECRET_PLACEHOLDERS["EXTERNAL_DNS_PDNS_API_KEY"]
+    assert cfg.pdns.api_key == SECRET_PLACEHOLDERS["EXTERNAL_DNS_PDNS_API_KEY"]
     assert "holds a secret" not in render_manifests(values(name))[NOTES]
     flags_pdns.validate(cfg)  # what the program checks at start-up
 
@@ -55,9 +57,9 @@ def test_chart_values_become_flags_env_and_a_mounted_secret() -> None:
     objects = render_chart(values("pdns-tls-secret.yaml"))
     main = containers(objects)["external-dns"]
     cfg = parse_main(objects)
-    assert (cfg.pdns_server, cfg.pdns_server_id, cfg.pdns_skip_tls_verify) == \
+    assert (cfg.pdns.server, cfg.pdns.server_id, cfg.pdns.skip_tls_verify) == \
         ("https://pdns.dns.svc:8443", "localhost", False)
-    assert (cfg.tls_ca, cfg.tls_client_cert, cfg.tls_client_cert_key) == \
+    assert (cfg.tls.ca, cfg.tls.client_cert, cfg.tls.client_cert_key) == \
         (f"{TLS_DIR}/ca.crt", f"{TLS_DIR}/tls.crt", f"{TLS_DIR}/tls.key")
     # The key only as a Secret reference; the TLS files from a read-only Secret volume at the flags' paths.
     env = {e["name"]: e for e in main["env"]}
@@ -83,14 +85,14 @@ def test_chart_values_render_valid_objects_and_lint() -> None:
 def test_skip_tls_verify_and_no_tls_mount_without_a_tls_secret() -> None:
     objects = render_chart(ours(server="https://pdns:8443", skipTlsVerify=True, serverId="ns2"))
     cfg = parse_main(objects)
-    assert (cfg.pdns_skip_tls_verify, cfg.pdns_server_id, cfg.tls_ca) == (True, "ns2", "")
+    assert (cfg.pdns.skip_tls_verify, cfg.pdns.server_id, cfg.tls.ca) == (True, "ns2", "")
     assert all(m["name"] != "pdns-tls" for m in containers(objects)["external-dns"]["volumeMounts"])
 
 
 def test_extra_args_still_win_over_the_chart_values() -> None:
     vals = ours()
     vals["extraArgs"] = ["--pdns-server-id=other"]
-    assert parse_main(render_chart(vals)).pdns_server_id == "other"
+    assert parse_main(render_chart(vals)).pdns.server_id == "other"
 
 
 @pytest.mark.parametrize("vals", [{"provider": "aws", "pdns": ours()["pdns"]}, {"provider": "pdns"}])
@@ -130,8 +132,8 @@ def test_a_provider_built_from_the_rendered_flags_reads_a_real_server(pdns: Pdns
     vals = ours(server=pdns.url)
     vals["domainFilters"] = ["example.org"]
     cfg = parse_main(render_chart(vals))
-    cfg.pdns_api_key = pdns.api_key  # what the kubelet injects from the Secret
-    provider = flags_pdns.build_provider(cfg)
+    cfg = replace(cfg, pdns=replace(cfg.pdns, api_key=pdns.api_key))  # what the kubelet injects from the Secret
+    provider = build_pdns(cfg)
     try:
         assert provider.zones() == ("example.org",)
         assert {ep.record_type for ep in provider.records()} == {"NS"}

@@ -69,15 +69,15 @@ def test_upstream_values_pass_helm_lint_strict(name: str) -> None:
 def test_upstream_values_args_are_accepted_by_our_parser(name: str) -> None:
     values = upstream(name)
     cfg = parse_main(render_chart(values))
-    assert cfg.provider == provider_name(values)
-    assert cfg.source == values.get("sources", ["service", "ingress"])
-    assert cfg.policy == values.get("policy", "upsert-only")
-    assert cfg.domain_filter == (values.get("domainFilters") or [])
+    assert cfg.core.provider == provider_name(values)
+    assert cfg.core.source_names == tuple(values.get("sources", ["service", "ingress"]))
+    assert cfg.core.policy == values.get("policy", "upsert-only")
+    assert cfg.filters.domain_filter == tuple(values.get("domainFilters") or [])
 
 
 def test_aws_tutorial_values() -> None:
     cfg = parse_main(render_chart(upstream("aws-tutorial.yaml")))
-    assert (cfg.aws_zone_type, cfg.aws_zones_cache_duration, cfg.txt_owner_id) == ("public", 3600.0, "my-identifier")
+    assert (cfg.aws.zone_type, cfg.aws.zones_cache_duration, cfg.txt.owner_id) == ("public", 3600.0, "my-identifier")
     sa = find(render_chart(upstream("aws-tutorial.yaml")), "ServiceAccount")
     assert sa["metadata"]["annotations"]["eks.amazonaws.com/role-arn"].endswith("role/external-dns")
 
@@ -85,12 +85,12 @@ def test_aws_tutorial_values() -> None:
 def test_provider_string_and_extra_args_map() -> None:
     objects = render_chart(upstream("aws-string-map.yaml"))
     cfg = parse_main(objects)
-    assert cfg.provider == "aws"
-    assert cfg.aws_batch_change_size == 500
-    assert cfg.zone_id_filter == ["Z1D633PJN98FT9", "Z2ABCDEF"]
-    assert cfg.aws_prefer_cname is True  # null: a bare flag
-    assert cfg.aws_evaluate_target_health is False
-    assert (cfg.interval, cfg.events, cfg.log_format, cfg.txt_prefix) == (300.0, True, "json", "%{record_type}-")
+    assert cfg.core.provider == "aws"
+    assert cfg.aws.batch_change_size == 500
+    assert cfg.aws.zone_id_filter == ("Z1D633PJN98FT9", "Z2ABCDEF")
+    assert cfg.aws.prefer_cname is True  # null: a bare flag
+    assert cfg.aws.evaluate_target_health is False
+    assert (cfg.core.interval, cfg.controller.events, cfg.log.format, cfg.txt.prefix) == (300.0, True, "json", "%{record_type}-")
     env = {e["name"]: e for e in containers(objects)["external-dns"]["env"]}
     assert env["AWS_SECRET_ACCESS_KEY"]["valueFrom"]["secretKeyRef"]["name"] == "external-dns-aws"
 
@@ -99,10 +99,10 @@ def test_rfc2136_tutorial_through_extra_args() -> None:
     values = upstream("rfc2136-tutorial.yaml")
     manifests = render_manifests(values)
     cfg = parse_main(render_chart(values))
-    assert cfg.rfc2136_host == ["192.0.2.53"] and cfg.rfc2136_port == 53
-    assert cfg.rfc2136_zone == ["k8s.example.org"]
-    assert cfg.rfc2136_tsig_keyname == "externaldns-key" and cfg.rfc2136_axfr is True
-    assert base64.b64decode(cfg.rfc2136_tsig_secret)
+    assert cfg.rfc2136.hosts == ("192.0.2.53",) and cfg.rfc2136.port == 53
+    assert cfg.rfc2136.zones == ("k8s.example.org",)
+    assert cfg.rfc2136.tsig_keyname == "externaldns-key" and cfg.rfc2136.axfr is True
+    assert base64.b64decode(cfg.rfc2136.tsig_secret)
     # Rendered as given, and the user is told why it is a bad idea.
     assert "WARNING: extraArgs holds a secret (--rfc2136-tsig-secret)" in manifests[NOTES]
     assert "EXTERNAL_DNS_RFC2136_TSIG_SECRET" not in str(containers(render_chart(values))["external-dns"].get("env"))
@@ -136,8 +136,8 @@ def test_chart_secret_flag_list_is_the_parsers() -> None:
 def test_extra_args_map_value_forms() -> None:
     cfg = parse_main(render_chart({"extraArgs": {"--interval": "30s", "exclude-domains": ["a.org", "b.org"],
                                                  "once": True, "dry-run": "", "workers": 4}}))
-    assert (cfg.interval, cfg.exclude_domains, cfg.once, cfg.dry_run, cfg.workers) == \
-        (30.0, ["a.org", "b.org"], True, True, 4)
+    assert (cfg.core.interval, cfg.filters.exclude_domains, cfg.core.once, cfg.core.dry_run, cfg.controller.workers) == \
+        (30.0, ("a.org", "b.org"), True, True, 4)
 
 
 def test_webhook_provider_values() -> None:
@@ -183,14 +183,14 @@ def test_every_upstream_key_has_its_upstream_meaning() -> None:
     assert endpoint["bearerTokenFile"].endswith("/token") and "interval" not in endpoint
     assert pod["containers"][0]["readinessProbe"]["successThreshold"] == 1
     cfg = parse_main(objects)
-    assert cfg.namespace == "apps"
-    assert cfg.annotation_prefix == "external-dns.alpha.kubernetes.io/"
-    assert cfg.managed_record_types == ["A", "AAAA", "CNAME", "TXT"]
+    assert cfg.sources.namespace == "apps"
+    assert cfg.sources.annotation_prefix == "external-dns.alpha.kubernetes.io/"
+    assert cfg.filters.managed_record_types == ("A", "AAAA", "CNAME", "TXT")
 
 
 def test_source_namespace_without_namespaced_only_sets_the_flag() -> None:
     objects = render_chart({"sourceNamespace": "apps"})
-    assert parse_main(objects).namespace == "apps"
+    assert parse_main(objects).sources.namespace == "apps"
     assert not find_all(objects, "Role")
 
 
@@ -262,7 +262,7 @@ def test_webhook_provider_running_elsewhere_needs_no_sidecar() -> None:
     objects = render_chart({"provider": "webhook", "extraArgs": ["--webhook-provider-url=http://dns-webhook.dns:8888"]})
     assert list(containers(objects)) == ["external-dns"]
     assert [p["name"] for p in find(objects, "Service")["spec"]["ports"]] == ["http"]
-    assert parse_main(objects).webhook_provider_url == "http://dns-webhook.dns:8888"
+    assert parse_main(objects).webhook.url == "http://dns-webhook.dns:8888"
 
 
 def test_gateway_namespace_sets_the_flag_and_a_role_there_when_namespaced() -> None:
@@ -270,7 +270,7 @@ def test_gateway_namespace_sets_the_flag_and_a_role_there_when_namespaced() -> N
               "sources": ["service", "gateway-httproute"]}
     objects = render_chart(values)
     cfg = parse_main(objects)
-    assert (cfg.gateway_namespace, cfg.namespace) == ("infra", "apps")
+    assert (cfg.sources.gateway_namespace, cfg.sources.namespace) == ("infra", "apps")
     roles = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in find_all(objects, "Role")}
     gateways = [o for (ns, _), o in roles.items() if ns == "infra"]
     assert len(gateways) == 1
@@ -280,7 +280,7 @@ def test_gateway_namespace_sets_the_flag_and_a_role_there_when_namespaced() -> N
     assert bindings and bindings[0]["roleRef"]["name"] == gateways[0]["metadata"]["name"]
     # Cluster-wide (not namespaced) the ClusterRole already covers every namespace: the flag only.
     plain = render_chart({"gatewayNamespace": "infra", "sources": ["gateway-httproute"]})
-    assert parse_main(plain).gateway_namespace == "infra" and not find_all(plain, "Role")
+    assert parse_main(plain).sources.gateway_namespace == "infra" and not find_all(plain, "Role")
 
 
 def test_enabled_is_accepted_and_has_no_effect() -> None:
@@ -314,13 +314,13 @@ def test_extra_args_go_through_tpl_as_upstream() -> None:
     upstream's FQDN templating guide shows (list and map forms)."""
     listed = parse_main(render_chart({"extraArgs": ["--txt-owner-id={{ .Release.Name }}-owner",
                                                     "--fqdn-template={{ `{{.Name}}.uat.example.com` }}"]}))
-    assert listed.txt_owner_id.endswith("-owner") and "{{" not in listed.txt_owner_id
-    assert listed.fqdn_template == ["{{.Name}}.uat.example.com"]
+    assert listed.txt.owner_id.endswith("-owner") and "{{" not in listed.txt.owner_id
+    assert listed.sources.fqdn_template == ("{{.Name}}.uat.example.com",)
     mapped = parse_main(render_chart({"extraArgs": {"txt-owner-id": "{{ .Release.Name }}-owner",
                                                     "fqdn-template": ["{{ `{{.Name}}.a.example.com` }}",
                                                                       "{{ `{{.Name}}.b.example.com` }}"]}}))
-    assert mapped.txt_owner_id == listed.txt_owner_id
-    assert mapped.fqdn_template == ["{{.Name}}.a.example.com", "{{.Name}}.b.example.com"]
+    assert mapped.txt.owner_id == listed.txt.owner_id
+    assert mapped.sources.fqdn_template == ("{{.Name}}.a.example.com", "{{.Name}}.b.example.com")
 
 
 @pytest.mark.parametrize("key", ["namespaceOverride", "sourceNamespace", "gatewayNamespace"])
@@ -358,9 +358,9 @@ def test_affinity_and_spread_constraints_get_the_pod_selector_when_they_have_non
 def test_txt_suffix_is_given_only_without_a_prefix_as_upstream() -> None:
     both = {"txtPrefix": "pre-", "txtSuffix": "-suf"}
     cfg = parse_main(render_chart(both))  # upstream's chart renders only the prefix: the program starts
-    assert (cfg.txt_prefix, cfg.txt_suffix) == ("pre-", "")
+    assert (cfg.txt.prefix, cfg.txt.suffix) == ("pre-", "")
     assert "WARNING: txtSuffix is ignored while txtPrefix is set" in render_manifests(both)[NOTES]
-    assert parse_main(render_chart({"txtSuffix": "-suf"})).txt_suffix == "-suf"
+    assert parse_main(render_chart({"txtSuffix": "-suf"})).txt.suffix == "-suf"
 
 
 def test_templated_service_account_annotations_and_secret_configuration() -> None:

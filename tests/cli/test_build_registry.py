@@ -3,13 +3,11 @@ ConfigError naming the flag."""
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
 from external_dns.cmd.build import REGISTRY_BUILDERS, load_builder
 from external_dns.cmd.build_registry import build_noop, build_txt
-from external_dns.cmd.config import load_config
+from external_dns.cmd.config import load_config, parse_config
 from external_dns.errors import ConfigError
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import NoopRegistry, TXTRegistry
@@ -30,17 +28,17 @@ def test_txt_registry_from_the_flags() -> None:
 
 def test_noop_registry() -> None:
     provider = InMemoryProvider(["example.org"])
-    assert isinstance(build_noop(argparse.Namespace(), provider), NoopRegistry)
+    assert isinstance(build_noop(parse_config(["--registry=noop"], {}), provider), NoopRegistry)
 
 
 @pytest.mark.parametrize(("flags", "flag"), [
-    ({"txt_owner_id": ""}, "--txt-owner-id"),
-    ({"txt_prefix": "p-", "txt_suffix": "-s"}, "--txt-prefix/--txt-suffix"),
-    ({"txt_encrypt_enabled": True, "txt_encrypt_aes_key": "short"}, "--txt-encrypt-aes-key"),
+    (["--txt-owner-id="], "--txt-owner-id"),
+    (["--txt-prefix=p-", "--txt-suffix=-s"], "--txt-prefix/--txt-suffix"),
+    (["--txt-encrypt-enabled", "--txt-encrypt-aes-key=short"], "--txt-encrypt-aes-key"),
 ])
-def test_a_mistake_names_the_flag(flags: dict[str, object], flag: str) -> None:
+def test_a_mistake_names_the_flag(flags: list[str], flag: str) -> None:
     with pytest.raises(ConfigError, match=f"^{flag}: "):
-        build_txt(argparse.Namespace(**flags), InMemoryProvider(["example.org"]))
+        build_txt(parse_config(flags, {}), InMemoryProvider(["example.org"]))
 
 
 def test_an_unknown_registry_lists_the_known_ones() -> None:

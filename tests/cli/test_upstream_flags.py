@@ -76,4 +76,4 @@ def test_start_up_checks(flags: list[str], message: str) -> None:
 
 def test_create_ptr_with_ptr_managed_and_the_deprecated_alias() -> None:
     _, cfg = load_config(["--source=service", *BASE, "--rfc2136-create-ptr", "--managed-record-types=A,PTR"], {})
-    assert cfg.create_ptr is True
+    assert cfg.filters.create_ptr is True

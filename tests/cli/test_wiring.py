@@ -4,13 +4,12 @@ and the DNSRecord controller."""
 
 from __future__ import annotations
 
-import argparse
 import threading
 from pathlib import Path
 
 import pytest
 
-from external_dns.cmd.config import load_config
+from external_dns.cmd.config import Config, load_config
 from external_dns.cmd.wiring import (
     KubeClient,
     build_controller,
@@ -33,7 +32,7 @@ BASE = ["--source=manifest", "--provider=inmemory", "--inmemory-zone=example.org
         "--txt-owner-id=team-a"]
 
 
-def flags(tmp_path: Path, *args: str) -> argparse.Namespace:
+def flags(tmp_path: Path, *args: str) -> Config:
     _parser, cfg = load_config([*BASE, f"--manifest-dir={tmp_path}", *args], environ={})
     return cfg
 
@@ -105,9 +104,9 @@ def test_process_features_only_what_the_flags_ask_for(tmp_path: Path) -> None:
 
 
 def test_kube_client_is_built_once_on_first_use(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    made: list[argparse.Namespace] = []
+    made: list[Config] = []
 
-    def fake(cfg: argparse.Namespace) -> object:
+    def fake(cfg: Config) -> object:
         made.append(cfg)
         return object()
 

@@ -36,25 +36,25 @@ current-context: ctx
 
 def test_controller_flag_defaults() -> None:
     _, cfg = load_config(BASE, environ={})
-    assert cfg.workers == 2
-    assert cfg.events is False
-    assert cfg.min_event_sync_interval == 5.0
-    assert cfg.leader_elect is False
-    assert (cfg.leader_elect_lease_duration, cfg.leader_elect_renew_deadline, cfg.leader_elect_retry_period) == (
+    assert cfg.controller.workers == 2
+    assert cfg.controller.events is False
+    assert cfg.controller.min_event_sync_interval == 5.0
+    assert cfg.leader_election.enabled is False
+    assert (cfg.leader_election.lease_duration, cfg.leader_election.renew_deadline, cfg.leader_election.retry_period) == (
         15.0, 10.0, 2.0)
-    assert cfg.leader_elect_namespace == "default"
-    assert cfg.leader_elect_name == "external-dns-py"
-    assert cfg.metrics_address == ":7979"
-    assert cfg.kubeconfig == "" and cfg.server == ""
-    assert cfg.kube_api_request_timeout == 30.0
-    assert (cfg.kube_api_qps, cfg.kube_api_burst) == (5.0, 10)
+    assert cfg.leader_election.namespace == "default"
+    assert cfg.leader_election.name == "external-dns-py"
+    assert cfg.controller.metrics_address == ":7979"
+    assert cfg.kube.kubeconfig == "" and cfg.kube.server == ""
+    assert cfg.kube.request_timeout == 30.0
+    assert (cfg.kube.qps, cfg.kube.burst) == (5.0, 10)
 
 
 def test_request_timeout_alias_and_environment() -> None:
     _, cfg = load_config([*BASE, "--request-timeout=1m"], environ={})
-    assert cfg.kube_api_request_timeout == 60.0
+    assert cfg.kube.request_timeout == 60.0
     _, cfg = load_config(BASE, environ={"EXTERNAL_DNS_KUBE_API_QPS": "20", "EXTERNAL_DNS_WORKERS": "4"})
-    assert (cfg.kube_api_qps, cfg.workers) == (20.0, 4)
+    assert (cfg.kube.qps, cfg.controller.workers) == (20.0, 4)
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -74,7 +74,7 @@ def test_controller_flag_validation(argv: list[str], message: str) -> None:
 
 def test_leader_election_timings_are_only_checked_when_enabled() -> None:
     _, cfg = load_config([*BASE, "--leader-elect-renew-deadline=20s"], environ={})
-    assert cfg.leader_elect is False
+    assert cfg.leader_election.enabled is False
 
 
 def test_kube_api_client_from_kubeconfig_and_server_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

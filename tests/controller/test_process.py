@@ -4,7 +4,6 @@ reconcile, and two leader-electing processes that never write at the same time (
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import threading
 import time
@@ -17,6 +16,7 @@ from typing import Any
 import kubernetes.client
 import pytest
 
+from external_dns.cmd.config import parse_config
 from external_dns.cmd.wiring import process_options
 from external_dns.controller.controller import Controller
 from external_dns.controller.informer_factory import LazyInformerFactory
@@ -42,15 +42,11 @@ def no_thread_leak() -> Iterator[None]:
     yield from thread_leak_check(ignore_prefix="kubeapi-")
 
 
-def config(**overrides: Any) -> ProcessOptions:
-    values: dict[str, Any] = {
-        "metrics_address": "127.0.0.1:0", "interval": 3600.0, "workers": 2, "min_event_sync_interval": 0.0,
-        "events": True, "dry_run": False, "leader_elect": False, "leader_elect_lease_duration": 2.0,
-        "leader_elect_renew_deadline": 1.5, "leader_elect_retry_period": 0.25,
-        "leader_elect_namespace": "default", "leader_elect_name": "process-test", "kube_api_request_timeout": 5.0,
-    }
-    values.update(overrides)
-    return process_options(argparse.Namespace(**values))
+def config(*flags: str) -> ProcessOptions:
+    return process_options(parse_config([
+        "--metrics-address=127.0.0.1:0", "--interval=1h", "--workers=2", "--min-event-sync-interval=0s", "--events",
+        "--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1.5s", "--leader-elect-retry-period=250ms",
+        "--leader-elect-name=process-test", "--kube-api-request-timeout=5s", *flags], {}))
 
 
 def service(name: str, hostname: str, ip: str) -> dict[str, Any]:
@@ -148,7 +144,7 @@ def test_burst_of_service_changes_gives_few_reconciles(kubeapi: KubeAPIServer, k
     source = ServiceInformerSource(factory())
     provider = InMemoryProvider(["example.org"])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
-    process = ControllerProcess(config(min_event_sync_interval=1.0), ctl, stop=threading.Event(),
+    process = ControllerProcess(config("--min-event-sync-interval=1s"), ctl, stop=threading.Event(),
                                 kube_client=lambda: api, informer_factory=factory, emit_events=False)
     create_service(kubeapi, "web", "web.example.org", "10.0.0.1")
     running = Running(process)
@@ -200,7 +196,7 @@ def test_stop_during_a_reconcile_finishes_it_and_exits_zero() -> None:
     provider = BlockingProvider(["example.org"])
     source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
-    process = ControllerProcess(config(events=False), ctl, stop=threading.Event())
+    process = ControllerProcess(config("--no-events"), ctl, stop=threading.Event())
     running = Running(process)
     assert provider.entered.wait(10)
     process.stop_event.set()
@@ -216,7 +212,7 @@ def test_shutdown_is_bounded_when_a_reconcile_hangs() -> None:
     provider = BlockingProvider(["example.org"])
     source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
-    process = ControllerProcess(config(events=False), ctl, stop=threading.Event(), shutdown_timeout=1.0)
+    process = ControllerProcess(config("--no-events"), ctl, stop=threading.Event(), shutdown_timeout=1.0)
     running = Running(process)
     assert provider.entered.wait(10)
     started = time.monotonic()
@@ -231,7 +227,7 @@ def test_bad_metrics_address_is_a_config_error() -> None:
     from external_dns.cmd.flags import ConfigError
 
     ctl = Controller(ListSource([]), TXTRegistry(InMemoryProvider(["example.org"]), owner_id=OWNER), "sync")
-    process = ControllerProcess(config(metrics_address="nonsense"), ctl, stop=threading.Event())
+    process = ControllerProcess(config("--metrics-address=nonsense"), ctl, stop=threading.Event())
     with pytest.raises(ConfigError, match="--metrics-address"):
         process.run()
     assert process.shutdown()
@@ -313,7 +309,7 @@ def test_two_leader_electing_processes_never_write_at_once(kubeapi: KubeAPIServe
         api = kubernetes.client.ApiClient(kube_config)
         apis.append(api)
         ctl = Controller(source, TXTRegistry(SharedZone(inner, name, writes, lock), owner_id=OWNER), "sync")
-        processes[name] = ControllerProcess(config(leader_elect=True, interval=0.05, events=False), ctl,
+        processes[name] = ControllerProcess(config("--leader-elect", "--interval=50ms", "--no-events"), ctl,
                                             stop=threading.Event(), kube_client=constant(api),
                                             identity=name, emit_events=False)
     running = {"a": Running(processes["a"])}
@@ -385,7 +381,7 @@ def test_healthz_fails_while_a_worker_is_stuck() -> None:
     provider = BlockingProvider(["example.org"])
     source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
-    process = ControllerProcess(config(events=False), ctl, stop=threading.Event(), stuck_after=0.2)
+    process = ControllerProcess(config("--no-events"), ctl, stop=threading.Event(), stuck_after=0.2)
     running = Running(process)
     try:
         assert provider.entered.wait(10)
@@ -422,7 +418,7 @@ def test_features_add_leader_tasks_and_a_failing_feature_exits_1() -> None:
     source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     provider = InMemoryProvider(["example.org"])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
-    process = ControllerProcess(config(events=False), ctl, stop=threading.Event(), features=[feature_adding_a_task])
+    process = ControllerProcess(config("--no-events"), ctl, stop=threading.Event(), features=[feature_adding_a_task])
     running = Running(process)
     try:
         assert process.zone_controller.wait_until(lambda: bool(process.zone_controller.outcomes()), 10)
@@ -431,6 +427,6 @@ def test_features_add_leader_tasks_and_a_failing_feature_exits_1() -> None:
     assert TASK_LOG == ["start", "stop True"]
 
     ctl2 = Controller(ListSource([]), TXTRegistry(InMemoryProvider(["example.org"]), owner_id=OWNER), "sync")
-    failing = ControllerProcess(config(events=False), ctl2, stop=threading.Event(), features=[feature_that_fails])
+    failing = ControllerProcess(config("--no-events"), ctl2, stop=threading.Event(), features=[feature_that_fails])
     assert failing.run() == 1
     assert failing.server is None or failing.server._server is None  # the HTTP server was stopped

@@ -4,12 +4,13 @@ applies nothing anywhere when one zone is unsafe; per-zone thresholds from the f
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from external_dns.cmd.config import Config
 from external_dns.cmd.plan_apply import EXIT_UNSAFE_PLAN, install_safety_gate, run_once_safely
 from external_dns.controller.controller import Controller, RunOnceError
 from external_dns.controller.safety_gate import SafetyGate
@@ -49,7 +50,7 @@ def desired(zone: str, n: int, resource: str = "service/default/web") -> list[En
     return out
 
 
-def two_zone_setup(*args: str) -> tuple[InMemoryProvider, StaticSource, Controller, argparse.Namespace]:
+def two_zone_setup(*args: str) -> tuple[InMemoryProvider, StaticSource, Controller, Config]:
     """example.org and example.com with 20 owned records each, applied by a first sync."""
     provider = InMemoryProvider(["example.org", "example.com"])
     registry = TXTRegistry(provider, owner_id=OWNER)
@@ -77,11 +78,8 @@ def test_once_all_or_nothing_and_distinct_exit_code() -> None:
     assert snapshot(provider) == before, "no zone may be applied when one is unsafe"
     assert unsafe_count("example.org.", REASON_TOO_MANY_DELETES) == refused + 1
     # dry run: same refusal, same exit code
-    cfg.dry_run = True
-    assert run_once_safely(controller, cfg) == EXIT_UNSAFE_PLAN
-    cfg.dry_run = False
-    cfg.force = True
-    assert run_once_safely(controller, cfg) == 0
+    assert run_once_safely(controller, replace(cfg, core=replace(cfg.core, dry_run=True))) == EXIT_UNSAFE_PLAN
+    assert run_once_safely(controller, replace(cfg, safety=replace(cfg.safety, force=True))) == 0
     after = snapshot(provider)
     assert len(after["example.org"]) == 26 and len(after["example.com"]) == 42
 

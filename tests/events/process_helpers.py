@@ -3,12 +3,12 @@ address, and running a ControllerProcess in a thread until the test is done."""
 
 from __future__ import annotations
 
-import argparse
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from external_dns.cmd.config import parse_config
 from external_dns.cmd.wiring import process_options
 from external_dns.controller.process import ControllerProcess, ProcessOptions
 from tests.kubeapi.server import KubeAPIServer
@@ -16,9 +16,9 @@ from tests.kubeapi.server import KubeAPIServer
 
 def event_process_options(events_emit: list[str]) -> ProcessOptions:
     """Options of a process that sends Events (`--events`, `--events-emit`), one long interval, 2 workers."""
-    return process_options(argparse.Namespace(
-        metrics_address="127.0.0.1:0", interval=3600.0, workers=2, min_event_sync_interval=0.0, events=True,
-        dry_run=False, leader_elect=False, events_emit=events_emit))
+    return process_options(parse_config(["--metrics-address=127.0.0.1:0", "--interval=1h", "--workers=2",
+                                         "--min-event-sync-interval=0s", "--events",
+                                         *(f"--events-emit={e}" for e in events_emit)], {}))
 
 
 def create_lb_service(kubeapi: KubeAPIServer, annotations: dict[str, str]) -> None:

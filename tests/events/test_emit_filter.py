@@ -34,7 +34,7 @@ def test_listed_reasons_only() -> None:
     inner = Collect()
     _, cfg = load_config(["--source=service", "--provider=inmemory", "--policy=sync",
                           "--events-emit=RecordReady", "--events-emit=RecordError"], {})
-    recorder = filter_events(inner, cfg.events_emit)
+    recorder = filter_events(inner, cfg.controller.events_emit)
     _send_all(recorder)
     assert inner.reasons == [RECORD_READY, RECORD_ERROR, "UnsafePlan"]
     assert recorder.stop(1.0) and inner.stopped  # lifecycle calls reach the wrapped recorder

@@ -3,12 +3,11 @@ churn, the unsafe-plans metric and a parsed command line."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 
 from prometheus_client import REGISTRY
 
-from external_dns.cmd.config import build_parser, validate
+from external_dns.cmd.config import Config, parse_config, validate
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
@@ -49,7 +48,8 @@ def ns(name: str, *servers: str) -> Endpoint:
     return Endpoint(dns_name=name, record_type="NS", targets=Targets(servers or ["ns1.example.net"]))
 
 
-def parse(*args: str, environ: Mapping[str, str] | None = None) -> argparse.Namespace:
-    cfg = build_parser().parse(["--source=manifest", "--manifest-dir=/nonexistent", "--provider=inmemory", "--policy=sync", *args], environ or {})
+def parse(*args: str, environ: Mapping[str, str] | None = None) -> Config:
+    cfg = parse_config(["--source=manifest", "--manifest-dir=/nonexistent", "--provider=inmemory", "--policy=sync", *args],
+                       environ or {})
     validate(cfg)
     return cfg

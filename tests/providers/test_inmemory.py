@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
 from external_dns.cmd.build_providers import build_inmemory
+from external_dns.cmd.config import parse_config
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
@@ -172,7 +171,7 @@ def test_domain_filter_follows_zones() -> None:
 
 
 def test_builder_uses_flag() -> None:
-    p = build_inmemory(argparse.Namespace(inmemory_zone=["a.org", "b.org"]))
+    p = build_inmemory(parse_config(["--inmemory-zone=a.org", "--inmemory-zone=b.org"], {}))
     assert list(p.zones()) == ["a.org", "b.org"]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -15,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from external_dns.cmd.build_providers import build_zonefile
+from external_dns.cmd.config import parse_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
@@ -290,10 +290,10 @@ def test_canonical_target_rejects_garbage() -> None:
 
 def test_builder_flags(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--zonefile-dir"):
-        build_zonefile(argparse.Namespace(zonefile_dir="", zonefile_create_zone=[]))
+        build_zonefile(parse_config([], {}))
     with pytest.raises(ConfigError, match="--zonefile-dir"):
-        build_zonefile(argparse.Namespace(zonefile_dir=str(tmp_path / "missing"), zonefile_create_zone=[]))
-    p = build_zonefile(argparse.Namespace(zonefile_dir=str(tmp_path / "new"), zonefile_create_zone=["a.test"]))
+        build_zonefile(parse_config([f"--zonefile-dir={tmp_path / 'missing'}"], {}))
+    p = build_zonefile(parse_config([f"--zonefile-dir={tmp_path / 'new'}", "--zonefile-create-zone=a.test"], {}))
     assert list(p.zones()) == ["a.test"]
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
 from external_dns.cmd.build import REGISTRY_BUILDERS, load_builder
+from external_dns.cmd.config import Config, parse_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.plan.changes import Changes
 from external_dns.registry import NoopRegistry, TXTRegistry
@@ -25,22 +24,15 @@ def test_noop_passes_through_without_ownership() -> None:
     assert p.applied[-1].create[0].labels == {}
 
 
-def cfg(**overrides: object) -> argparse.Namespace:
-    base: dict[str, object] = {
-        "registry": "txt", "txt_owner_id": "default", "txt_prefix": "", "txt_suffix": "",
-        "txt_wildcard_replacement": "", "txt_encrypt_enabled": False, "txt_encrypt_aes_key": "",
-        "txt_cache_interval": 0.0, "migrate_from_txt_owner": "", "managed_record_types": ["A", "AAAA", "CNAME"],
-        "exclude_record_types": [],
-    }
-    base.update(overrides)
-    return argparse.Namespace(**base)
+def cfg(*flags: str) -> Config:
+    return parse_config(flags, {})
 
 
 def test_build_txt_from_flags() -> None:
     build = load_builder(REGISTRY_BUILDERS, "registry", "txt")
     p = DictProvider()
-    reg = build(cfg(txt_owner_id="c1", txt_prefix="TXT.", txt_cache_interval=30.0,
-                    managed_record_types=["A", "MX"], migrate_from_txt_owner="c0"), p)
+    reg = build(cfg("--txt-owner-id=c1", "--txt-prefix=TXT.", "--txt-cache-interval=30s",
+                    "--managed-record-types=A,MX", "--migrate-from-txt-owner=c0"), p)
     assert isinstance(reg, TXTRegistry)
     assert reg.owner_id() == "c1" and reg.cache_interval == 30.0 and reg.old_owner_id == "c0"
     assert reg.managed_record_types == ("A", "MX")
@@ -49,29 +41,29 @@ def test_build_txt_from_flags() -> None:
 
 
 def test_build_noop() -> None:
-    reg = load_builder(REGISTRY_BUILDERS, "registry", "noop")(cfg(registry="noop"), DictProvider())
+    reg = load_builder(REGISTRY_BUILDERS, "registry", "noop")(cfg("--registry=noop"), DictProvider())
     assert isinstance(reg, NoopRegistry)
 
 
 @pytest.mark.parametrize(
-    ("overrides", "flag"),
+    ("flags", "flag"),
     [
-        ({"txt_owner_id": ""}, "--txt-owner-id"),
-        ({"txt_prefix": "a.", "txt_suffix": "-b"}, "--txt-prefix"),
-        ({"txt_encrypt_aes_key": "short"}, "--txt-encrypt-aes-key"),
-        ({"txt_encrypt_enabled": True}, "--txt-encrypt-aes-key"),
+        (["--txt-owner-id="], "--txt-owner-id"),
+        (["--txt-prefix=a.", "--txt-suffix=-b"], "--txt-prefix"),
+        (["--txt-encrypt-aes-key=short"], "--txt-encrypt-aes-key"),
+        (["--txt-encrypt-enabled"], "--txt-encrypt-aes-key"),
     ],
 )
-def test_build_txt_errors_name_the_flag(overrides: dict[str, object], flag: str) -> None:
+def test_build_txt_errors_name_the_flag(flags: list[str], flag: str) -> None:
     build = load_builder(REGISTRY_BUILDERS, "registry", "txt")
     with pytest.raises(ConfigError, match=flag):
-        build(cfg(**overrides), DictProvider())
+        build(cfg(*flags), DictProvider())
 
 
 def test_build_txt_with_base64_key_encrypts() -> None:
     build = load_builder(REGISTRY_BUILDERS, "registry", "txt")
     p = DictProvider()
-    reg = build(cfg(txt_encrypt_enabled=True, txt_encrypt_aes_key="ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY="), p)
+    reg = build(cfg("--txt-encrypt-enabled", "--txt-encrypt-aes-key=ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY="), p)
     reg.apply_changes(Changes(create=[ep("x.example.com", "A", "1.1.1.1")]))
     value = p.store[("a-x.example.com", "TXT", "")].targets[0]
     assert "heritage" not in value

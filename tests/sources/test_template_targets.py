@@ -91,7 +91,7 @@ def test_flags_parse_repeat_and_refuse_bad_templates() -> None:
     _parser, cfg = load_config(["--source=service", "--provider=inmemory", "--policy=sync",
                                "--target-template={{.Name}}.lb.org,x.org", "--target-template=y.org",
                                "--fqdn-target-template=a.org:1.2.3.4"], {})
-    assert cfg.target_template == ["{{.Name}}.lb.org,x.org", "y.org"]
+    assert cfg.sources.target_template == ("{{.Name}}.lb.org,x.org", "y.org")
     opts = source_options(cfg)
     assert opts.target is not None and opts.target.text == "{{.Name}}.lb.org,x.org,y.org"
     assert opts.fqdn_target is not None

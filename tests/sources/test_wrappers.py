@@ -4,6 +4,7 @@ filter, post-processing, and the pipeline built from flags."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -133,9 +134,8 @@ def test_build_manifest_options(tmp_path: Path) -> None:
     src = build_manifest(cfg)
     assert isinstance(src, ManifestSource)
     assert src.options.namespace == "shop" and src.options.template is not None
-    cfg.manifest_dir = str(tmp_path / "missing")
     with pytest.raises(ConfigError, match="--manifest-dir"):
-        build_manifest(cfg)
+        build_manifest(replace(cfg, sources=replace(cfg.sources, manifest_dir=str(tmp_path / "missing"))))
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from external_dns.cmd.build_sources import build_dnsrecord
+from external_dns.cmd.config import Config, parse_config
 from external_dns.cmd.wiring import process_features
 from external_dns.controller.dnsrecord.controller import DNSRecordController, build_dnsrecord_controller
 from external_dns.controller.dnsrecord.reconcile import Options
@@ -28,12 +29,8 @@ pytestmark = pytest.mark.integration
 TIMEOUT = 15.0
 
 
-def cfg(**kw: Any) -> argparse.Namespace:
-    base: dict[str, Any] = {"source": ["dnsrecord"], "namespace": "", "min_requeue_time": 1.0,
-                            "requeue_time": 900.0, "valid_for": 840.0, "write_counter_limit": 20,
-                            "dnsrecord_workers": 2, "dry_run": False, "plan_output": [], "plan_output_file": []}
-    base.update(kw)
-    return argparse.Namespace(**base)
+def cfg(*flags: str, source: str = "dnsrecord") -> Config:
+    return parse_config([f"--source={source}", "--min-requeue-time=1s", *flags], {})
 
 
 def options() -> Options:
@@ -150,8 +147,8 @@ class _Process:
 
 def test_process_feature_runs_the_controller_only_with_source_dnsrecord(
         factory: SharedInformerFactory, provider: ZoneFileProvider, kube_api_client: Any) -> None:
-    assert process_features(cfg(source=["service"])) == []
-    assert process_features(cfg(dry_run=True)) == []  # every pass of this controller writes
+    assert process_features(cfg(source="service")) == []
+    assert process_features(cfg("--dry-run")) == []  # every pass of this controller writes
     [feature] = process_features(cfg())
     process = _Process(factory, CachedProvider(provider, 60.0), kube_api_client)
     feature(process)  # type: ignore[arg-type]

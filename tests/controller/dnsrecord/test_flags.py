@@ -16,7 +16,7 @@ def test_defaults() -> None:
     opts = options_from_config(cfg)
     assert (opts.min_requeue_time, opts.requeue_time, opts.valid_for, opts.write_counter_limit) == (5.0, 900.0,
                                                                                                    840.0, 20)
-    assert cfg.dnsrecord_workers == 2
+    assert cfg.dnsrecord.workers == 2
 
 
 def test_flags_and_environment() -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from external_dns.cmd.build_providers import aws_config
-from external_dns.cmd.build_providers import build_aws as build
-from external_dns.cmd.config import build_parser, load_config
+from external_dns.cmd.build_providers import build_aws
+from external_dns.cmd.config import build_parser, load_config, parse_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.providers.aws import AWSConfig
 
@@ -15,14 +14,14 @@ BASE = ["--source=manifest", "--manifest-dir=/nonexistent", "--provider=aws", "-
 
 
 def test_defaults_match_external_dns() -> None:
-    cfg = build_parser().parse(BASE, environ={})
-    assert cfg.zone_id_filter == [] and cfg.aws_zone_type == "" and cfg.aws_zone_tags == []
-    assert (cfg.aws_batch_change_size, cfg.aws_batch_change_size_bytes, cfg.aws_batch_change_size_values) == (
+    cfg = parse_config(BASE, {})
+    assert cfg.aws.zone_id_filter == () and cfg.aws.zone_type == "" and cfg.aws.zone_tags == ()
+    assert (cfg.aws.batch_change_size, cfg.aws.batch_change_size_bytes, cfg.aws.batch_change_size_values) == (
         1000, 32000, 1000)
-    assert cfg.aws_batch_change_interval == 1.0 and cfg.aws_evaluate_target_health is True
-    assert cfg.aws_api_retries == 3 and cfg.aws_prefer_cname is False and cfg.aws_zones_cache_duration == 0.0
-    assert cfg.aws_zone_match_parent is False and cfg.aws_profile == [] and cfg.aws_assume_role == ""
-    assert cfg.dynamodb_table == "external-dns" and cfg.dynamodb_region == ""
+    assert cfg.aws.batch_change_interval == 1.0 and cfg.aws.evaluate_target_health is True
+    assert cfg.aws.api_retries == 3 and cfg.aws.prefer_cname is False and cfg.aws.zones_cache_duration == 0.0
+    assert cfg.aws.zone_match_parent is False and cfg.aws.profiles == () and cfg.aws.assume_role == ""
+    assert cfg.dynamodb.table == "external-dns" and cfg.dynamodb.region == ""
 
 
 def test_flags_reach_the_provider_config() -> None:
@@ -30,7 +29,7 @@ def test_flags_reach_the_provider_config() -> None:
                                 "--aws-zone-tags=team=a", "--aws-batch-change-size=10", "--aws-batch-change-interval=2s",
                                 "--no-aws-evaluate-target-health", "--aws-prefer-cname",
                                 "--aws-zones-cache-duration=1m", "--domain-filter=example.com"], environ={})
-    config = aws_config(cfg, build(cfg).config.domain_filter)
+    config = build_aws(cfg).config
     assert config.zone_id_filter == ["Z1", "Z2"] and config.zone_type == "private"
     assert config.zone_tags == ["team=a"] and config.batch_change_size == 10
     assert config.batch_change_interval == 2.0 and config.evaluate_target_health is False
@@ -41,7 +40,7 @@ def test_flags_reach_the_provider_config() -> None:
 def test_environment_sets_flags() -> None:
     _parser, cfg = load_config(BASE, environ={"EXTERNAL_DNS_AWS_BATCH_CHANGE_SIZE": "5",
                                               "EXTERNAL_DNS_ZONE_ID_FILTER": "Z1,Z2"})
-    assert cfg.aws_batch_change_size == 5 and cfg.zone_id_filter == ["Z1", "Z2"]
+    assert cfg.aws.batch_change_size == 5 and cfg.aws.zone_id_filter == ("Z1", "Z2")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -62,7 +61,8 @@ def test_bad_zone_type_is_refused() -> None:
 
 def test_external_id_is_masked() -> None:
     parser = build_parser()
-    cfg = parser.parse([*BASE, "--aws-assume-role-external-id=hush-123"], environ={})
+    cfg = parse_config([*BASE, "--aws-assume-role-external-id=hush-123"], {}, parser)
+    assert "hush-123" not in repr(cfg)
     masked = parser.masked(cfg)
     assert masked["aws_assume_role_external_id"] == "******"
     assert "hush-123" not in repr(AWSConfig(assume_role_external_id="hush-123"))

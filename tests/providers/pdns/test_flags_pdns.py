@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from external_dns.cmd.config import build_parser, load_config
+from external_dns.cmd.build_providers import build_pdns
+from external_dns.cmd.config import build_parser, load_config, parse_config
 from external_dns.cmd.flags import ConfigError
-from external_dns.cmd.flags_pdns import build_provider
 from external_dns.cmd.flags_safety import apply_batch_size_given
 from external_dns.cmd.wiring import once_options
 from external_dns.providers.inmemory import InMemoryProvider
@@ -19,17 +19,17 @@ KEY = "k3y-that-must-never-show"
 
 
 def test_defaults_match_external_dns() -> None:
-    cfg = build_parser().parse(BASE, environ={})
-    assert cfg.pdns_server == "http://localhost:8081" and cfg.pdns_server_id == "localhost"
-    assert cfg.pdns_api_key == "" and cfg.pdns_skip_tls_verify is False
-    assert (cfg.tls_ca, cfg.tls_client_cert, cfg.tls_client_cert_key) == ("", "", "")
+    cfg = parse_config(BASE, {})
+    assert cfg.pdns.server == "http://localhost:8081" and cfg.pdns.server_id == "localhost"
+    assert cfg.pdns.api_key == "" and cfg.pdns.skip_tls_verify is False
+    assert (cfg.tls.ca, cfg.tls.client_cert, cfg.tls.client_cert_key) == ("", "", "")
 
 
 def test_flags_reach_the_provider() -> None:
     _parser, cfg = load_config([*BASE, "--pdns-server=https://pdns.example.net:8443/proxy",
                                 "--pdns-server-id=pdns1", "--pdns-skip-tls-verify", "--domain-filter=example.org"],
                                environ={"EXTERNAL_DNS_PDNS_API_KEY": KEY})
-    provider = build_provider(cfg)
+    provider = build_pdns(cfg)
     config = provider.config
     assert config.server == "https://pdns.example.net:8443/proxy" and config.server_id == "pdns1"
     assert config.api_key == KEY and config.skip_tls_verify is True
@@ -39,7 +39,7 @@ def test_flags_reach_the_provider() -> None:
 
 
 def test_key_masked_in_config_line_and_help() -> None:
-    parser, cfg = load_config([*BASE, f"--pdns-api-key={KEY}"], environ={})
+    parser, cfg = load_config([*BASE, f"--pdns-api-key={KEY}"], {})
     masked = parser.masked(cfg)
     assert masked["pdns_api_key"] == "******" and KEY not in str(masked)
     env_parser = build_parser()
@@ -54,13 +54,13 @@ def test_key_masked_in_config_line_and_help() -> None:
 ])
 def test_validation(args: list[str], message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")) as err:
-        load_config([*BASE, *args], environ={})
+        load_config([*BASE, *args], {})
     assert KEY not in str(err.value)
 
 
 def test_key_from_a_secret_file_loses_its_line_break() -> None:
     _parser, cfg = load_config(BASE, environ={"EXTERNAL_DNS_PDNS_API_KEY": f"  {KEY}\r\n"})
-    assert build_provider(cfg).config.api_key == KEY
+    assert build_pdns(cfg).config.api_key == KEY
 
 
 @pytest.mark.parametrize("key", [f"{KEY}\ninjected: x", f"{KEY}\x00", f"{KEY}\x85x", f"{KEY}\u20ac"])
@@ -73,14 +73,14 @@ def test_a_key_that_cannot_be_sent_is_refused_without_showing_it(key: str) -> No
 
 def test_not_checked_for_other_providers() -> None:
     load_config(["--source=manifest", "--manifest-dir=/x", "--provider=inmemory", "--policy=sync",
-                 "--pdns-server=nonsense"], environ={})
+                 "--pdns-server=nonsense"], {})
 
 
 def test_apply_batch_size_not_given_is_told_apart_from_an_explicit_default() -> None:
-    cfg = build_parser().parse(BASE, environ={})
-    assert cfg.apply_batch_size == 1000 and not apply_batch_size_given(cfg)  # the documented default
-    assert apply_batch_size_given(build_parser().parse([*BASE, "--apply-batch-size=1000"], environ={}))
-    assert apply_batch_size_given(build_parser().parse(BASE, environ={"EXTERNAL_DNS_APPLY_BATCH_SIZE": "1000"}))
+    cfg = parse_config(BASE, {})
+    assert cfg.plan_output.apply_batch_size == 1000 and not apply_batch_size_given(cfg)  # the documented default
+    assert apply_batch_size_given(parse_config([*BASE, "--apply-batch-size=1000"], {}))
+    assert apply_batch_size_given(parse_config(BASE, environ={"EXTERNAL_DNS_APPLY_BATCH_SIZE": "1000"}))
     assert build_parser().config_fields(cfg).get("apply-batch-size") is None  # still "at its default"
 
 
@@ -94,7 +94,7 @@ def test_pdns_prefers_a_whole_zone_per_call_unless_the_batch_size_is_given(
         args: list[str], environ: dict[str, str], pdns: int, others: int) -> None:
     _parser, cfg = load_config([*BASE, *args], environ={"EXTERNAL_DNS_PDNS_API_KEY": KEY, **environ})
     options = once_options(cfg)
-    provider = build_provider(cfg)
+    provider = build_pdns(cfg)
     assert options.batch_size(provider) == pdns
     assert options.batch_size(CachedProvider(provider, 60.0)) == pdns  # --provider-cache-time keeps the hint
     assert options.batch_size(InMemoryProvider()) == others

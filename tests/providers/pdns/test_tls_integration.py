@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from external_dns.cmd.build_providers import build_pdns
 from external_dns.cmd.config import load_config
-from external_dns.cmd.flags_pdns import build_provider
 from external_dns.providers.pdns import PDNSProvider
 from external_dns.providers.provider import ProviderError, SoftError
 from tests.servers.pdns import PdnsServer
@@ -153,7 +153,7 @@ def provider_from_flags(pdns: PdnsServer, url: str, *flags: str) -> PDNSProvider
     _parser, cfg = load_config(["--source=manifest", "--manifest-dir=/nonexistent", "--provider=pdns",
                                 "--policy=sync", f"--pdns-server={url}", *flags],
                                environ={"EXTERNAL_DNS_PDNS_API_KEY": pdns.api_key})
-    return build_provider(cfg)
+    return build_pdns(cfg)
 
 
 def test_trusted_with_tls_ca(pdns: PdnsServer, pki: dict[str, Path], proxies: dict[str, TLSProxy]) -> None:

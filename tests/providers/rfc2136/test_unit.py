@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from external_dns.cmd.build_providers import build_rfc2136 as build
-from external_dns.cmd.config import build_parser, validate
+from external_dns.cmd.config import build_parser, parse_config, validate
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
@@ -52,13 +52,14 @@ def test_insecure_needs_no_key() -> None:
 
 def test_flags_parse_defaults_alias_and_masking() -> None:
     parser = build_parser()
-    ns = parser.parse(["--source=service", "--provider=rfc2136", "--policy=sync", "--rfc2136-host=10.0.0.1",
+    ns = parse_config(["--source=service", "--provider=rfc2136", "--policy=sync", "--rfc2136-host=10.0.0.1",
                        "--rfc2136-host=10.0.0.2", "--rfc2136-port=5353", "--rfc2136-zone=example.org",
                        "--rfc2136-zone=sub.example.org", "--rfc2136-tsig-keyname=k",
-                       f"--rfc2136-tsig-secret={SECRET}", "--rfc2136-tsig-axfr", "--rfc2136-min-ttl=1m"], environ={})
+                       f"--rfc2136-tsig-secret={SECRET}", "--rfc2136-tsig-axfr", "--rfc2136-min-ttl=1m"], {}, parser)
     validate(ns)
-    assert ns.rfc2136_axfr is True and ns.rfc2136_min_ttl == 60.0 and ns.rfc2136_batch_change_size == 50
-    assert ns.rfc2136_tsig_secret_alg == "hmac-sha256" and ns.rfc2136_load_balancing_strategy == "disabled"
+    assert ns.rfc2136.axfr is True and ns.rfc2136.min_ttl == 60.0 and ns.rfc2136.batch_change_size == 50
+    assert ns.rfc2136.tsig_secret_alg == "hmac-sha256" and ns.rfc2136.load_balancing_strategy == "disabled"
+    assert SECRET not in repr(ns)
     masked = parser.masked(ns)
     assert masked["rfc2136_tsig_secret"] == "******" and SECRET not in str(masked)
     p = build(ns)
@@ -88,17 +89,17 @@ def test_help_does_not_show_secret_values() -> None:
      "--rfc2136-batch-change-size"),
 ])
 def test_flag_validation(args: list[str], needle: str) -> None:
-    ns = build_parser().parse(["--source=service", "--policy=sync", *args], environ={})
+    ns = parse_config(["--source=service", "--policy=sync", *args], {})
     with pytest.raises(ConfigError, match=needle):
         validate(ns)
 
 
 def test_flags_from_environment() -> None:
-    ns = build_parser().parse(["--source=service", "--provider=rfc2136", "--policy=sync"],
-                              environ={"EXTERNAL_DNS_RFC2136_HOST": "a,b", "EXTERNAL_DNS_RFC2136_PORT": "53",
-                                       "EXTERNAL_DNS_RFC2136_INSECURE": "true"})
+    ns = parse_config(["--source=service", "--provider=rfc2136", "--policy=sync"],
+                      {"EXTERNAL_DNS_RFC2136_HOST": "a,b", "EXTERNAL_DNS_RFC2136_PORT": "53",
+                       "EXTERNAL_DNS_RFC2136_INSECURE": "true"})
     validate(ns)
-    assert ns.rfc2136_host == ["a", "b"] and ns.rfc2136_insecure is True
+    assert ns.rfc2136.hosts == ("a", "b") and ns.rfc2136.insecure is True
 
 
 @pytest.mark.parametrize(("rtype", "target", "canonical"), [

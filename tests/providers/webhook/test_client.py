@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from external_dns.cmd.build_providers import build_webhook as build
-from external_dns.cmd.config import build_parser
+from external_dns.cmd.config import parse_config
 from external_dns.controller.outcomes import is_fatal_error
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
@@ -139,8 +139,8 @@ def test_bad_records_answer_names_the_field(scripted: list[ScriptedServer]) -> N
 
 
 def test_build_from_flags(webhook_server: WebhookServer) -> None:
-    cfg = build_parser().parse(["--provider=webhook", f"--webhook-provider-url={webhook_server.url}",
-                                "--webhook-provider-read-timeout=3s", "--webhook-provider-max-body-size=1234"])
+    cfg = parse_config(["--provider=webhook", f"--webhook-provider-url={webhook_server.url}",
+                        "--webhook-provider-read-timeout=3s", "--webhook-provider-max-body-size=1234"], {})
     p = build(cfg)
     assert p.config.read_timeout == 3.0 and p.config.write_timeout == 10.0 and p.config.max_body_size == 1234
     assert p.records() == []

@@ -244,4 +244,4 @@ def test_flag_errors() -> None:
         load_config(["--source=crd", "--provider=inmemory", "--policy=sync", "--crd-source-kind=Other"])
     _parser, cfg = load_config(["--source=service", "--provider=inmemory", "--policy=sync",
                                 "--listen-endpoint-events", "--request-timeout=10s"])
-    assert cfg.listen_endpoint_events is True and cfg.kube_api_request_timeout == 10.0
+    assert cfg.sources.listen_endpoint_events is True and cfg.kube.request_timeout == 10.0
