@@ -222,8 +222,14 @@ def _host_target(token: str, origin: str) -> str:
     return name[:-1] if name != "." else name
 
 
+def _digits(token: str) -> bool:
+    """A decimal number in ASCII digits: `str.isdigit` (and `int`) also take other scripts' digits, which
+    dnspython refuses."""
+    return token.isascii() and token.isdigit()
+
+
 def _u16(token: str) -> int:
-    if not token.isdigit() or int(token) > 65535:
+    if not _digits(token) or int(token) > 65535:
         raise Unusual(f"not a 16-bit number: {token!r}")
     return int(token)
 
@@ -265,7 +271,7 @@ def _rdata_text(rtype: str, rdata: str, origin: str) -> str:
 
 
 def _soa(ttl: int, tokens: list[str], origin: str) -> Soa:
-    if len(tokens) != 7 or not all(t.isdigit() for t in tokens[2:]):
+    if len(tokens) != 7 or not all(_digits(t) for t in tokens[2:]):
         raise Unusual("SOA in an unusual form")
     serial, refresh, retry, expire, minimum = (int(t) for t in tokens[2:])
     if any(v >= 1 << 32 for v in (serial, refresh, retry, expire, minimum)):
@@ -398,7 +404,7 @@ def read_zone_text(text: str, origin: str) -> ZoneData:
             word = first.upper()
             if word == "$ORIGIN" and len(tokens) == 2 and tokens[1].endswith("."):
                 current = _absolute(tokens[1], ".")
-            elif word == "$TTL" and len(tokens) == 2 and tokens[1].isdigit():
+            elif word == "$TTL" and len(tokens) == 2 and _digits(tokens[1]):
                 default_ttl = _ttl(tokens[1])
             else:
                 raise Unusual(f"directive {' '.join(tokens)!r}")
@@ -414,7 +420,7 @@ def read_zone_text(text: str, origin: str) -> ZoneData:
         while i < len(tokens):
             tok = tokens[i]
             i += 1
-            if tok.isdigit() and ttl is None:
+            if _digits(tok) and ttl is None:
                 ttl = _ttl(tok)
             elif tok.upper() in _CLASSES:
                 if tok.upper() != "IN":

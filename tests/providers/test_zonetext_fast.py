@@ -63,7 +63,9 @@ def test_simple_lines_read_like_dnspython(lines: list[tuple[str, str, int, tuple
 
 
 @pytest.mark.parametrize("bad", ['www 300 IN A "10.0.0.1"', "www 2147483648 IN A 10.0.0.1",
-                                 "www 300 IN TXT 10.0.0.1x", "www 300 IN A \u0661.2.3.4"])
+                                 "www 300 IN TXT 10.0.0.1x", "www 300 IN A \u0661.2.3.4",
+                                 "www \u0661\u0662 IN A 10.0.0.1", "www 300 IN MX \u0661 mx.example.org.",
+                                 "$TTL \u0661\u0662\nwww IN A 10.0.0.1", "www 300 IN SRV \u0661 1 1 x.example.org."])
 def test_simple_looking_lines_that_are_not(bad: str) -> None:
     """Refused (`Unusual`, so dnspython reads the file and reports it) or read as dnspython reads them."""
     text = text_of([]) + bad + "\n"
