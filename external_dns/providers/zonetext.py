@@ -38,12 +38,14 @@ _CLASSES = frozenset({"IN", "CH", "CHAOS", "HS", "HESIOD", "NONE", "ANY"})
 _NAME = re.compile(rf"{UNESCAPED_NAME_TEXT}\.?|@|\.")
 # One token of a logical line: a quoted string (escapes inside), a parenthesis, a comment, a word.
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[()]|;[^\n]*|[^\s"();]+|"')
-# TXT character-strings that read back unchanged: printable ASCII without quote or backslash, at most 255
-# bytes; a run of them separated by single blanks is already in dnspython's text form.
-_PLAIN_QUOTED_RUN = re.compile(r'"[ !#-\[\]-~]{0,255}"(?: "[ !#-\[\]-~]{0,255}")*')
+# A TXT character-string that reads back unchanged: printable ASCII without quote or backslash, at most 255
+# bytes; a run of them, quoted and separated by single blanks, is already in dnspython's text form.
+PLAIN_STRING_TEXT = r"[ !#-\[\]-~]{0,255}"
+_PLAIN_QUOTED_RUN_TEXT = rf'"{PLAIN_STRING_TEXT}"(?: "{PLAIN_STRING_TEXT}")*'
+_PLAIN_QUOTED_RUN = re.compile(_PLAIN_QUOTED_RUN_TEXT)
 # A line exactly as `render_zone_text` writes A and TXT records: read with one match.
 _FAST_LINE = re.compile(
-    rf'({UNESCAPED_NAME_TEXT}|@) ([0-9]{{1,10}}) IN (A|TXT) ({IPV4_TEXT}|"[ !#-\[\]-~]{{0,255}}"(?: "[ !#-\[\]-~]{{0,255}}")*)')
+    rf"({UNESCAPED_NAME_TEXT}|@) ([0-9]{{1,10}}) IN (A|TXT) ({IPV4_TEXT}|{_PLAIN_QUOTED_RUN_TEXT})")
 _TYPE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 MAX_NAME = 255
 

@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING
 from external_dns.endpoint.names import IPV4, UNESCAPED_NAME
 from external_dns.endpoint.zones import normalize_zone
 from external_dns.providers.errors import ProviderError
-from external_dns.providers.zonetext import NAME_TERMINATED
+from external_dns.providers.zonetext import NAME_TERMINATED, PLAIN_STRING_TEXT
 
 if TYPE_CHECKING:
     import dns.rdata
 
 ZONEFILE_RECORD_TYPES = ("A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR", "CAA", "NAPTR", "DNAME")
 _HOST_TYPES = frozenset({"CNAME", "NS", "PTR", "DNAME"})
-_PLAIN_TXT = re.compile(r"[ !#-\[\]-~]{0,255}")
-_PLAIN_QUOTED_TXT = re.compile(r'"[ !#-\[\]-~]{0,255}"')
+_PLAIN_TXT = re.compile(PLAIN_STRING_TEXT)
+_PLAIN_QUOTED_TXT = re.compile(f'"{PLAIN_STRING_TEXT}"')
 
 
 def target_to_rdata(record_type: str, target: str) -> dns.rdata.Rdata:
