@@ -1,1 +1,2 @@
-"""Small helpers shared by several test packages (thread-leak checks, running the CLI)."""
+"""Small helpers shared by several test packages: endpoints as tests spell them (`endpoints.ep`), a source of
+fixed endpoints (`sources.StaticSource`), thread-leak checks, running the CLI."""

@@ -31,8 +31,8 @@ from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.registry.admission import ownership_problem
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
 from external_dns.sources.wrappers import MultiSource
+from tests.helpers.sources import StaticSource
 from tests.hostile.helpers import checkzone
 from tests.servers.bind import BindServer
 
@@ -104,21 +104,12 @@ def endpoints(draw: st.DrawFn) -> Endpoint:
 batches = st.lists(endpoints(), min_size=1, max_size=8)
 
 
-class StaticSource(Source):
-    def __init__(self) -> None:
-        self.items: list[Endpoint] = []
-
-    def endpoints(self) -> list[Endpoint]:
-        return [ep.copy() for ep in self.items]
-
-
 def _key(ep: Endpoint) -> tuple[str, str]:
     return (normalize_dns_name(ep.dns_name).rstrip("."), ep.record_type)
 
 
 def _sync(provider: Provider, desired: Sequence[Endpoint]) -> TXTRegistry:
-    static = StaticSource()
-    static.items = list(desired)
+    static = StaticSource(list(desired))
     registry = TXTRegistry(provider, owner_id=OWNER, managed_record_types=KNOWN_RECORD_TYPES)
     controller = Controller(MultiSource([static]), registry, "sync", managed_record_types=KNOWN_RECORD_TYPES)
     controller.run_once()  # raises on any provider error (a refused UPDATE, an unwritable zone)

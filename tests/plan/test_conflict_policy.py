@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import structlog
 
-from external_dns.endpoint import Endpoint, ProviderSpecificProperty, Targets
+from external_dns.endpoint import Endpoint, ProviderSpecificProperty
 from external_dns.plan import (
     POLICIES,
     Changes,
@@ -19,12 +19,7 @@ from external_dns.plan import (
     should_update_ttl,
     targets_changed,
 )
-
-
-def ep(name: str, rtype: str, *targets: str, resource: str = "", ttl: int = 0) -> Endpoint:
-    labels = {"resource": resource} if resource else {}
-    return Endpoint(name, rtype, Targets(targets), ttl, labels=labels)
-
+from tests.helpers.endpoints import ep
 
 # -- PerResource ------------------------------------------------------------------------------------------------
 

@@ -10,18 +10,17 @@ from pathlib import Path
 import pytest
 
 from external_dns.controller.controller import Controller, RunOnceError
-from external_dns.endpoint.endpoint import Endpoint, new_endpoint
+from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.plan.output.live import LivePlanOutputs
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers import endpoints
+from tests.helpers.sources import StaticSource
 
 
 def ep(name: str, target: str) -> Endpoint:
-    e = new_endpoint(name, "A", target)
-    assert e is not None
-    return e
+    return endpoints.ep(name, "A", target)
 
 
 def creates(*names: str) -> Changes:
@@ -68,19 +67,11 @@ def test_log_alone_adds_nothing_and_a_bad_file_never_breaks_a_sync(tmp_path: Pat
     out("a.test", creates("x.a.test"), [], [])  # logged, not raised
 
 
-class ListSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.desired = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        return [e.copy() for e in self.desired]
-
-
 @pytest.mark.parametrize("dry_run", [False, True])
 def test_a_refused_plan_is_still_written(tmp_path: Path, dry_run: bool) -> None:
     md = tmp_path / "plan.md"
     provider = InMemoryProvider(["a.test"])
-    controller = Controller(ListSource([ep("x.a.test", "192.0.2.7")]), TXTRegistry(provider, owner_id="live"),
+    controller = Controller(StaticSource([ep("x.a.test", "192.0.2.7")]), TXTRegistry(provider, owner_id="live"),
                             "sync", dry_run=dry_run)
     controller.plan_observers.append(LivePlanOutputs(["log"], {"markdown": str(md)}, owner_id="live"))
 

@@ -14,17 +14,16 @@ import pytest
 from markdown_it import MarkdownIt
 
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.plan.output import FORMATS, ZonePlan, emit_outputs, render
+from tests.helpers import endpoints
 
 GOLDEN = Path(__file__).parent / "golden"
 EXTENSIONS = {"log": "txt", "markdown": "md", "html": "html", "json": "json"}
 
 
 def ep(name: str, rtype: str, ttl: int, *targets: str, set_id: str = "") -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl, set_identifier=set_id,
-                    labels={"owner": "golden", "resource": "service/default/web"})
+    return endpoints.ep(name, rtype, *targets, ttl=ttl, set_id=set_id, owner="golden", resource="service/default/web")
 
 
 def fixed_plan() -> list[ZonePlan]:

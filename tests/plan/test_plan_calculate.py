@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import pytest
 from prometheus_client import REGISTRY
@@ -13,32 +13,12 @@ from external_dns.endpoint import (
     Endpoint,
     MatchAllDomainFilters,
     ProviderSpecificProperty,
-    Targets,
 )
 from external_dns.plan import POLICIES, Changes, Plan
+from tests.helpers.endpoints import ep
 
 OWNER = "owner"
 RESOURCE = "resource"
-
-
-def ep(
-    name: str,
-    rtype: str,
-    *targets: str,
-    ttl: int = 0,
-    set_id: str = "",
-    labels: dict[str, str] | None = None,
-    ps: Iterable[tuple[str, str]] = (),
-) -> Endpoint:
-    return Endpoint(
-        dns_name=name,
-        record_type=rtype,
-        targets=Targets(targets),
-        record_ttl=ttl,
-        set_identifier=set_id,
-        labels=dict(labels or {}),
-        provider_specific=[ProviderSpecificProperty(n, v) for n, v in ps],
-    )
 
 
 def fp(e: Endpoint) -> tuple[object, ...]:

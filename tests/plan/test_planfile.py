@@ -21,11 +21,11 @@ from external_dns.plan.planfile import (
     loads,
     state_checksum,
 )
+from tests.helpers import endpoints
 
 
 def ep(name: str, rtype: str = "A", *targets: str, ttl: int = 300) -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets or ("10.0.0.1",)), record_ttl=ttl,
-                    labels={"owner": "o1", "resource": "service/default/web"})
+    return endpoints.ep(name, rtype, *(targets or ("10.0.0.1",)), ttl=ttl, owner="o1", resource="service/default/web")
 
 
 def provider_state() -> list[Endpoint]:

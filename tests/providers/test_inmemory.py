@@ -7,7 +7,6 @@ import pytest
 from external_dns.cmd.build_providers import build_inmemory
 from external_dns.cmd.config import parse_config
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.errors import (
     ChangeError,
@@ -18,10 +17,7 @@ from external_dns.providers.errors import (
 from external_dns.providers.inmemory import InMemoryProvider, ZoneAlreadyExistsError, ZoneNotFoundError
 from external_dns.providers.provider import CachedProvider, zone_for_name
 from external_dns.workqueue import FakeClock
-
-
-def ep(name: str, rtype: str, *targets: str, set_id: str = "", ttl: int = 0) -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), set_identifier=set_id, record_ttl=ttl)
+from tests.helpers.endpoints import ep
 
 
 def keys(eps: list[Endpoint]) -> set[tuple[str, str, str, tuple[str, ...]]]:

@@ -17,7 +17,6 @@ from external_dns.cmd.build_providers import build_zonefile
 from external_dns.cmd.config import parse_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.errors import (
     InvalidBatchRequestError,
@@ -30,12 +29,9 @@ from external_dns.providers.zonefile import (
     canonical_target,
     zone_from_filename,
 )
+from tests.helpers.endpoints import ep
 
 ZONE = "example.org"
-
-
-def ep(name: str, rtype: str, *targets: str, ttl: int = 0, set_id: str = "") -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl, set_identifier=set_id)
 
 
 def by_key(eps: list[Endpoint]) -> dict[tuple[str, str], Endpoint]:

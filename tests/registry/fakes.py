@@ -7,6 +7,7 @@ from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, ProviderError
+from tests.helpers import endpoints
 
 Key = tuple[str, str, str]
 
@@ -54,15 +55,10 @@ class DictProvider(Provider):
 
 def ep(name: str, rtype: str, *targets: str, owner: str | None = None, resource: str | None = None,
        set_id: str = "", **props: str) -> Endpoint:
-    """An endpoint with optional owner / resource labels and provider-specific properties."""
-    e = Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), set_identifier=set_id)
-    if owner is not None:
-        e.labels["owner"] = owner
-    if resource is not None:
-        e.labels["resource"] = resource
-    for k, v in props.items():
-        e.set_provider_specific_property(k.replace("__", "/"), v)
-    return e
+    """An endpoint with optional owner / resource labels and provider-specific properties (`alias="true"`;
+    `__` in a name stands for `/`)."""
+    return endpoints.ep(name, rtype, *targets, set_id=set_id, owner=owner, resource=resource,
+                        provider_specific=[(k.replace("__", "/"), v) for k, v in props.items()])
 
 
 def txt(name: str, value: str, set_id: str = "") -> Endpoint:

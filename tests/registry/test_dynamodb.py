@@ -19,20 +19,12 @@ from external_dns.providers.aws import AWSConfig, AWSProvider
 from external_dns.registry.dynamodb import DynamoDBRegistry, DynamoDBTableError, item_key, split_key
 from external_dns.registry.registry import Registry
 from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers.sources import StaticSource
 
 pytestmark = pytest.mark.integration
 ONE_ATTEMPT = botocore.config.Config(retries={"max_attempts": 1, "mode": "standard"})
 TABLE = "external-dns"
 MANAGED = ("A", "AAAA", "CNAME", "TXT")
-
-
-class StaticSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.eps = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        return [ep.copy() for ep in self.eps]
 
 
 def ep(name: str, *targets: str, rtype: str = "A", resource: str = "service/default/web", **kw: Any) -> Endpoint:

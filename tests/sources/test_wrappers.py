@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,10 +17,10 @@ from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import Endpoint, ProviderSpecificProperty
 from external_dns.endpoint.target_filter import TargetNetFilter
-from external_dns.endpoint.targets import Targets
 from external_dns.sources.manifest import ManifestSource
 from external_dns.sources.source import Source
 from external_dns.sources.wrappers import MultiSource, PostProcessorSource, TargetFilterSource
+from tests.helpers import endpoints
 from tests.sources.helpers import summary
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,8 +38,7 @@ class Static(Source):
         self.handlers.append(handler)
 
 
-def ep(name: str, rtype: str, *targets: str, ttl: int = 0, resource: str = "service/ns/x") -> Endpoint:
-    return Endpoint(name, rtype, Targets(targets), record_ttl=ttl, labels={"resource": resource})
+ep = partial(endpoints.ep, resource="service/ns/x")
 
 
 def gauge(name: str, record_type: str, source_type: str) -> float | None:

@@ -14,22 +14,11 @@ from external_dns.endpoint.endpoint import Endpoint
 from external_dns.providers.aws import AWSProvider
 from external_dns.providers.aws.pinning import HOSTED_ZONE_ID
 from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers.sources import StaticSource
 from tests.providers.aws.conftest import E, by_name_type, create_zone
 
 pytestmark = pytest.mark.integration
 MANAGED = ("A", "AAAA", "CNAME", "TXT")
-
-
-class StaticSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.eps = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        return [e.copy() for e in self.eps]
-
-    def add_event_handler(self, handler: Callable[[], None]) -> None:
-        del handler
 
 
 def controller(provider: AWSProvider, endpoints: list[Endpoint]) -> Controller:

@@ -16,19 +16,11 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.aws import AWSProvider
 from external_dns.providers.provider import SoftError
 from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers.sources import StaticSource
 from tests.providers.aws.conftest import E, by_name_type, create_zone, record_calls, rrsets
 
 pytestmark = pytest.mark.integration
 MakeProvider = Callable[..., AWSProvider]
-
-
-class StaticSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.eps = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        return [ep.copy() for ep in self.eps]
 
 
 def controller(provider: AWSProvider, endpoints: list[Endpoint], owner: str = "default",

@@ -13,17 +13,13 @@ import pytest
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.limits import MAX_TXT_OCTETS
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.pdns import PDNSProvider
 from tests.helpers.cli import run_cli
+from tests.helpers.endpoints import ep
 from tests.servers.pdns import PdnsServer
 
 pytestmark = pytest.mark.integration
-
-
-def ep(name: str, rtype: str, *targets: str) -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(list(targets)))
 
 
 def txt_strings(srv: PdnsServer, name: str) -> list[list[bytes]]:

@@ -9,6 +9,7 @@ lost), the domain filter and the zone-list cache.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,9 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.pdns import PDNSAuthError, PDNSProvider
 from external_dns.providers.provider import ProviderError, SoftError
 from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers import endpoints
 from tests.helpers.cli import run_cli
+from tests.helpers.sources import StaticSource
 from tests.providers.pdns.conftest import make_provider
 from tests.servers.pdns import PdnsServer, start_pdns
 
@@ -30,17 +32,7 @@ pytestmark = pytest.mark.integration
 MANAGED = ["A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR", "CAA"]
 
 
-class StaticSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.items = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        return [e.copy() for e in self.items]
-
-
-def ep(name: str, rtype: str, *targets: str, ttl: int = 0) -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl,
-                    labels={"resource": "service/default/web"})
+ep = partial(endpoints.ep, resource="service/default/web")
 
 
 def sync(provider: PDNSProvider, desired: list[Endpoint], owner: str = "default", **txt: str) -> Changes:

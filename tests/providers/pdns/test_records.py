@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from external_dns.endpoint.endpoint import Endpoint, ProviderSpecificProperty
-from external_dns.endpoint.targets import Targets
 from external_dns.providers.pdns.records import (
     InvalidRecordError,
     canonical_name,
@@ -18,10 +17,7 @@ from external_dns.providers.pdns.records import (
     rrset_delete,
     rrset_replace,
 )
-
-
-def ep(name: str, rtype: str, *targets: str, ttl: int = 0) -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl)
+from tests.helpers.endpoints import ep
 
 
 @pytest.mark.parametrize(("value", "quoted"), [

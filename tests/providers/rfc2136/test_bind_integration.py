@@ -9,23 +9,18 @@ from pathlib import Path
 import pytest
 
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import Plan
 from external_dns.providers.provider import ProviderError, SoftError
 from external_dns.providers.rfc2136 import RFC2136Provider
 from external_dns.providers.rfc2136.transport import TsigRejected, Unreachable
+from tests.helpers.endpoints import ep
 from tests.providers.rfc2136.conftest import sent_messages
 from tests.servers.bind import TSIG_ALGORITHMS, BindServer
 
 pytestmark = pytest.mark.integration
 
 ALL_TYPES = ["A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR", "DNAME", "NAPTR"]
-
-
-def ep(name: str, rtype: str, *targets: str, ttl: int = 0, labels: dict[str, str] | None = None) -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl,
-                    labels=dict(labels or {}))
 
 
 def by_key(endpoints: list[Endpoint]) -> dict[tuple[str, str], Endpoint]:

@@ -8,16 +8,17 @@ secret (clear error, nothing written).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
 from external_dns.controller.controller import Controller, RunOnceError, is_soft_error
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.providers.rfc2136 import RFC2136Provider
 from external_dns.providers.rfc2136.transport import TsigRejected
 from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers import endpoints
+from tests.helpers.sources import StaticSource
 from tests.providers.rfc2136.conftest import sent_messages
 from tests.servers.bind import BindServer
 
@@ -25,17 +26,7 @@ pytestmark = pytest.mark.integration
 MANAGED = ["A", "AAAA", "CNAME", "TXT", "MX", "SRV"]
 
 
-class StaticSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.items = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        return [e.copy() for e in self.items]
-
-
-def ep(name: str, rtype: str, *targets: str, ttl: int = 0, resource: str = "service/default/web") -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl,
-                    labels={"resource": resource})
+ep = partial(endpoints.ep, resource="service/default/web")
 
 
 def controller(provider: RFC2136Provider, desired: list[Endpoint], owner: str = "default") -> Controller:

@@ -7,11 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.rfc2136 import RFC2136Provider
 from external_dns.providers.rfc2136.provider import ZONE_READS
+from tests.helpers.endpoints import ep
 from tests.providers.rfc2136.conftest import make_config
 from tests.servers.bind import BindServer, running_bind
 
@@ -25,10 +24,6 @@ def reads(kind: str) -> float:
 
 def state(p: RFC2136Provider) -> set[tuple[str, str, int, tuple[str, ...]]]:
     return {(e.dns_name, e.record_type, e.record_ttl, tuple(sorted(e.targets))) for e in p.records()}
-
-
-def ep(name: str, rtype: str, *targets: str, ttl: int = 0) -> Endpoint:
-    return Endpoint(name, rtype, Targets(targets), ttl)
 
 
 def test_unchanged_zone_is_not_transferred_again(make_provider: Callable[..., RFC2136Provider]) -> None:

@@ -18,20 +18,14 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from external_dns.cmd.config import load_config
-from external_dns.endpoint.endpoint import Endpoint, new_endpoint
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import SoftError
 from external_dns.providers.rfc2136 import RFC2136Provider
 from external_dns.providers.rfc2136.config import RFC2136ConfigError
+from tests.helpers.endpoints import ep
 from tests.servers.bind import BindServer
 
 pytestmark = pytest.mark.integration
-
-
-def ep(name: str, rtype: str, *targets: str) -> Endpoint:
-    e = new_endpoint(name, rtype, *targets)
-    assert e is not None
-    return e
 
 
 def self_signed(directory: Path, name: str) -> tuple[Path, Path]:

@@ -5,21 +5,20 @@ AXFR, and its journal names exactly the names that moved; the TXT registry's per
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
-from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.rfc2136 import RFC2136Provider
 from external_dns.registry.txt import TXTRegistry
+from tests.helpers import endpoints
 from tests.servers.bind import BindServer
 
 pytestmark = pytest.mark.integration
 
 
-def ep(name: str, rtype: str, *targets: str, ttl: int = 60) -> Endpoint:
-    return Endpoint(name, rtype, Targets(targets), ttl)
+ep = partial(endpoints.ep, ttl=60)
 
 
 def by_name(p: RFC2136Provider, zone: str) -> set[tuple[str, str, int, tuple[str, ...]]]:

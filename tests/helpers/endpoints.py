@@ -1,0 +1,28 @@
+"""Endpoints as tests spell them: `ep("www.example.org", "A", "192.0.2.1", ttl=60, resource="service/default/web")`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from external_dns.endpoint.endpoint import (
+    OWNER_LABEL_KEY,
+    RESOURCE_LABEL_KEY,
+    Endpoint,
+    ProviderSpecificProperty,
+)
+from external_dns.endpoint.targets import Targets
+
+
+def ep(name: str, rtype: str = "A", *targets: str, ttl: int = 0, set_id: str = "",
+       labels: Mapping[str, str] | None = None, owner: str | None = None, resource: str | None = None,
+       provider_specific: Iterable[tuple[str, str]] = ()) -> Endpoint:
+    """A fresh endpoint, built field by field (no trimming, no checks: tests also build bad ones). Labels are
+    `labels`, then the `owner` and `resource` labels when given."""
+    out = Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl,
+                   set_identifier=set_id, labels=dict(labels or {}),
+                   provider_specific=[ProviderSpecificProperty(n, v) for n, v in provider_specific])
+    if owner is not None:
+        out.labels[OWNER_LABEL_KEY] = owner
+    if resource is not None:
+        out.labels[RESOURCE_LABEL_KEY] = resource
+    return out
