@@ -21,6 +21,8 @@ Follows Cloudflare's published API reference for `GET /zones`, `GET /zones/{id}`
 - batch: executed in the reference's order (deletes, patches, puts, posts) in one transaction: any failing
   operation rolls the whole batch back (400 with that operation's error); at most `batch_limit` operations
   (200, the free plan's limit);
+- regional hostnames (`/zones/{id}/addressing/regional_hostnames[/{hostname}]`, Data Localization Suite): list
+  (one page), create, edit, get, delete; region keys of `REGION_KEYS`, hostnames inside the zone;
 - rate limiting: 429 code 971 with `Retry-After` (`throttle()` in httpfake.py); injected 5xx mid-batch leave the
   batch unapplied (it is one transaction).
 
@@ -48,6 +50,7 @@ EXTRA_FIELDS = {"MX": {"priority"}, "URI": {"priority", "data"}, "SRV": {"data"}
                 "NAPTR": {"data"}, "DS": {"data"}, "HTTPS": {"data"}, "SVCB": {"data"}, "TLSA": {"data"},
                 "LOC": {"data"}, "CERT": {"data"}, "DNSKEY": {"data"}, "SMIMEA": {"data"}, "SSHFP": {"data"}}
 SRV_DATA = frozenset(("priority", "weight", "port", "target"))
+REGION_KEYS = frozenset(("us", "eu", "ca", "au", "in", "jp", "sg", "kr", "uk"))
 MAX_TXT = 2048
 _HOST = re.compile(r"^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.?$")
 
@@ -65,6 +68,7 @@ class Zone:
     paid: bool = False
     records: dict[str, dict[str, Any]] = field(default_factory=dict)  # record id -> record
     by_name: dict[str, set[str]] = field(default_factory=dict)  # name -> record ids (conflict checks)
+    regional: dict[str, dict[str, Any]] = field(default_factory=dict)  # hostname -> regional hostname
 
     _sorted: list[dict[str, Any]] | None = None  # the listing order, kept until the next write
 
@@ -194,6 +198,8 @@ class CloudflareFake(FakeAPI):
                 return _ok(self._batch(zone, _body(request)))
             if len(rest) == 2 and rest[0] == "dns_records":
                 return self._one_record(zone, rest[1], request)
+            if rest[:2] == ["addressing", "regional_hostnames"]:
+                return self._regional(zone, rest[2] if len(rest) == 3 else None, request)
         raise APIError(404, 7003, f"Could not route to {request.path}, perhaps your object identifier is invalid?")
 
     # -- zones ----------------------------------------------------------------------------------------------
@@ -211,6 +217,46 @@ class CloudflareFake(FakeAPI):
         name = request.arg("name")
         zones = sorted((z for z in self.zones.values() if name is None or z.name == name), key=lambda z: z.name)
         return _page([self._zone_json(z) for z in zones], page, per_page)
+
+    # -- regional hostnames ---------------------------------------------------------------------------------
+    def _regional(self, zone: Zone, hostname: str | None, request: Request) -> Reply:
+        if hostname is None:
+            if request.method == "GET":
+                return _ok(sorted(zone.regional.values(), key=lambda h: h["hostname"]))
+            if request.method == "POST":
+                body = _body(request)
+                if not isinstance(body, dict) or set(body) - {"hostname", "region_key", "routing"}:
+                    raise APIError(400, 1000, "Invalid regional hostname body")
+                name = str(body.get("hostname", "")).lower().rstrip(".")
+                if name != zone.name and not name.endswith("." + zone.name):
+                    raise APIError(400, 1001, f"Hostname {name} is not in zone {zone.name}")
+                if name in zone.regional:
+                    raise APIError(400, 1002, f"A regional hostname for {name} already exists")
+                zone.regional[name] = {"hostname": name, "region_key": self._region(body.get("region_key")),
+                                       "routing": body.get("routing", "dns"), "created_on": _now()}
+                return _ok(zone.regional[name])
+            raise APIError(405, 10000, "Method not allowed")
+        current = zone.regional.get(hostname.lower())
+        if current is None:
+            raise APIError(404, 1003, f"Regional hostname {hostname} not found")
+        if request.method == "GET":
+            return _ok(current)
+        if request.method == "PATCH":
+            body = _body(request)
+            if not isinstance(body, dict) or set(body) != {"region_key"}:
+                raise APIError(400, 1000, "Only region_key can be edited")
+            current["region_key"] = self._region(body["region_key"])
+            return _ok(current)
+        if request.method == "DELETE":
+            del zone.regional[hostname.lower()]
+            return _ok(None)
+        raise APIError(405, 10000, "Method not allowed")
+
+    @staticmethod
+    def _region(key: Any) -> str:
+        if key not in REGION_KEYS:
+            raise APIError(400, 1004, f"Invalid region_key {key!r}")
+        return str(key)
 
     # -- records --------------------------------------------------------------------------------------------
     def _list_records(self, zone: Zone, request: Request) -> Reply:

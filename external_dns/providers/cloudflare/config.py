@@ -64,6 +64,8 @@ class CloudflareConfig:
     proxied_by_default: bool = False  # --cloudflare-proxied
     per_page: int = DEFAULT_PER_PAGE  # --cloudflare-dns-records-per-page
     comment: str = ""  # --cloudflare-record-comment
+    regional_services: bool = False  # --cloudflare-regional-services
+    region_key: str = ""  # --cloudflare-region-key (enables regional services when set)
     batch_change_size: int = MIN_BATCH  # --batch-change-size
     batch_change_interval: float = 0.0  # --batch-change-interval, between batch requests of one zone
     annotation_prefix: str = DEFAULT_ANNOTATION_PREFIX
@@ -84,6 +86,14 @@ class CloudflareConfig:
     @property
     def tags_key(self) -> str:
         return self.annotation_prefix + "cloudflare-tags"
+
+    @property
+    def region_key_prop(self) -> str:
+        return self.annotation_prefix + "cloudflare-region-key"
+
+    @property
+    def regional(self) -> bool:
+        return self.regional_services or bool(self.region_key)
 
     @property
     def prefix_key(self) -> str:

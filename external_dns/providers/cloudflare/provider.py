@@ -41,6 +41,8 @@ from external_dns.providers.apizones import (
 )
 from external_dns.providers.cloudflare.config import MIN_BATCH, CloudflareConfig
 from external_dns.providers.cloudflare.records import (
+    REGIONAL,
+    REGIONAL_TYPES,
     InvalidRecordError,
     body_matches,
     endpoints_at,
@@ -174,14 +176,33 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
     # -- reading --------------------------------------------------------------------------------------------
     def _list_records(self, zone: CFZone) -> Iterable[Record]:
         per_page = max(MIN_PER_PAGE, self.config.per_page)
-        return self._pages(lambda page: self.client.dns.records.with_raw_response.list(
+        yield from self._pages(lambda page: self.client.dns.records.with_raw_response.list(
             zone_id=zone.id, page=page, per_page=per_page), f"listing records of zone {zone.name}")
+        if self.config.regional:  # one more request: the zone's regional hostnames (a single page)
+            try:
+                data = self.client.addressing.regional_hostnames.with_raw_response.list(
+                    zone_id=zone.id).http_response.json()
+            except Exception as exc:
+                raise _api_error(f"listing regional hostnames of zone {zone.name}", exc) from None
+            yield from (_regional(h) for h in data.get("result") or [])
 
     def _read_name(self, zone: CFZone, name: str) -> list[Record]:
         per_page = max(MIN_PER_PAGE, self.config.per_page)
-        return list(self._pages(lambda page: self.client.dns.records.with_raw_response.list(
+        out = list(self._pages(lambda page: self.client.dns.records.with_raw_response.list(
             zone_id=zone.id, name={"exact": name_key(name)}, page=page, per_page=per_page),
             f"reading {name} in zone {zone.name}"))
+        if self.config.regional:
+            import cloudflare
+
+            try:
+                data = self.client.addressing.regional_hostnames.with_raw_response.get(
+                    name_key(name), zone_id=zone.id).http_response.json()
+                out.append(_regional(data.get("result") or {}))
+            except cloudflare.NotFoundError:
+                pass
+            except Exception as exc:
+                raise _api_error(f"reading the regional hostname {name} in zone {zone.name}", exc) from None
+        return out
 
     def _record_name(self, record: Record) -> str:
         return str(record.get("name", ""))
@@ -204,7 +225,10 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
                 ep.record_ttl = 0
             ep.set_provider_specific_property(cfg.proxied_key, "true" if proxied else "false")
             ep.delete_provider_specific_property(cfg.prefix_key + "custom-hostname")
-            ep.delete_provider_specific_property(cfg.prefix_key + "region-key")
+            if not cfg.regional or ep.record_type not in REGIONAL_TYPES:
+                ep.delete_provider_specific_property(cfg.region_key_prop)
+            elif ep.get_provider_specific_property(cfg.region_key_prop) is None:
+                ep.set_provider_specific_property(cfg.region_key_prop, cfg.region_key)
             tags = ep.get_provider_specific_property(cfg.tags_key)
             if tags is not None:
                 ep.set_provider_specific_property(cfg.tags_key, ",".join(parse_tags(tags)))
@@ -247,6 +271,8 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
         for ep in changes.create:
             plan(ep, self._create_ops(ep, refused))
         soft: list[str] = []
+        if self.config.regional:
+            refused += self._regional_changes(changes)
         for zone in sorted(per_zone, key=lambda z: z.name):
             groups = [g for _, g in sorted(per_zone[zone].items())]
             bad = [g for g in groups if any(op.action == "invalid" for op in g.ops)]
@@ -336,6 +362,51 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
                 ops.append(_Op("put", new.dns_name, {"id": record["id"], **body}))
         return ops
 
+    def _regional_changes(self, changes: Changes) -> list[str]:
+        """Regional hostnames in step with the plan (external-dns's regional services): the region key of every
+        created or updated A/AAAA/CNAME name, none for a deleted one; one request per hostname that differs.
+        Returns the refusals; sent before the records, as the records' batches do not touch them."""
+        key = self.config.region_key_prop
+        desired: dict[str, str] = {}
+        for ep in changes.delete:
+            if ep.record_type in REGIONAL_TYPES:
+                desired.setdefault(name_key(ep.dns_name), "")
+        for ep in [*changes.create, *changes.update_new]:
+            if ep.record_type in REGIONAL_TYPES:
+                desired[name_key(ep.dns_name)] = ep.get_provider_specific_property(key) or self.config.region_key
+        refused: list[str] = []
+        for name, region in sorted(desired.items()):
+            zone = self.zone_of(name)
+            if zone is None:
+                continue
+            current = next((str(r.get("region_key", "")) for r in self.current_at(zone, name)
+                            if r.get("type") == REGIONAL), None)
+            if (current or "") == region:
+                continue
+            log.info("Changing regional hostname.", hostname=name, region_key=region, zone=zone.name,
+                     action="DELETE" if not region else "CREATE" if current is None else "UPDATE")
+            if self.config.dry_run:
+                continue
+            hostnames = self.client.addressing.regional_hostnames.with_raw_response
+            try:
+                if not region:
+                    hostnames.delete(name, zone_id=zone.id)
+                elif current is None:
+                    hostnames.create(zone_id=zone.id, hostname=name, region_key=region)
+                else:
+                    hostnames.edit(name, zone_id=zone.id, region_key=region)
+            except Exception as exc:
+                error = _api_error(f"regional hostname {name}", exc)
+                if isinstance(error, APIAuthError | SoftError):
+                    raise error from None
+                self.mark_dirty(zone, {name})
+                refused.append(f"zone {zone.name}: regional hostname {name}: {error}")
+                continue
+            others = [r for r in self.kept_at(zone, name) or [] if r.get("type") != REGIONAL]
+            if self.kept_at(zone, name) is not None:
+                self.store(zone, name, others + ([_regional({"hostname": name, "region_key": region})] if region else []))
+        return refused
+
     def _submit_zone(self, zone: CFZone, groups: list[WriteGroup[_Op]]) -> list[str]:
         """Send one zone's groups in batch requests; returns the refusals."""
         if not groups:
@@ -395,6 +466,11 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
             kept = [r for r in records if str(r.get("id")) not in gone and str(r.get("id")) not in ids]
             kept += [r for r in written if name_key(str(r.get("name", ""))) == name]
             self.store(zone, name, kept)
+
+
+def _regional(raw: Record) -> Record:
+    """A regional hostname kept beside the records of its name, as a pseudo-record."""
+    return {"type": REGIONAL, "name": name_key(str(raw.get("hostname", ""))), "region_key": raw.get("region_key", "")}
 
 
 def _unchanged(old: Endpoint, new: Endpoint) -> bool:

@@ -21,6 +21,8 @@ FREE_COMMENT_MAX, PAID_COMMENT_MAX = 100, 500
 PROXIABLE = frozenset(("A", "AAAA", "CNAME"))
 # Read and written: external-dns's supported types plus MX (cloudflare provider SupportedAdditionalRecordTypes).
 READ_TYPES = frozenset(("A", "AAAA", "CNAME", "SRV", "TXT", "NS", "MX", "PTR", "NAPTR"))
+REGIONAL_TYPES = frozenset(("A", "AAAA", "CNAME"))  # the types a regional hostname applies to
+REGIONAL = "_regional_hostname"  # the type of the pseudo-record a regional hostname is kept as
 
 
 class InvalidRecordError(ValueError):
@@ -44,6 +46,7 @@ def record_target(record: dict[str, Any]) -> str:
 def endpoints_at(records: list[dict[str, Any]], config: CloudflareConfig) -> list[Endpoint]:
     """One endpoint per type of the records at one name."""
     by_type: dict[str, list[dict[str, Any]]] = {}
+    regional = next((r for r in records if r.get("type") == REGIONAL), None)
     for record in records:
         if record.get("type") in READ_TYPES:
             by_type.setdefault(str(record["type"]), []).append(record)
@@ -59,6 +62,9 @@ def endpoints_at(records: list[dict[str, Any]], config: CloudflareConfig) -> lis
         tags = first.get("tags")
         if isinstance(tags, list) and tags:
             ep.set_provider_specific_property(config.tags_key, ",".join(sorted(str(t) for t in tags)))
+        if config.regional and rtype in REGIONAL_TYPES:  # as external-dns: "" when the name has none
+            ep.set_provider_specific_property(config.region_key_prop,
+                                              str(regional.get("region_key", "")) if regional else "")
         out.append(ep)
     return out
 

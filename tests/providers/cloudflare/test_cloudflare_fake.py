@@ -229,3 +229,24 @@ def test_soft_error_type(fake: CloudflareFake) -> None:
     fake.fail(5, status=503)
     with pytest.raises(SoftError):
         make(max_retries=0).zones()
+
+
+def test_regional_hostnames_follow_the_region_key(fake: CloudflareFake) -> None:
+    region = "external-dns.kubernetes.io/cloudflare-region-key"
+    provider = make(region_key="eu", cache_seconds=600)
+    desired = [ep("eu.example.org", "A", "192.0.2.1"), ep("us.example.org", "A", "192.0.2.2", props={region: "us"}),
+               ep("note.example.org", "TXT", "v=1")]
+    sync(provider, desired)
+    regional = fake.zones[fake.zone_id("example.org")].regional
+    assert {h: r["region_key"] for h, r in regional.items()} == {"eu.example.org": "eu", "us.example.org": "us"}
+    fake.reset_calls()
+    assert not sync(make(region_key="eu"), desired).has_changes()  # read back: nothing planned
+    assert writes(fake) == []
+    desired[1] = ep("us.example.org", "A", "192.0.2.2", props={region: "ca"})
+    assert sync(provider, desired).update_new
+    assert regional["us.example.org"]["region_key"] == "ca"
+    assert sync(provider, desired[1:]).delete
+    assert set(regional) == {"us.example.org"}
+    fake.reset_calls()
+    make(region_key="eu").records()  # a full read: one more request, the zone's regional hostnames
+    assert fake.count("GET", "/regional_hostnames") == 2  # both zones
