@@ -5,30 +5,20 @@ from __future__ import annotations
 
 from external_dns.controller.controller import Controller
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider
 from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers.endpoints import ep as _ep
+from tests.helpers.sources import StaticSource
 
 MANAGED = ["A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS"]
 HERITAGE = '"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"'
 
 
-class StaticSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.items = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        return [e.copy() for e in self.items]
-
-
 def ep(name: str, rtype: str, *targets: str, ttl: int = 0, props: dict[str, str] | None = None) -> Endpoint:
-    out = Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets), record_ttl=ttl,
-                   labels={"resource": "service/default/web"})
-    for key, value in (props or {}).items():
-        out.set_provider_specific_property(key, value)
-    return out
+    """An endpoint of the Service default/web, with provider-specific properties `props`."""
+    return _ep(name, rtype, *targets, ttl=ttl, resource="service/default/web",
+               provider_specific=(props or {}).items())
 
 
 def sync(provider: Provider, desired: list[Endpoint], owner: str = "default") -> Changes:
