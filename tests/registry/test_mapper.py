@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from external_dns.cmd.config import build_parser, validate
+from external_dns.cmd.config import parse_config, validate
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import KNOWN_RECORD_TYPES
 from external_dns.providers.inmemory import InMemoryProvider
@@ -142,9 +142,8 @@ def test_accepted_affixes_parse_back_exactly_and_refused_ones_do_collide(affix: 
 def test_a_type_word_affix_without_separator_is_refused_at_start_up(prefix: str, suffix: str) -> None:
     """`--txt-prefix=%{record_type}`: `aaaa.b` A and `a.b` AAAA both own `aaaaa.b`; the TXT of the AAAA record
     was read back as the A record's, and a hand-made `aaaa.b` A was deleted. Refused, naming the flag."""
-    parser = build_parser()
-    ns = parser.parse(["--source=service", "--provider=inmemory", "--policy=sync", f"--txt-prefix={prefix}",
-                       f"--txt-suffix={suffix}"], environ={})
+    ns = parse_config(["--source=service", "--provider=inmemory", "--policy=sync", f"--txt-prefix={prefix}",
+                       f"--txt-suffix={suffix}"], {})
     flag = "--txt-suffix" if suffix else "--txt-prefix"
     with pytest.raises(ConfigError, match=f"{flag}=.* makes ownership record names that two records share"):
         validate(ns)
