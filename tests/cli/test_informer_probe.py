@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,11 @@ def test_probe_wrong_token_backs_off_without_output(kubeapi: KubeAPIServer, tmp_
     kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kc", token="wrong")
     probe = Probe(["--kubeconfig", kubeconfig, "--resource", "services"])
     try:
+        # refused at least once: the probe is past its start-up (a SIGTERM before its handlers are installed
+        # ends it with the default action, -15, as happened on a loaded machine where imports took > 2 s)
+        deadline = time.monotonic() + 60
+        while kubeapi.request_count("GET", "/services", status=401) == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
         with pytest.raises(AssertionError, match="no line"):
             probe.next(timeout=2)
     finally:
