@@ -63,34 +63,26 @@ class ZoneView(ByNameSnapshot):
         return list(self._state[1])
 
     def items(self) -> list[tuple[str, tuple[Endpoint, ...]]]:
-        data, types_of = self._state
-        if data is None:
-            return []
-        rrsets, record = data.rrsets, Endpoint.record
-        out: list[tuple[str, tuple[Endpoint, ...]]] = []
-        for key, types in types_of.items():
-            if len(types) == 1:  # most names: `_endpoints_at`, inline
-                rtype = types[0]
-                rrset = rrsets.get((key, rtype)) or _rrset_at(data, key, rtype)
-                out.append((key, (record(rrset[0], rtype, Targets(rrset[2]), rrset[1]),)))
-            else:
-                out.append((key, _endpoints_at(data, key, types)))
-        return out
+        return self._items(None)
 
     def items_taking(self, take: Callable[[str, str, tuple[str, ...]], bool]) -> list[tuple[str, tuple[Endpoint, ...]]]:
         """`items()`, except that a TXT record set with values which `take(name key, name, values)` claims
         (returns True for) is not built: the TXT registry's first read takes its ownership TXTs so, without
         an endpoint each. Every name stays (with `()` when all of its record sets were taken)."""
+        return self._items(take)
+
+    def _items(self, take: Callable[[str, str, tuple[str, ...]], bool] | None
+               ) -> list[tuple[str, tuple[Endpoint, ...]]]:
         data, types_of = self._state
         if data is None:
             return []
         rrsets, record = data.rrsets, Endpoint.record
         out: list[tuple[str, tuple[Endpoint, ...]]] = []
         for key, types in types_of.items():
-            if len(types) == 1:
+            if len(types) == 1:  # most names: one record set, looked up inline
                 rtype = types[0]
                 rrset = rrsets.get((key, rtype)) or _rrset_at(data, key, rtype)
-                if rtype == "TXT" and rrset[2] and take(key, rrset[0], rrset[2]):
+                if take is not None and rtype == "TXT" and rrset[2] and take(key, rrset[0], rrset[2]):
                     out.append((key, ()))
                 else:
                     out.append((key, (record(rrset[0], rtype, Targets(rrset[2]), rrset[1]),)))
@@ -98,7 +90,7 @@ class ZoneView(ByNameSnapshot):
             eps: list[Endpoint] = []
             for rtype in types:
                 rrset = _rrset_at(data, key, rtype)
-                if rtype == "TXT" and rrset[2] and take(key, rrset[0], rrset[2]):
+                if take is not None and rtype == "TXT" and rrset[2] and take(key, rrset[0], rrset[2]):
                     continue
                 eps.append(record(rrset[0], rtype, Targets(rrset[2]), rrset[1]))
             out.append((key, tuple(eps)))
