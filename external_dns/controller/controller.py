@@ -18,30 +18,29 @@ import structlog
 
 from external_dns.controller import metrics
 from external_dns.controller.dirty import Fingerprints, in_zone, name_fingerprints, names_of
+from external_dns.controller.pipeline import (
+    Pipeline,
+    PreApplyCheck,
+    RunOnceError,
+    Scope,
+    SyncObserver,
+    is_soft_error,
+    notify_synced,
+)
 from external_dns.endpoint.domain_filter import DomainFilterInterface, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import DEFAULT_MANAGED_RECORD_TYPES, Endpoint
 from external_dns.endpoint.zones import zone_finder
 from external_dns.errors import error_text
-from external_dns.events import Recorder, emit_applied_events, emit_error_events
-from external_dns.plan import Changes, Plan, Policy, get_policy
-from external_dns.providers.provider import SoftError, zone_for_name
+from external_dns.plan import Changes, Policy, get_policy
 from external_dns.registry.registry import Registry
 from external_dns.sources.source import Source
 
+# the pipeline's steps and errors, importable from here as before
+__all__ = ["WHOLE", "ByNameUnavailable", "Controller", "PreApplyCheck", "Read", "ReadKind", "RunOnceError",
+           "RunResult", "SyncObserver", "change_lines", "is_soft_error", "notify_synced", "partition_by_zone",
+           "split_by_zone"]
+
 log = structlog.get_logger(__name__)
-
-
-class RunOnceError(Exception):
-    """A sync failed at a named step (`registry records`, `source endpoints`, `adjusting endpoints`,
-    `pre-apply check`, `applying changes`); the original error is the `__cause__`. `changes`: the plan, when
-    one was made. `owed`, for a sync following the registry's zone journal: the names that moved at the
-    provider after its read (the next run plans them); None when unknown (only a full run is exact)."""
-
-    def __init__(self, step: str, cause: BaseException, changes: Changes | None = None) -> None:
-        super().__init__(f"{step}: {error_text(cause)}")
-        self.step = step
-        self.changes = changes
-        self.owed: frozenset[str] | None = None
 
 
 class ByNameUnavailable(Exception):
@@ -75,45 +74,6 @@ class Read:
 
 
 WHOLE = Read()
-
-
-# fn(zone, changes, current, desired); zone None for a full sync. A pre-apply check refuses the write by
-# raising (the safety gate, the leader-election fence); a plan observer only looks (conflict events).
-PreApplyCheck = Callable[[str | None, Changes, Sequence[Endpoint], Sequence[Endpoint]], None]
-# fn(zone, synced): after a successful, non-dry-run sync; synced(name) is True for every DNS name the sync
-# covered (for a zone: its names and names in no zone, which nothing can write). The crd source writes
-# DNSEndpoint status.observedGeneration from here, so a refused or failed sync must not call it.
-SyncObserver = Callable[[str | None, Callable[[str], bool]], None]
-
-
-def notify_synced(observers: Iterable[SyncObserver], zone: str | None, zones: Sequence[str] = ()) -> None:
-    """Tell `observers` that the sync of `zone` (None: everything) succeeded (see `SyncObserver`). `zones`
-    are the provider's zones (needed for a zone). An observer's error is logged, never raised."""
-    if zone is None:
-        def synced(name: str) -> bool:
-            return True
-    else:
-        zone_list = list(zones) or [""]
-
-        def synced(name: str) -> bool:
-            return zone_for_name(name, zone_list) in (zone, None)
-    for observe in observers:
-        try:
-            observe(zone, synced)
-        except Exception:  # an observer must never break a sync
-            log.exception("sync observer failed", zone=zone)
-
-
-def is_soft_error(exc: BaseException) -> bool:
-    """True when a provider.SoftError is the error or anywhere in its cause/context chain."""
-    seen: set[int] = set()
-    cur: BaseException | None = exc
-    while cur is not None and id(cur) not in seen:
-        if isinstance(cur, SoftError):
-            return True
-        seen.add(id(cur))
-        cur = cur.__cause__ or cur.__context__
-    return False
 
 
 @dataclass
@@ -192,8 +152,9 @@ def _policies(value: str | Policy | Sequence[str | Policy]) -> list[Policy]:
     return [get_policy(p) if isinstance(p, str) else p for p in items]
 
 
-class Controller:
-    """One source, one registry, a policy and filters: the whole sync of external-dns's RunOnce."""
+class Controller(Pipeline):
+    """One source, one registry, a policy and filters: the whole sync of external-dns's RunOnce, on the
+    pipeline's steps (pipeline.py)."""
 
     def __init__(
         self,
@@ -207,6 +168,7 @@ class Controller:
         dry_run: bool = False,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        super().__init__(dry_run=dry_run, clock=clock)
         self.source = source
         self.registry = registry
         self.policies = _policies(policy_name_or_policies)
@@ -214,24 +176,18 @@ class Controller:
         self.managed_record_types = list(managed_record_types)
         self.exclude_record_types = list(exclude_record_types)
         self.old_owner_id = old_owner_id
-        self.dry_run = dry_run
-        self._clock = clock
         self._locks_lock = threading.Lock()
         self._run_locks: dict[str | None, threading.Lock] = {}  # one sync at a time per zone key
         # zone -> (records, per type, verified per type) its last read saw (registry gauges of zone reads)
         self._zone_metrics: dict[str, tuple[int, dict[str, int], dict[str, int]]] = {}
-        self.pre_apply_checks: list[PreApplyCheck] = []
-        # called as fn(zone, changes, current, desired) after every plan calculation (never breaks a sync)
-        self.plan_observers: list[PreApplyCheck] = []
-        # called as fn(zone, synced) after a successful, non-dry-run sync (never breaks a sync)
-        self.sync_observers: list[SyncObserver] = []
         self.consecutive_soft_errors = 0
-        # RecordReady / RecordDeleted / RecordError Events about written records (None: no events)
-        self.recorder: Recorder | None = None
 
-    def add_pre_apply_check(self, check: PreApplyCheck) -> None:
-        """Call `check(zone, changes, current, desired)` before every write; raising refuses the sync."""
-        self.pre_apply_checks.append(check)
+    def scope(self) -> Scope:
+        """The scope of the zone pipeline's plans: the flags' policies, filters and record types, the
+        registry's owner."""
+        return Scope(self.policies, MatchAllDomainFilters([self.domain_filter, self.registry.get_domain_filter()]),
+                     self.managed_record_types, self.exclude_record_types, self.registry.owner_id(),
+                     self.old_owner_id)
 
     def zone_keys(self) -> list[str]:
         """The provider's zones (sorted); `[""]` when it has none (one zone holding everything)."""
@@ -422,48 +378,10 @@ class Controller:
     def plan_zone(self, zone: str | None, current: list[Endpoint], desired: list[Endpoint]) -> Changes:
         """The changes that bring `zone`'s `current` records to `desired` (policies and filters applied),
         then the plan observers. `zone` None: every zone at once."""
-        changes = Plan(
-            current,
-            desired,
-            policies=self.policies,
-            domain_filter=MatchAllDomainFilters([self.domain_filter, self.registry.get_domain_filter()]),
-            managed_records=self.managed_record_types,
-            exclude_records=self.exclude_record_types,
-            owner_id=self.registry.owner_id(),
-            old_owner_id=self.old_owner_id,
-        ).calculate().changes
-        for observe_plan in self.plan_observers:
-            try:
-                observe_plan(zone, changes, current, desired)
-            except Exception:  # an observer must never break a sync
-                log.exception("plan observer failed", zone=zone)
+        changes = self.plan(current, desired, self.scope())
+        self.observe_plan(zone, changes, current, desired)
         return changes
 
-    def check(self, zone: str | None, changes: Changes, current: Sequence[Endpoint],
-              desired: Sequence[Endpoint]) -> None:
-        """The pre-apply checks; RunOnceError (step `pre-apply check`) when one refuses."""
-        for check in self.pre_apply_checks:
-            try:
-                check(zone, changes, current, desired)
-            except Exception as exc:
-                raise RunOnceError("pre-apply check", exc, changes) from exc
-
     def apply_changes(self, changes: Changes) -> None:
-        """Write `changes` through the registry; RecordReady/RecordDeleted events after, RecordError events
-        and RunOnceError (step `applying changes`) when the write fails."""
-        try:
-            self.registry.apply_changes(changes)
-        except Exception as exc:
-            metrics.REGISTRY_ERRORS.inc()
-            if self.recorder is not None:
-                emit_error_events(self.recorder, changes, exc)
-            raise RunOnceError("applying changes", exc, changes) from exc
-        if self.recorder is not None:
-            emit_applied_events(self.recorder, changes)
-
-    def synced(self, zone: str | None, zones: Sequence[str] = ()) -> None:
-        """A sync of `zone` (None: everything) succeeded: stamp the metric, tell the sync observers (not in
-        dry-run)."""
-        metrics.LAST_SYNC_TIMESTAMP.set(self._clock())
-        if not self.dry_run:
-            notify_synced(self.sync_observers, zone, zones)
+        """Write `changes` through the registry (the pipeline's `write`: metrics, record events)."""
+        self.write(changes, self.registry.apply_changes)

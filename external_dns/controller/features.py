@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from external_dns.controller.controller import Controller
-from external_dns.controller.safety_gate import find_safety_gate
 from external_dns.events import Recorder
 from external_dns.events.emit_filter import EmitFilter
 from external_dns.sources.derived import attach_recorder
@@ -28,7 +27,7 @@ def attach_events(controller: Controller, recorder: Recorder | None) -> None:
         source.recorder = recorder
     attach_recorder(controller.source, recorder)  # record-type: ptr problems of the PTR wrapper
     controller.recorder = recorder
-    gate = find_safety_gate(controller.pre_apply_checks)
+    gate = controller.safety_gate()
     if gate is not None:
         gate.recorder = recorder
     if recorder is not None and sources:

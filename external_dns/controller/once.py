@@ -15,13 +15,13 @@ import structlog
 
 from external_dns.controller import metrics
 from external_dns.controller.controller import Controller
+from external_dns.controller.pipeline import Pipeline
 from external_dns.controller.progress import Progress
 from external_dns.controller.safety_gate import report_unsafe
 from external_dns.controller.zone_plans import (
     ZoneWork,
     apply_zone_plans,
     compute_zone_plans,
-    find_safety_gate,
     log_desired_changes,
 )
 from external_dns.endpoint.endpoint import Endpoint
@@ -135,7 +135,7 @@ def run_once(controller: Controller, options: OnceOptions) -> int:
     except Exception as exc:
         log.error(f"failed to do run once: {exc}")
         return EXIT_FAILED
-    gate = find_safety_gate(controller)
+    gate = controller.safety_gate()
     refused = refused_zones([(w.zone, w.changes, w.verdict) for w in works], safety.force,
                             gate.recorder if gate is not None else None)
     if refused:
@@ -161,9 +161,13 @@ def run_once(controller: Controller, options: OnceOptions) -> int:
     return EXIT_OK
 
 
-def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: OnceOptions) -> int:
+def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: OnceOptions,
+               pipeline: Pipeline | None = None) -> int:
     """`external-dns apply`: apply a verified plan file if every zone still matches the provider state it
-    was made from, re-checking safety with the current thresholds. Returns the exit code."""
+    was made from, re-checking safety with the current thresholds, and write it through `pipeline`'s write
+    step as `--once` does (its metrics and record events; default: a pipeline of its own). Returns the exit
+    code."""
+    pipeline = pipeline or Pipeline()
     try:
         current = registry.records()  # the registry learns the ownership records it will update or delete
         zones = list(registry.provider.zones()) or [""]
@@ -199,7 +203,8 @@ def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: 
     except OSError as exc:
         log.error(f"cannot write the plan output: {exc}")
         return EXIT_FAILED
-    if refused_zones(items, safety.force):
+    gate = pipeline.safety_gate()
+    if refused_zones(items, safety.force, gate.recorder if gate is not None else None):
         log.error(f"Unsafe plan {path}: nothing was applied (re-run with --force to apply it as reviewed)")
         return EXIT_UNSAFE_PLAN
     if options.dry_run:
@@ -210,7 +215,8 @@ def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: 
         return EXIT_OK
     try:
         applied = apply_zone_plans(registry, [(zone, changes) for zone, changes, _ in items],
-                                   options.new_progress(), options.batch_size(registry.provider))
+                                   options.new_progress(), options.batch_size(registry.provider),
+                                   write=lambda batch: pipeline.write(batch, registry.apply_changes))
     except Exception as exc:
         log.error(f"failed to apply {path}: {exc}")
         return EXIT_FAILED

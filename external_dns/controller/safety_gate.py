@@ -1,10 +1,13 @@
-"""The safety gate of the pipeline: refuses an unsafe zone plan before it is written, and reports it (log
-line, `external_dns_controller_unsafe_plans_total{zone,reason}`, a Warning `UnsafePlan` Event on the
-objects behind the zone's changes). The verdicts themselves are plan/safety.py's."""
+"""The safety gate of the pipeline: refuses an unsafe plan before it is written, and reports it (log line,
+`external_dns_controller_unsafe_plans_total{zone,reason}`, a Warning `UnsafePlan` Event on the objects behind
+the plan's changes). The verdicts themselves are plan/safety.py's. A zone's plan is judged by the zone's
+records of the registry's owner; a DNSRecord's by what `Judged` says (its own records; deleting them all when
+the record is deleted is no "too many deletes")."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 import structlog
 from prometheus_client import Counter
@@ -47,6 +50,17 @@ def report_unsafe(error: UnsafePlanError, changes: Changes | None = None, record
     return len(seen)
 
 
+@dataclass(frozen=True)
+class Judged:
+    """What the gate judges a plan by, when not the zone's records of the registry's owner: whose existing
+    records it counts (`owner_id`'s, of `managed_record_types`) and whether the plan's deletes count against
+    the delete threshold (`deletes_exempt`: a DNSRecord being deleted removes its own records on purpose)."""
+
+    owner_id: str
+    managed_record_types: Sequence[str] | None = None
+    deletes_exempt: bool = False
+
+
 class SafetyGate:
     """A pre-apply check (`gate(zone, changes, current, desired)`): raises UnsafePlanError for an unsafe
     zone, or UnsafePlansError when a full sync (`zone=None`) is unsafe in several zones, after reporting.
@@ -65,6 +79,16 @@ class SafetyGate:
     def verdict(self, zone: str | None, changes: Changes, current: Iterable[Endpoint]) -> Verdict:
         return check_zone(self.config, zone, changes, current, owner_id=self.owner_id,
                           managed_record_types=self.managed_record_types)
+
+    def judge(self, zone: str | None, changes: Changes, current: Iterable[Endpoint], judged: Judged) -> None:
+        """As a call, for one plan judged by `judged` (raises UnsafePlanError after reporting)."""
+        if self.config.force:
+            return
+        verdict = check_zone(self.config, zone, changes, current, owner_id=judged.owner_id,
+                             managed_record_types=judged.managed_record_types, deletes_exempt=judged.deletes_exempt)
+        if not verdict.safe:
+            report_unsafe(verdict.problems[0], changes, self.recorder)
+            verdict.raise_if_unsafe()
 
     def __call__(self, zone: str | None, changes: Changes, current: Sequence[Endpoint],
                  desired: Sequence[Endpoint]) -> None:

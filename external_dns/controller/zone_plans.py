@@ -12,7 +12,6 @@ import structlog
 from external_dns.controller.controller import Controller, RunOnceError, change_lines, partition_by_zone
 from external_dns.controller.progress import Progress
 from external_dns.controller.safety_gate import SafetyGate
-from external_dns.controller.safety_gate import find_safety_gate as find_gate
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import display_zone, name_key
 from external_dns.plan import Changes
@@ -123,8 +122,8 @@ def change_count(changes: Changes) -> int:
 def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], progress: Progress,
                      batch_size: int, write: Callable[[Changes], None] | None = None) -> int:
     """Write each zone's changes in batches of at most `batch_size` changes (one name's changes stay in one
-    batch, so a CNAME replaced by an A record is never split) through `write` (default: the registry's
-    `apply_changes`; the pipeline passes `Controller.apply_changes`). Returns the number of changes applied.
+    batch, so a CNAME replaced by an A record is never split) through `write` (`--once` and `apply` pass the
+    pipeline's write step; default: the registry's `apply_changes`). Returns the number of changes applied.
     A failed batch ends its zone (earlier batches stay applied) but never the others: every zone is tried,
     then RunOnceError (step `applying changes`, naming the failed zones, caused by the first failure) is
     raised if any failed."""
@@ -164,4 +163,4 @@ def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], p
 
 def find_safety_gate(controller: Controller) -> SafetyGate | None:
     """The SafetyGate among the controller's pre-apply checks, if one is installed."""
-    return find_gate(controller.pre_apply_checks)
+    return controller.safety_gate()

@@ -215,9 +215,11 @@ class Verdict:
 
 
 def assess(zone: str | None, changes: Changes, existing_count: int, thresholds: Thresholds, *,
-           force: bool = False, zone_exists: bool = True) -> Verdict:
+           force: bool = False, zone_exists: bool = True, deletes_exempt: bool = False) -> Verdict:
     """Check one zone's plan (pure: no logging, no metrics). `existing_count` is `count_existing(...)` of
-    the zone's current records. With `force` the problems are not looked for."""
+    the zone's current records. With `force` the problems are not looked for; with `deletes_exempt` the
+    deletes are not held against the delete threshold (they are the point of the plan: a DNSRecord removing
+    its own records as it is deleted)."""
     name = zone or ""
     updates, deletes = len(changes.update_new), len(changes.delete)
     problems: list[UnsafePlanError] = []
@@ -228,7 +230,7 @@ def assess(zone: str | None, changes: Changes, existing_count: int, thresholds: 
             if updates / existing_count > thresholds.update:
                 problems.append(TooMuchChangeError(name, REASON_TOO_MANY_UPDATES, updates, existing_count,
                                                    thresholds.update))
-            if deletes / existing_count > thresholds.delete:
+            if not deletes_exempt and deletes / existing_count > thresholds.delete:
                 problems.append(TooMuchChangeError(name, REASON_TOO_MANY_DELETES, deletes, existing_count,
                                                    thresholds.delete))
         # The apex NS of an existing zone is refused whatever the zone's size.
@@ -240,7 +242,8 @@ def assess(zone: str | None, changes: Changes, existing_count: int, thresholds: 
 
 def check_zone(config: SafetyConfig, zone: str | None, changes: Changes, current: Iterable[Endpoint], *,
                owner_id: str = "", managed_record_types: Iterable[str] | None = None,
-               zone_exists: bool = True) -> Verdict:
+               zone_exists: bool = True, deletes_exempt: bool = False) -> Verdict:
     """`assess` with the zone's thresholds from `config` and the denominator counted from `current`."""
     existing = count_existing(current, owner_id, managed_record_types)
-    return assess(zone, changes, existing, config.for_zone(zone), force=config.force, zone_exists=zone_exists)
+    return assess(zone, changes, existing, config.for_zone(zone), force=config.force, zone_exists=zone_exists,
+                  deletes_exempt=deletes_exempt)

@@ -3,8 +3,10 @@
 Modules: `types` (resource names, condition reasons/messages, validation), `clock` (injectable wall time,
 durations, the randomised validation requeue), `registry` (dns-operator's TXT names on the TXT registry),
 `status` (status subresource writes with optimistic concurrency, finalizer patches), `metrics`
-(`dns_provider_write_counter`, `dns_provider_record_ready`), `reconcile` (one pass of one record) and
-`controller` (informer -> workqueue keyed `namespace/name` -> workers; `install`, the process feature).
+(`dns_provider_write_counter`, `dns_provider_record_ready`), `reconcile` (the lifecycle: a record's pass
+begins and ends there, as status writes), `batch` (the provider pass of a batch of records, zone by zone,
+through the pipeline's plan, check and write steps) and `controller` (informer -> workqueue keyed
+`namespace/name` -> the shared worker loop; `install`, the process feature).
 """
 
 from __future__ import annotations

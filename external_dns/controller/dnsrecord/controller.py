@@ -33,6 +33,7 @@ from external_dns.workqueue import RateLimiter
 
 if TYPE_CHECKING:
     from external_dns.controller.controller import Controller
+    from external_dns.controller.pipeline import Pipeline
 
 log = structlog.get_logger(__name__)
 
@@ -152,12 +153,13 @@ def build_dnsrecord_controller(options: Options, factory: Any, provider: Provide
                                namespace: str = "", workers: int = 2, clock: WallClock = SYSTEM_CLOCK,
                                rng: random.Random | None = None,
                                rate_limiter_factory: Callable[[], RateLimiter] | None = None,
-                               batch_size: int = BATCH_SIZE) -> DNSRecordController:
-    """The controller on `factory`'s DNSRecord informer (one namespace, or all when empty)."""
+                               batch_size: int = BATCH_SIZE, pipeline: Pipeline | None = None) -> DNSRecordController:
+    """The controller on `factory`'s DNSRecord informer (one namespace, or all when empty), through
+    `pipeline`'s steps (the process's: its safety gate, leader fence and event recorder)."""
     informer = factory.informer_for(RESOURCE, namespace=namespace or None)
     store = informer.get_store()
     reconciler = Reconciler(unwrap_provider(provider), RecordAPI(api_client), store.get_by_key, options,
-                            clock=clock, rng=rng)
+                            clock=clock, rng=rng, pipeline=pipeline)
     return DNSRecordController(reconciler, informer, workers=workers, rate_limiter_factory=rate_limiter_factory,
                                batch_size=batch_size)
 
@@ -184,14 +186,16 @@ def install(process: ProcessHost, options: Options, *, namespace: str = "", work
     """Run the DNSRecord controller as a leader task of the long-running `process` (a ControllerProcess
     feature, added by cmd/ for `--source=dnsrecord` outside `--dry-run`), on its informer factory,
     Kubernetes client and provider, beside the zone controller; a failure no retry can fix goes to the
-    process's `on_fatal` as the zone controller's do (set by cmd/run.py before the features run)."""
+    process's `on_fatal` as the zone controller's do (set by cmd/run.py before the features run). Its writes
+    go through the process's pipeline (`process.controller`): the safety gate, the leader-election fence and
+    the record events, as the zone controller's."""
     if process.kube_client is None or process.informer_factory is None:
         from external_dns.errors import ConfigError
 
         raise ConfigError("--source=dnsrecord needs a Kubernetes API connection (--kubeconfig / --server)")
     provider = process.controller.registry.provider
     ctl = build_dnsrecord_controller(options, process.informer_factory(), provider, process.kube_client(),
-                                     namespace=namespace, workers=workers)
+                                     namespace=namespace, workers=workers, pipeline=process.controller)
     ctl.on_fatal = process.on_fatal
     process.add_leader_task(ctl.start, ctl.stop, name="dnsrecord-controller")
     return ctl

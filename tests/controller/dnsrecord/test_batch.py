@@ -284,14 +284,14 @@ def test_records_written_before_a_bug_in_a_later_round_keep_their_status(
     rec = reconciler(kubeapi, kube_api_client, provider, clock)
     kubeapi.create(record("child", "a.example.com", [a_record("a.example.com", "192.0.2.1")], owner="same-owner"))
     kubeapi.create(record("parent", "example.com", [a_record("www.example.com", "192.0.2.2")], owner="same-owner"))
-    rounds = rec._round
+    rounds = rec.batcher._round
 
     def second_round_fails(jobs: Any) -> Any:
         if provider.writes:
             raise RuntimeError("a bug")
         return rounds(jobs)
 
-    rec._round = second_round_fails  # type: ignore[method-assign]
+    rec.batcher._round = second_round_fails  # type: ignore[method-assign]
     with pytest.raises(RuntimeError):
         rec.reconcile_many(["default/child", "default/parent"])
     assert provider.writes == 1 and find(provider, "a.example.com") is not None

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from external_dns.controller.dnsrecord import reconcile
+from external_dns.controller.dnsrecord import batch
 from external_dns.controller.dnsrecord.controller import DNSRecordController
 from external_dns.plan.changes import Changes
 from external_dns.providers.pdns.client import PDNSAuthError
@@ -49,7 +49,7 @@ def test_failed_outcomes_do_not_keep_their_batch_alive(kubeapi: KubeAPIServer, k
     assert [o.result.action for o in outcomes] == ["error"] * 4
     assert all(o.result.error == "refused by the provider" for o in outcomes)
     gc.collect()
-    assert not [o for o in gc.get_objects() if isinstance(o, reconcile._Job)]
+    assert not [o for o in gc.get_objects() if isinstance(o, batch.Job)]
 
 
 class CredentialRefusing(CountingProvider):
