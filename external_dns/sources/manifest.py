@@ -117,6 +117,13 @@ def read_bounded(path: Path, cap: int | None = None) -> bytes:
         os.close(fd)
 
 
+def _unreadable(problems: list[Problem] | None, path: Path, what: str, exc: OSError) -> None:
+    reason = exc.strerror or str(exc)
+    if problems is None:
+        raise ManifestReadError(f"{path}: {what}: {reason}")
+    problems.append(Problem(str(path), "", "", f"{what}: {reason}", severity=ERROR))
+
+
 @dataclass
 class _Doc:
     obj: Mapping[str, Any]
@@ -163,14 +170,44 @@ class ManifestSource(Source):
         return f"ManifestSource({str(self.directory)!r})"
 
     # -- reading ----------------------------------------------------------------------------------------------
-    def files(self) -> list[Path]:
+    def files(self, problems: list[Problem] | None = None) -> list[Path]:
         """The `*.yaml`, `*.yml` and `*.json` files under the directory, recursively, sorted by path (hidden
-        files and directories skipped); read again at every `endpoints()`."""
+        files and directories skipped); read again at every `endpoints()`. A directory that cannot be listed, or
+        a symlink that cannot be followed, is an error in `problems` (the sync fails: what it held would read as
+        deleted); symlinked directories are followed, each real directory read once (a link back up the tree
+        ends there: what it leads to is read already)."""
         out: list[Path] = []
-        for root, dirs, names in os.walk(self.directory):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            out.extend(Path(root) / n for n in names
-                       if n.endswith(SUFFIXES) and not n.startswith("."))
+        visited: set[tuple[int, int]] = set()
+        stack = [self.directory]
+        while stack:
+            directory = stack.pop()
+            try:
+                st = os.stat(directory)
+                if (st.st_dev, st.st_ino) in visited:
+                    log.info("Manifest directory reached again through a symlink: read once", directory=str(directory))
+                    continue
+                visited.add((st.st_dev, st.st_ino))
+                with os.scandir(directory) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
+            except OSError as exc:
+                _unreadable(problems, directory, "cannot read directory", exc)
+                continue
+            subdirs: list[Path] = []
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    is_dir = entry.is_dir()  # through a symlink too
+                    if entry.is_symlink():
+                        os.stat(entry.path)  # a link that leads nowhere cannot be told a file from a directory
+                except OSError as exc:
+                    _unreadable(problems, Path(entry.path), "cannot follow symlink", exc)
+                    continue
+                if is_dir:
+                    subdirs.append(Path(entry.path))
+                elif entry.name.endswith(SUFFIXES):
+                    out.append(Path(entry.path))
+            stack.extend(reversed(subdirs))
         return sorted(out)
 
     def _documents(self, path: Path, problems: list[Problem]) -> list[tuple[int, Any]]:
@@ -240,7 +277,7 @@ class ManifestSource(Source):
 
     def _objects(self, problems: list[Problem]) -> Iterator[_Doc]:
         """Every object of every document; `kind: List` (or `<Kind>List`) documents give their `items`."""
-        for path in self.files():
+        for path in self.files(problems):
             for index, doc in self._documents(path, problems):
                 where = f"{path} document {index}"
                 if doc is None:
