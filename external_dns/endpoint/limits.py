@@ -317,6 +317,40 @@ def endpoint_problem(ep: Endpoint, allow_ownership_txt: bool = False) -> FieldPr
     return None
 
 
+# -- holds: an endpoint that turned bad keeps its name's current records -------------------------------------
+# A stand-in for an endpoint that was refused: its name and type, no targets, this label (the reason). The plan
+# makes no change (create, update or delete) to that name and type, so a live object whose one field turned bad
+# does not lose its record. Wrappers pass holds through untouched; only a target-less endpoint can be one.
+HOLD_LABEL_KEY = "held"
+
+
+def is_hold(ep: Endpoint) -> bool:
+    return not ep.targets and HOLD_LABEL_KEY in ep.labels
+
+
+def hold_for(dns_name: str, record_type: str, reason: str, resource: str = "",
+             ref_objects: Sequence[Any] = ()) -> Endpoint | None:
+    """The hold standing for a refused endpoint of `dns_name` and `record_type`, or None when the name or the
+    type itself is unusable (no record of ours can be at it: nothing to keep)."""
+    if record_type not in _KNOWN_TYPES or not isinstance(dns_name, str) or ascii_name_problem(dns_name, "name"):
+        return None
+    labels = {HOLD_LABEL_KEY: reason}
+    if resource:
+        labels["resource"] = resource
+    hold = Endpoint(dns_name, record_type, labels=labels)
+    hold.ref_objects = list(ref_objects)
+    return hold
+
+
+def hold_of(ep: Endpoint, problem: FieldProblem) -> Endpoint | None:
+    """`hold_for` an endpoint that `endpoint_problem` refused."""
+    if problem.field in ("recordType", "dnsName"):
+        return None
+    resource = ep.labels.get("resource", "")
+    return hold_for(ep.dns_name, ep.record_type, f"{problem.field}: {problem.reason}",
+                    resource if isinstance(resource, str) else "", ep.ref_objects)
+
+
 def _ascii_host(host: str) -> str:
     body, dot = (host[:-1], ".") if host.endswith(".") else (host, "")
     return ".".join(_strict_ascii_label(label) for label in body.split(".")) + dot

@@ -29,6 +29,7 @@ from external_dns.endpoint.endpoint import (
     Endpoint,
     ProviderSpecificProperty,
 )
+from external_dns.endpoint.limits import HOLD_LABEL_KEY
 from external_dns.endpoint.names import to_ascii_name
 from external_dns.endpoint.targets import targets_same
 from external_dns.endpoint.utils import filter_endpoints_by_owner_id, remove_duplicates
@@ -138,9 +139,10 @@ class Plan:
                 return active[0]
         return flt
 
-    def _fill(self, endpoints: Sequence[Endpoint]) -> _Side:
+    def _fill(self, endpoints: Sequence[Endpoint], held: dict[tuple[str, str], str] | None = None) -> _Side:
         """Filtered endpoints by row key. A row with one endpoint holds it directly (no list): building the
-        table then allocates no container per row, which keeps the cyclic GC quiet on 100k-row plans."""
+        table then allocates no container per row, which keeps the cyclic GC quiet on 100k-row plans. With
+        `held`, holds (endpoint/limits.py) go there instead: (row name, type) -> why."""
         flt = self._matcher()
         managed = frozenset(self.managed_records) - frozenset(self.exclude_records)
         side: _Side = {}
@@ -161,6 +163,9 @@ class Plan:
                 name = to_ascii_name(name.strip())
             if not name.endswith("."):
                 name += "."
+            if held is not None and not ep.targets and HOLD_LABEL_KEY in ep.labels:
+                held[(name, ep.record_type)] = ep.labels[HOLD_LABEL_KEY]
+                continue
             set_id = ep.set_identifier
             key = name + _KEY_SEP + set_id if set_id else name
             prev = side.get(key)
@@ -189,7 +194,8 @@ class Plan:
         """The changes, in a new Plan that (as Go's) carries only `current`, `desired`, `changes` and
         `managed_records` reset to A/AAAA/CNAME. The gauge is process-wide; inputs are not modified."""
         currents = self._fill(self.current)
-        candidates = self._fill(self.desired)
+        held: dict[tuple[str, str], str] = {}
+        candidates = self._fill(self.desired, held)
         owner_id = self.owner_id
         if owner_id:
             metrics.reset_owner_mismatch()
@@ -268,6 +274,8 @@ class Plan:
                     create.extend(creates)
 
         changes = Changes(create=create, update_old=update_old, update_new=update_new, delete=delete)
+        if held:
+            changes = _without_held(changes, held)
         for policy in self.policies:
             changes = policy.apply(changes)
 
@@ -279,3 +287,35 @@ class Plan:
         result = Plan(self.current, self.desired, managed_records=DEFAULT_MANAGED_RECORD_TYPES)
         result.changes = changes
         return result
+
+
+def _row_name(name: str) -> str:
+    """A name as `Plan._fill` keys its rows (lower case, ASCII, trailing dot)."""
+    name = name.strip()
+    name = name.lower() if name.isascii() else to_ascii_name(name)
+    return name if name.endswith(".") else name + "."
+
+
+def _without_held(changes: Changes, held: dict[tuple[str, str], str]) -> Changes:
+    """`changes` without any create, update or delete of a held name and type (every set identifier): a desired
+    endpoint that turned bad keeps what the zone holds for it. Each change left out is said once."""
+    kept = Changes()
+    told: set[tuple[str, str]] = set()
+
+    def free(ep: Endpoint) -> bool:
+        key = (_row_name(ep.dns_name), ep.record_type)
+        why = held.get(key)
+        if why is None:
+            return True
+        if key not in told:
+            told.add(key)
+            log.warning(f"Keeping {key[0].rstrip('.')} {key[1]} as it is: its desired endpoint is invalid ({why})",
+                        dns_name=key[0].rstrip("."), record_type=key[1], reason=why)
+        return False
+
+    kept.create = [ep for ep in changes.create if free(ep)]
+    pairs = [(old, new) for old, new in zip(changes.update_old, changes.update_new, strict=False)
+             if free(new) and free(old)]
+    kept.update_old, kept.update_new = [old for old, _ in pairs], [new for _, new in pairs]
+    kept.delete = [ep for ep in changes.delete if free(ep)]
+    return kept

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.endpoint.limits import is_hold
 from external_dns.endpoint.names import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, zone_for_name
@@ -50,7 +51,8 @@ class Registry(ABC):
         return self.zone_records(zone)
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
-        return self.provider.adjust_endpoints(endpoints)
+        eps, holds = split_holds(endpoints)
+        return self.provider.adjust_endpoints(eps) + holds
 
     def get_domain_filter(self) -> DomainFilter:
         return self.provider.get_domain_filter()
@@ -58,3 +60,11 @@ class Registry(ABC):
     @abstractmethod
     def owner_id(self) -> str:
         """The owner ID written into ownership records ("" = no ownership)."""
+
+
+def split_holds(endpoints: list[Endpoint]) -> tuple[list[Endpoint], list[Endpoint]]:
+    """(endpoints, holds): holds (endpoint/limits.py) reach the plan as they are, never a provider's
+    adjustment (one that drops target-less endpoints, a webhook's, would turn them back into deletes)."""
+    if all(ep.targets for ep in endpoints):
+        return endpoints, []
+    return [ep for ep in endpoints if not is_hold(ep)], [ep for ep in endpoints if is_hold(ep)]

@@ -35,7 +35,7 @@ from external_dns.providers.provider import Provider, zone_for_name
 from external_dns.registry.admission import admit_owned, affix_problem
 from external_dns.registry.encrypted import UNDECRYPTABLE_LABELS, looks_encrypted
 from external_dns.registry.mapper import AffixNameMapper
-from external_dns.registry.registry import Registry
+from external_dns.registry.registry import Registry, split_holds
 from external_dns.registry.zone_owners import OwnershipIndex, ZoneOwners
 
 log = structlog.get_logger(__name__)
@@ -191,8 +191,9 @@ class TXTRegistry(Registry):
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         """The provider's adjustment, after dropping (with a warning) the endpoints whose ownership record
         cannot exist (registry/admission.py): they would be created as orphans."""
+        endpoints, holds = split_holds(endpoints)
         admitted = admit_owned(endpoints, self.mapper, list(self.provider.zones()))
-        return self.provider.adjust_endpoints(endpoints if len(admitted) == len(endpoints) else admitted)
+        return self.provider.adjust_endpoints(endpoints if len(admitted) == len(endpoints) else admitted) + holds
 
     # -- reading --------------------------------------------------------------------------------------------
     def zone_records(self, zone: str, names: Iterable[str] | None = None) -> list[Endpoint]:

@@ -26,7 +26,15 @@ from external_dns.endpoint.endpoint import (
     RESOURCE_LABEL_KEY,
     Endpoint,
 )
-from external_dns.endpoint.limits import describe, endpoint_problem, endpoint_ref, short, to_ascii
+from external_dns.endpoint.limits import (
+    describe,
+    endpoint_problem,
+    endpoint_ref,
+    hold_of,
+    is_hold,
+    short,
+    to_ascii,
+)
 from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.endpoint.targets import Targets, new_targets
 from external_dns.endpoint.utils import endpoints_for_hostname
@@ -57,6 +65,9 @@ def apply_default_targets(endpoints: Iterable[Endpoint], default_targets: Sequen
         return list(endpoints)
     out: list[Endpoint] = []
     for ep in endpoints:
+        if is_hold(ep):
+            out.append(ep)  # a refused endpoint's stand-in: no targets on purpose
+            continue
         if ep.targets and not force:
             log.warning(f"Endpoint {ep.dns_name} has targets; --default-targets not applied",
                         dns_name=ep.dns_name)
@@ -71,8 +82,9 @@ def apply_default_targets(endpoints: Iterable[Endpoint], default_targets: Sequen
 
 
 def dedup_endpoints(endpoints: Iterable[Endpoint], skipped: list[Problem] | None = None) -> list[Endpoint]:
-    """Drop invalid endpoints (warning naming the object and field; a Problem appended to `skipped`) and
-    exact duplicates; publish the wrapper metrics."""
+    """Replace invalid endpoints by holds (warning naming the object and field; a Problem appended to
+    `skipped`): the plan then keeps their name and type's current records as they are (endpoint/limits.py);
+    drop exact duplicates; publish the wrapper metrics."""
     invalid: Counter[tuple[str, str]] = Counter()
     duplicated: Counter[tuple[str, str]] = Counter()
     seen: dict[str, Endpoint] = {}
@@ -80,8 +92,14 @@ def dedup_endpoints(endpoints: Iterable[Endpoint], skipped: list[Problem] | None
     for ep in endpoints:
         if ep is None:
             continue
+        if not ep.targets and is_hold(ep):
+            out.append(ep)  # a source's own hold (an object field it could not read), warned about there
+            continue
         problem = endpoint_problem(ep)  # every field against DNS's limits (endpoint/limits.py)
         if problem is not None:
+            hold = hold_of(ep, problem)
+            if hold is not None:
+                out.append(hold)
             where = endpoint_ref(ep)
             log.warning(f"Skipping endpoint [{short(ep.set_identifier, 40)[1:-1]}:{short(ep.dns_name)[1:-1]}] "
                         f"due to invalid configuration [{ep.record_type}:{short(';'.join(ep.targets))[1:-1]}]",
@@ -178,6 +196,9 @@ class TargetFilterSource(Source):
             return eps
         out: list[Endpoint] = []
         for ep in eps:
+            if is_hold(ep):
+                out.append(ep)  # a refused endpoint's stand-in: no targets to filter
+                continue
             kept = [t for t in ep.targets if self.target_filter.match(t)]
             if len(kept) != len(ep.targets):
                 log.debug("Filtered targets", dns_name=ep.dns_name,

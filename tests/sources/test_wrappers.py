@@ -16,6 +16,7 @@ from external_dns.cmd.build_sources import build_manifest, build_source_pipeline
 from external_dns.cmd.config import load_config
 from external_dns.cmd.flags import ConfigError
 from external_dns.endpoint.endpoint import Endpoint, ProviderSpecificProperty
+from external_dns.endpoint.limits import is_hold
 from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.sources.manifest import ManifestSource
 from external_dns.sources.source import Source
@@ -52,7 +53,8 @@ def test_multi_source_concatenates_and_dedups() -> None:
     with structlog.testing.capture_logs() as logs:
         out = MultiSource([a, b]).endpoints()
     assert [(e.dns_name, list(e.targets)) for e in out] == [
-        ("a.org", ["1.1.1.1", "2.2.2.2"]), ("b.org", ["x.org"]), ("a.org", ["1.1.1.1"])]
+        ("a.org", ["1.1.1.1", "2.2.2.2"]), ("bad.org", []), ("b.org", ["x.org"]), ("a.org", ["1.1.1.1"])]
+    assert is_hold(out[1])  # the invalid endpoint's stand-in: bad.org A keeps what it has (issue 27, item 9)
     warnings = [e["event"] for e in logs if e["log_level"] == "warning"]
     assert warnings == ["Skipping endpoint [:bad.org] due to invalid configuration [A:not-an-ip]"]
     assert gauge("external_dns_source_invalid_endpoints", "a", "service") == 1

@@ -29,6 +29,7 @@ from external_dns.endpoint.endpoint import (
     Endpoint,
     ProviderSpecificProperty,
 )
+from external_dns.endpoint.limits import hold_for, is_hold
 from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.utils import merge_endpoints
 from external_dns.endpoint.validation import dns_name_problem
@@ -126,6 +127,17 @@ def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endp
     return ep
 
 
+def _hold(item: Any, exc: FieldError, resource: str, obj: Mapping[str, Any]) -> Endpoint | None:
+    """The hold for an item whose name and type read but another field did not (endpoint/limits.py): the
+    records it had stay as they are."""
+    if not isinstance(item, Mapping) or exc.field.endswith((".dnsName", ".recordType")):
+        return None
+    dns_name, record_type = item.get("dnsName"), item.get("recordType")
+    if not isinstance(dns_name, str) or not isinstance(record_type, str):
+        return None
+    return hold_for(dns_name, record_type, f"{exc.field}: {exc.message}", resource, (obj,))
+
+
 def _labels(labels_raw: Any, where: str) -> dict[str, str]:
     if not labels_raw:
         return {}
@@ -178,6 +190,9 @@ def dnsendpoint_endpoints(obj: Mapping[str, Any], options: SourceOptions) -> Obj
         except FieldError as exc:
             problems.append(Problem(ref, exc.field, _short(exc.value), f"{exc.message}; endpoint skipped",
                                     obj=obj))
+            hold = _hold(item, exc, resource, obj)
+            if hold is not None:
+                endpoints.append(hold)
             continue
         # `attach(endpoints, obj, resource)` done here: the endpoint is new, so `obj` is not among its refs yet
         ep.labels[RESOURCE_LABEL_KEY] = resource
@@ -197,7 +212,11 @@ def dnsendpoint_needs_status_update(obj: Mapping[str, Any]) -> bool:
 def merge_dnsendpoint_endpoints(endpoints: Iterable[Endpoint], copy: bool = True) -> list[Endpoint]:
     """The CRD source's final step over all objects: `merge_endpoints` (`copy=False`: the endpoints were built
     for this call and nothing else holds them, so they are merged in place instead of copied)."""
-    return merge_endpoints(endpoints, copy=copy)
+    eps = list(endpoints)
+    holds = [ep for ep in eps if is_hold(ep)]
+    if not holds:
+        return merge_endpoints(eps, copy=copy)
+    return [*merge_endpoints([ep for ep in eps if not is_hold(ep)], copy=copy), *holds]  # a hold never merges
 
 
 def collect_dnsendpoint_endpoints(objs: Iterable[Mapping[str, Any]], options: SourceOptions) -> ObjectEndpoints:
