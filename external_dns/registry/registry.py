@@ -52,7 +52,8 @@ class Registry(ABC):
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
         eps, holds = split_holds(endpoints)
-        return self.provider.adjust_endpoints(eps) + holds
+        adjusted = self.provider.adjust_endpoints(eps)
+        return adjusted + holds if holds else adjusted
 
     def get_domain_filter(self) -> DomainFilter:
         return self.provider.get_domain_filter()

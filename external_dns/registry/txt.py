@@ -193,7 +193,8 @@ class TXTRegistry(Registry):
         cannot exist (registry/admission.py): they would be created as orphans."""
         endpoints, holds = split_holds(endpoints)
         admitted = admit_owned(endpoints, self.mapper, list(self.provider.zones()))
-        return self.provider.adjust_endpoints(endpoints if len(admitted) == len(endpoints) else admitted) + holds
+        adjusted = self.provider.adjust_endpoints(endpoints if len(admitted) == len(endpoints) else admitted)
+        return adjusted + holds if holds else adjusted
 
     # -- reading --------------------------------------------------------------------------------------------
     def zone_records(self, zone: str, names: Iterable[str] | None = None) -> list[Endpoint]:
