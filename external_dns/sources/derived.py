@@ -167,11 +167,13 @@ class PtrSource(Source):
                     continue
                 known = by_reverse.get(ptr.dns_name)
                 if known is None:
-                    ptr.labels = dict(ep.labels)
+                    # no labels from the forward record, as Go: its ownership TXT names no resource (the
+                    # same TXT value as Go's, so a zone written by one is adopted unchanged by the other)
                     ptr.ref_objects = list(ep.ref_objects)
                     by_reverse[ptr.dns_name] = ptr
                 else:
                     known.targets = Targets(sorted({*known.targets, ep.dns_name}))
+                    known.record_ttl = min(known.record_ttl, ep.record_ttl)  # Go: the lowest TTL (unset wins)
                     known.ref_objects.extend(r for r in ep.ref_objects if all(r is not k for k in known.ref_objects))
         return eps + [by_reverse[name] for name in sorted(by_reverse)]
 

@@ -87,6 +87,18 @@ def test_create_ptr_makes_one_ptr_per_address_merging_names() -> None:
     }
 
 
+def test_ptr_records_carry_no_forward_labels_and_the_lowest_ttl() -> None:
+    """As Go's PTR wrapper: the ownership TXT of a PTR names no resource (same TXT value as Go writes), and
+    names sharing an address give their lowest TTL (an unset one wins). Found by tests/differential."""
+    src = PtrSource(Static([ep("a.example.org", "A", "192.0.2.10", ttl=300),
+                            ep("b.example.org", "A", "192.0.2.10", ttl=60),
+                            ep("c.example.org", "A", "192.0.2.11", ttl=300),
+                            ep("d.example.org", "A", "192.0.2.11")]), True, MANAGED)
+    ptrs = {e.dns_name: e for e in src.endpoints() if e.record_type == "PTR"}
+    assert {name: (e.record_ttl, e.labels) for name, e in ptrs.items()} == {
+        "10.2.0.192.in-addr.arpa": (60, {}), "11.2.0.192.in-addr.arpa": (0, {})}
+
+
 def test_annotation_overrides_the_flag() -> None:
     on = PtrSource(Static([ep("a.example.org", "A", "192.0.2.1", record_type_annotation="ptr"),
                            ep("b.example.org", "A", "192.0.2.2")]), False, MANAGED)
