@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP_FILTER := grep -v "is ignored" || true
 
-.PHONY: venv system-deps kube run test test-unit lint bench clean
+.PHONY: venv system-deps kube go-peers run test test-unit lint bench clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -39,11 +39,16 @@ system-deps:
 kube:
 	python3 -m tests.realkube.build
 
+# The Go ExternalDNS v0.22.0 the differential tests and bench/vs_go.py run beside this project, built with Go from
+# its module into ~/.cache/external-dns-py/go once per machine (system Python: no venv needed).
+go-peers:
+	python3 -m tests.differential.peer
+
 # The embedded demo: manifests in examples/ -> zone files in .demo/zones (see README).
 run: venv
 	@bash examples/demo.sh $(PY)
 
-test: venv system-deps kube
+test: venv system-deps kube go-peers
 	$(PY) -m pytest -q
 
 test-unit: venv
@@ -54,7 +59,7 @@ lint: venv
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-bench: venv system-deps
+bench: venv system-deps go-peers
 	$(PY) -m bench
 
 clean:
