@@ -8,25 +8,21 @@ are not in this list: each has its own test in test_kept_differences.py assertin
 
 from __future__ import annotations
 
-from pathlib import Path
+from concurrent.futures import Future
 
 import pytest
 
-from tests.differential.cluster import Cluster
-from tests.differential.harness import Sides, run_scenario
-from tests.differential.programs import Program
+from tests.differential.harness import Outcome
 from tests.differential.scenarios import SAME, Scenario
 from tests.differential.zones import comparable
 
 pytestmark = pytest.mark.integration
+OUTCOME_TIMEOUT = 240.0  # one scenario: a few runs of each program; the lanes run ahead of the tests
 
 
 @pytest.mark.parametrize("scenario", SAME, ids=[s.id for s in SAME])
-def test_same_records(scenario: Scenario, go_side: Program, py_side: Program, diff_cluster: Cluster,
-                      tmp_path: Path) -> None:
-    namespace = f"diff-{scenario.id}"[:63].rstrip("-")
-    kubeconfig = diff_cluster.write_kubeconfig(tmp_path / "kubeconfig", namespace)
-    outcome = run_scenario(Sides(go_side, py_side, diff_cluster, namespace, kubeconfig), scenario)
+def test_same_records(scenario: Scenario, same_outcomes: dict[str, Future[Outcome]]) -> None:
+    outcome = same_outcomes[scenario.id].result(timeout=OUTCOME_TIMEOUT)
     problems = [f"{step.name}:\n{step.difference()}" for step in outcome.steps if step.difference()]
     problems += [f"{program} sent an UPDATE on the second run (zones {zones})"
                  for program, zones in outcome.noop_writes.items()]
