@@ -42,8 +42,10 @@ def test_installs_python3_venv_when_missing_then_lints_and_tests_with_ci_true(tm
     assert "bind9" in installs[0] or os.access("/usr/sbin/named", os.X_OK)
     assert [c for c in calls if c.startswith("make")] == ["make venv CI=true", "make lint CI=true",
                                                           "make test CI=true"]
-    # the real kube-apiserver's Go build starts first, in the background, beside the installs
+    # the real kube-apiserver's Go build starts first, in the background, beside the installs; the Go
+    # ExternalDNS is built in the same job after it
     assert calls.index("python3 -m tests.realkube.build") < calls.index(installs[0])
+    assert calls.index("python3 -m tests.realkube.build") < calls.index("python3 -m tests.differential.peer")
 
 
 def test_nothing_installed_when_present_and_a_lint_failure_stops_the_run(tmp_path: Path) -> None:

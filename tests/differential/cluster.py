@@ -31,6 +31,36 @@ class Cluster(Protocol):
     def write_kubeconfig(self, path: Path, namespace: str) -> str: ...
 
 
+class RealCluster:
+    """The real kube-apiserver (tests/realkube's ControlPlane) seen through `Cluster`."""
+
+    def __init__(self, plane: Any) -> None:
+        self.plane = plane
+
+    def create(self, obj: Obj) -> Obj:
+        out: Obj = self.plane.create(copy.deepcopy(obj))
+        return out
+
+    def update_status(self, obj: Obj) -> Obj:
+        out: Obj = self.plane.update_status(obj)
+        return out
+
+    def delete(self, obj: Obj) -> None:
+        self.plane.delete(obj)
+
+    def get(self, obj: Obj) -> Obj | None:
+        out: Obj | None = self.plane.get(obj)
+        return out
+
+    def create_namespace(self, name: str) -> None:
+        if self.plane.request("GET", f"/api/v1/namespaces/{name}").status != 200:
+            self.plane.create_namespace(name)
+
+    def write_kubeconfig(self, path: Path, namespace: str) -> str:
+        out: str = self.plane.write_kubeconfig(path, namespace=namespace)
+        return out
+
+
 class TestServerCluster:
     """tests/kubeapi's in-process server seen through `Cluster`."""
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.differential.cluster import Cluster, TestServerCluster
+from tests.differential.cluster import Cluster, RealCluster, TestServerCluster
 from tests.differential.harness import Outcome, Sides, run_scenario
 from tests.differential.peer import go_external_dns
 from tests.differential.programs import Program, go_program, py_program
@@ -57,9 +57,15 @@ def py_bind() -> Iterator[BindServer]:
 
 
 @pytest.fixture(scope="session")
-def diff_cluster() -> Iterator[Cluster]:
-    with KubeAPIServer() as server:
-        yield TestServerCluster(server)
+def diff_cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
+    """The real kube-apiserver + etcd (tests/realkube); `DIFFERENTIAL_API=kubeapi` runs the same scenarios on
+    the project's test server instead (faster to start; its agreement with the real one is the point of
+    running both)."""
+    if os.environ.get("DIFFERENTIAL_API") == "kubeapi":
+        with KubeAPIServer() as server:
+            yield TestServerCluster(server)
+        return
+    yield RealCluster(request.getfixturevalue("realkube"))
 
 
 @pytest.fixture

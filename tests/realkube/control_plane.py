@@ -112,8 +112,9 @@ class _Process:
 class ControlPlane:
     """etcd + kube-apiserver in `workdir` (see the module docstring). Not started until `start()`."""
 
-    def __init__(self, etcd: Path, apiserver: Path, workdir: Path) -> None:
+    def __init__(self, etcd: Path, apiserver: Path, workdir: Path, service_cidr: str = "10.0.0.0/24") -> None:
         self.etcd_bin, self.apiserver_bin, self.workdir = etcd, apiserver, workdir
+        self.service_cidr = service_cidr  # a benchmark of 100k Services needs more than envtest's /24
         self.ca = CertificateAuthority()
         self.ca_file = workdir / "ca.crt"
         self.ca_file.write_bytes(self.ca.cert_pem)
@@ -178,7 +179,7 @@ class ControlPlane:
             "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--endpoint-reconciler-type=none",
             f"--tls-cert-file={self.serving_cert}", f"--tls-private-key-file={self.serving_key}",
             f"--client-ca-file={self.ca_file}", "--authorization-mode=RBAC",
-            "--service-cluster-ip-range=10.0.0.0/24", "--allow-privileged=true",
+            f"--service-cluster-ip-range={self.service_cidr}", "--allow-privileged=true",
             "--disable-admission-plugins=ServiceAccount",
             f"--service-account-issuer=https://127.0.0.1:{self.port}/",
             f"--service-account-key-file={self.sa_pub}", f"--service-account-signing-key-file={self.sa_key}",

@@ -21,6 +21,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -113,11 +114,23 @@ def _go_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+# How `go` reports a module the proxy refused or could not serve (a dependency, met while resolving or building).
+_REFUSED = re.compile(r"(\S+@v\S+): reading \S+: (?:403|404|410) [A-Za-z ]+|(\S+@v\S+): .*(?:dial tcp|"
+                      r"no such host|connection refused)")
+
+
 def _go(args: list[str], cwd: Path, env: dict[str, str], what: str) -> str:
-    """Run `go ARGS`; a failure raises GoBuildError quoting the end of go's own message."""
+    """Run `go ARGS`; a failure raises GoBuildError quoting the end of go's own message (ProxyError, naming the
+    modules, when the proxy refused or could not serve a dependency)."""
     proc = subprocess.run(["go", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
+        output = proc.stderr or proc.stdout
+        tail = "\n".join(output.strip().splitlines()[-15:])
+        refused = sorted({m.group(1) or m.group(2) for m in _REFUSED.finditer(output)})
+        if refused:
+            proxy = _go_env_value("GOPROXY", env)
+            raise ProxyError(f"{what} failed: the Go module proxy ({proxy}) did not serve {', '.join(refused)}:\n"
+                             f"{tail}")
         raise GoBuildError(f"{what} failed (go {' '.join(args[:2])} ...; exit {proc.returncode}):\n{tail}")
     return proc.stdout
 

@@ -128,3 +128,25 @@ def test_cache_location_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     # a changed wrapper is another recipe: built anew beside the old binary, never mistaken for it
     other = GoMain(name="etcd", module=ETCD.module, version=ETCD.version, wrapper=tmp_path)
     assert binary_path(other) != binary_path(ETCD)
+
+
+def test_a_dependency_the_proxy_refuses_is_a_proxy_error_naming_it(tmp_path: Path, refusing_proxy: str) -> None:
+    """The module itself is served, one of its requirements is not (as the proxy here refuses two versions the
+    Go ExternalDNS v0.22.0 requires): ProxyError naming that module@version, quoting go."""
+    proxy = _file_proxy(tmp_path / "proxy")
+    base = tmp_path / "proxy" / HELLO / "@v"
+    gomod = f"module {HELLO}\n\ngo 1.22\n\nrequire example.test/gone v1.0.0\n"
+    (base / "v1.0.0.mod").write_text(gomod)
+    with zipfile.ZipFile(base / "v1.0.0.zip", "w") as z:
+        z.writestr(f"{HELLO}@v1.0.0/go.mod", gomod)
+        z.writestr(f"{HELLO}@v1.0.0/main.go", 'package main\n\nimport _ "example.test/gone"\n\nfunc main() {}\n')
+    env = _isolated_env(tmp_path, f"{proxy},{refusing_proxy}")  # the file proxy, then one that says no
+    script = ("import sys; from tests.realkube.gobuild import GoMain, ProxyError, build\n"
+              "try:\n"
+              f"    build(GoMain(name='hello', module={HELLO!r}, version='v1.0.0', package={HELLO!r}))\n"
+              "except ProxyError as exc:\n"
+              "    print(exc); sys.exit(2)\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=180, check=False)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "did not serve example.test/gone@v1.0.0" in proc.stdout and "403 Forbidden" in proc.stdout, proc.stdout
