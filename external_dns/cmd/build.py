@@ -25,6 +25,10 @@ PROVIDER_BUILDERS: dict[str, str] = {
     "webhook": "external_dns.cmd.build_providers:build_webhook",
     "aws": "external_dns.cmd.build_providers:build_aws",
     "pdns": "external_dns.cmd.build_providers:build_pdns",
+    "cloudflare": "external_dns.cmd.build_providers:build_cloudflare",
+    "google": "external_dns.cmd.build_providers:build_google",
+    "azure": "external_dns.cmd.build_providers:build_azure",
+    "azure-private-dns": "external_dns.cmd.build_providers:build_azure_private_dns",
 }
 # name -> "module:function(cfg, provider) -> Registry"
 REGISTRY_BUILDERS: dict[str, str] = {

@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from external_dns.cmd.config import Config
     from external_dns.providers.aws.config import AWSConfig
     from external_dns.providers.aws.provider import AWSProvider
+    from external_dns.providers.azure import AzureConfig, AzurePrivateDNSProvider, AzureProvider
+    from external_dns.providers.cloudflare import CloudflareProvider
+    from external_dns.providers.google import GoogleProvider
     from external_dns.providers.inmemory import InMemoryProvider
     from external_dns.providers.pdns.config import PDNSConfig
     from external_dns.providers.pdns.provider import PDNSProvider
@@ -136,3 +139,63 @@ def build_pdns(cfg: Config) -> PDNSProvider:
     config = pdns_config(cfg)
     config.ssl_context()  # a bad --tls-* file is a start-up error, not a failed sync
     return PDNSProvider(config)
+
+
+def build_cloudflare(cfg: Config) -> CloudflareProvider:
+    """`--provider=cloudflare`: credentials from the environment as external-dns reads them (CF_API_TOKEN, ...);
+    the SDK's own CLOUDFLARE_BASE_URL points it at another endpoint."""
+    from external_dns.providers.cloudflare import CloudflareConfig, CloudflareProvider, Credentials
+
+    cf = cfg.cloudflare
+    return CloudflareProvider(CloudflareConfig(
+        credentials=Credentials.from_env(), domain_filter=build_domain_filter(cfg),
+        zone_id_filter=tuple(z for z in cfg.aws.zone_id_filter if z), proxied_by_default=cf.proxied,
+        per_page=cf.per_page, comment=cf.comment, regional_services=cf.regional_services,
+        region_key=cf.region_key, batch_change_size=cf.batch_change_size,
+        batch_change_interval=cf.batch_change_interval, annotation_prefix=cfg.sources.annotation_prefix,
+        cache_seconds=cfg.local.provider_cache_time, dry_run=cfg.core.dry_run))
+
+
+def build_google(cfg: Config) -> GoogleProvider:
+    """`--provider=google`: Application Default Credentials; `--google-api-endpoint` for another endpoint."""
+    from external_dns.providers.google import GoogleConfig, GoogleProvider
+
+    g = cfg.google
+    return GoogleProvider(GoogleConfig(
+        project=g.project, domain_filter=build_domain_filter(cfg),
+        zone_id_filter=tuple(z for z in cfg.aws.zone_id_filter if z), zone_visibility=g.zone_visibility,
+        batch_change_size=g.batch_change_size, batch_change_interval=g.batch_change_interval,
+        api_endpoint=g.api_endpoint, cache_seconds=cfg.local.provider_cache_time, dry_run=cfg.core.dry_run))
+
+
+def azure_config(cfg: Config) -> AzureConfig:
+    """azure.json (`--azure-config-file`) with the `--azure-*` overrides, as the Azure providers' config."""
+    from external_dns.endpoint.domain_filter import DomainFilter
+    from external_dns.providers.azure import AzureConfig, AzureFile
+    from external_dns.providers.azure.config import with_overrides
+
+    az = cfg.azure
+    file = with_overrides(AzureFile.read(az.config_file), subscription_id=az.subscription_id,
+                          resource_group=az.resource_group,
+                          user_assigned_identity_client_id=az.user_assigned_identity_client_id)
+    return AzureConfig(
+        file=file, domain_filter=build_domain_filter(cfg),
+        zone_name_filter=DomainFilter(include=[z for z in az.zone_name_filter if z]),
+        zone_id_filter=tuple(z for z in cfg.aws.zone_id_filter if z),
+        max_retries=max(0, az.max_retries),  # external-dns: below 0 disables retries
+        cache_seconds=cfg.local.provider_cache_time,
+        zones_cache_seconds=az.zones_cache_duration or 60.0, dry_run=cfg.core.dry_run)
+
+
+def build_azure(cfg: Config) -> AzureProvider:
+    """`--provider=azure`."""
+    from external_dns.providers.azure import AzureProvider
+
+    return AzureProvider(azure_config(cfg))
+
+
+def build_azure_private_dns(cfg: Config) -> AzurePrivateDNSProvider:
+    """`--provider=azure-private-dns`."""
+    from external_dns.providers.azure import AzurePrivateDNSProvider
+
+    return AzurePrivateDNSProvider(azure_config(cfg))

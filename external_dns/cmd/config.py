@@ -14,9 +14,12 @@ from types import ModuleType
 
 from external_dns.cmd import (
     flags_aws,
+    flags_azure,
+    flags_cloudflare,
     flags_controller,
     flags_core,
     flags_dnsrecord,
+    flags_google,
     flags_pdns,
     flags_providers_local,
     flags_rfc2136,
@@ -35,6 +38,9 @@ FLAG_GROUPS: tuple[ModuleType, ...] = (
     flags_sources,
     flags_aws,
     flags_pdns,
+    flags_cloudflare,
+    flags_google,
+    flags_azure,
     flags_safety,
     flags_dnsrecord,
 )
@@ -59,6 +65,9 @@ class Config(FlagGroup):
     dynamodb: flags_aws.DynamoDBFlags
     pdns: flags_pdns.PDNSFlags
     tls: flags_pdns.TLSFlags
+    cloudflare: flags_cloudflare.CloudflareFlags
+    google: flags_google.GoogleFlags
+    azure: flags_azure.AzureFlags
     safety: flags_safety.SafetyFlags
     plan_output: flags_safety.PlanOutputFlags
     dnsrecord: flags_dnsrecord.DNSRecordFlags
@@ -82,6 +91,9 @@ def _typed(ns: argparse.Namespace) -> Config:
         dynamodb=group_from(flags_aws.DynamoDBFlags, values),
         pdns=group_from(flags_pdns.PDNSFlags, values),
         tls=group_from(flags_pdns.TLSFlags, values),
+        cloudflare=group_from(flags_cloudflare.CloudflareFlags, values),
+        google=group_from(flags_google.GoogleFlags, values),
+        azure=group_from(flags_azure.AzureFlags, values),
         safety=group_from(flags_safety.SafetyFlags, values),
         plan_output=group_from(flags_safety.PlanOutputFlags, values),
         dnsrecord=group_from(flags_dnsrecord.DNSRecordFlags, values),
