@@ -16,6 +16,8 @@ SECRET_PLACEHOLDERS = {
     "AWS_ACCESS_KEY_ID": "AKIAEXAMPLE",
     "AWS_SECRET_ACCESS_KEY": "example-secret",
     "EXTERNAL_DNS_PDNS_API_KEY": "pdns-api-key",
+    "CF_API_TOKEN": "cf-api-token",
+    "CF_API_KEY": "cf-api-key",
 }
 
 

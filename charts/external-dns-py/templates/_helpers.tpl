@@ -194,6 +194,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- fail "provider.name=rfc2136 needs rfc2136.tsigKeyname and rfc2136.tsigSecretRef (name, key), or rfc2136.insecure=true" }}
 {{- end }}
 {{- end }}
+{{- if and (eq $provider "cloudflare") (or (and .Values.cloudflare.apiTokenSecretRef.name (not .Values.cloudflare.apiTokenSecretRef.key)) (and .Values.cloudflare.apiKeySecretRef.name (or (not .Values.cloudflare.apiKeySecretRef.key) (not .Values.cloudflare.email)))) }}
+{{- fail "cloudflare.apiTokenSecretRef needs name and key; cloudflare.apiKeySecretRef needs name, key and cloudflare.email" }}
+{{- end }}
+{{- if and (eq $provider "google") .Values.google.serviceAccountSecretRef.name (not .Values.google.serviceAccountSecretRef.key) }}
+{{- fail "google.serviceAccountSecretRef needs name and key (the key file's key in the Secret)" }}
+{{- end }}
 {{- /* pdns.* values are optional too: upstream configures PowerDNS through extraArgs and env. */}}
 {{- if and (eq $provider "pdns") .Values.pdns.server }}
 {{- if or (not .Values.pdns.apiKeySecretRef.name) (not .Values.pdns.apiKeySecretRef.key) }}
@@ -340,6 +346,42 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $a = append $a (printf "--tls-client-cert-key=/etc/external-dns/pdns-tls/%s" .) }}
 {{- end }}
 {{- end }}
+{{- else if eq $provider "cloudflare" }}
+{{- with .Values.cloudflare }}
+{{- if .proxied }}
+{{- $a = append $a "--cloudflare-proxied" }}
+{{- end }}
+{{- $a = append $a (printf "--cloudflare-dns-records-per-page=%v" .dnsRecordsPerPage) }}
+{{- with .recordComment }}
+{{- $a = append $a (printf "--cloudflare-record-comment=%s" .) }}
+{{- end }}
+{{- with .regionKey }}
+{{- $a = append $a (printf "--cloudflare-region-key=%s" .) }}
+{{- end }}
+{{- end }}
+{{- else if eq $provider "google" }}
+{{- with .Values.google }}
+{{- with .project }}
+{{- $a = append $a (printf "--google-project=%s" .) }}
+{{- end }}
+{{- with .zoneVisibility }}
+{{- $a = append $a (printf "--google-zone-visibility=%s" .) }}
+{{- end }}
+{{- $a = append $a (printf "--google-batch-change-size=%v" .batchChangeSize) }}
+{{- $a = append $a (printf "--google-batch-change-interval=%s" .batchChangeInterval) }}
+{{- end }}
+{{- else if has $provider (list "azure" "azure-private-dns") }}
+{{- with .Values.azure }}
+{{- with .resourceGroup }}
+{{- $a = append $a (printf "--azure-resource-group=%s" .) }}
+{{- end }}
+{{- with .subscriptionId }}
+{{- $a = append $a (printf "--azure-subscription-id=%s" .) }}
+{{- end }}
+{{- with .userAssignedIdentityClientId }}
+{{- $a = append $a (printf "--azure-user-assigned-identity-client-id=%s" .) }}
+{{- end }}
+{{- end }}
 {{- else if include "external-dns-py.webhookSidecar" . }}
 {{- $a = append $a "--webhook-provider-url=http://localhost:8888" }}
 {{- end }}
@@ -389,6 +431,30 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
     secretKeyRef:
       name: {{ .Values.pdns.apiKeySecretRef.name }}
       key: {{ .Values.pdns.apiKeySecretRef.key }}
+{{- end }}
+{{- if eq $provider "cloudflare" }}
+{{- with .Values.cloudflare.apiTokenSecretRef }}
+{{- if .name }}
+- name: CF_API_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ .name }}
+      key: {{ .key }}
+{{- end }}
+{{- end }}
+{{- if .Values.cloudflare.apiKeySecretRef.name }}
+- name: CF_API_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.cloudflare.apiKeySecretRef.name }}
+      key: {{ .Values.cloudflare.apiKeySecretRef.key }}
+- name: CF_API_EMAIL
+  value: {{ .Values.cloudflare.email | quote }}
+{{- end }}
+{{- end }}
+{{- if include "external-dns-py.googleKey" . }}
+- name: GOOGLE_APPLICATION_CREDENTIALS
+  value: /etc/external-dns/google/{{ .Values.google.serviceAccountSecretRef.key }}
 {{- end }}
 {{- if .Values.txtEncrypt.enabled }}
 - name: EXTERNAL_DNS_TXT_ENCRYPT_AES_KEY
@@ -489,6 +555,14 @@ constraint without a labelSelector gets one matching this release's pods (argume
 {{- end }}
 
 {{/* "true" when the PowerDNS TLS client files are mounted from pdns.tls.secretName. */}}
+{{- define "external-dns-py.googleKey" -}}
+{{- if and (eq (include "external-dns-py.providerName" .) "google") .Values.google.serviceAccountSecretRef.name }}true{{ end }}
+{{- end }}
+
+{{- define "external-dns-py.azureConfig" -}}
+{{- if and (has (include "external-dns-py.providerName" .) (list "azure" "azure-private-dns")) .Values.azure.configSecretName }}true{{ end }}
+{{- end }}
+
 {{- define "external-dns-py.pdnsTls" -}}
 {{- if and (eq (include "external-dns-py.providerName" .) "pdns") .Values.pdns.server .Values.pdns.tls.secretName }}true{{ end }}
 {{- end }}
