@@ -233,6 +233,15 @@ class APIAuthError(ProviderError, ConfigError):
     non-soft error is fatal) and Kubernetes restarts it with back-off."""
 
 
+MAX_REPORTED = 20  # refusals quoted in the error that ends an apply
+
+
+def refused_error(vendor: str, refused: Sequence[str]) -> ProviderError:
+    """The error ending an apply whose other changes went through: every refusal counted, the first quoted."""
+    more = f" (and {len(refused) - MAX_REPORTED} more)" if len(refused) > MAX_REPORTED else ""
+    return ProviderError(f"{vendor} refused {len(refused)} change(s): " + "; ".join(refused[:MAX_REPORTED]) + more)
+
+
 class RequestRefused(Exception):
     """The API refused a whole (transactional) write request as invalid; nothing of it was applied."""
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from external_dns.errors import ConfigError
 from external_dns.providers.apizones import APIZone
-from external_dns.providers.azure.config import NO_SUBSCRIPTION
-from external_dns.providers.azure.provider import AzureProvider, make_credential
+from external_dns.providers.azure.provider import AzureProvider, make_client
 
 
 class AzurePrivateDNSProvider(AzureProvider):
@@ -23,14 +21,7 @@ class AzurePrivateDNSProvider(AzureProvider):
     def _make_client(self) -> Any:
         from azure.mgmt.privatedns import PrivateDnsManagementClient
 
-        cfg = self.config
-        if not cfg.subscription_id:
-            raise ConfigError(NO_SUBSCRIPTION)
-        _, endpoint, audience = cfg.endpoints()
-        return PrivateDnsManagementClient(make_credential(cfg), cfg.subscription_id, base_url=endpoint,
-                                          credential_scopes=[audience.rstrip("/") + "/.default"],
-                                          retry_total=cfg.max_retries, connection_timeout=cfg.request_timeout,
-                                          read_timeout=cfg.request_timeout)
+        return make_client(self.config, PrivateDnsManagementClient)
 
     def _zone_pages(self) -> Any:
         return self.client.private_zones.list_by_resource_group(self.config.resource_group)

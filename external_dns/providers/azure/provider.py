@@ -34,6 +34,7 @@ from external_dns.providers.apizones import (
     KeptZonesProvider,
     RequestRefused,
     WriteGroup,
+    refused_error,
 )
 from external_dns.providers.azure.config import DEFAULT_TTL, NO_SUBSCRIPTION, AzureConfig
 from external_dns.providers.errors import ProviderError, SoftError
@@ -44,7 +45,6 @@ TAGS = "azure/tags"
 METADATA_PREFIX = "azure/metadata-"
 METADATA_KEYS = "azure/metadata-keys"
 TYPES = ("A", "AAAA", "CNAME", "MX", "NS", "TXT")  # external-dns's azure provider reads and writes these
-_MAX_REPORTED = 20
 
 
 @dataclass
@@ -77,16 +77,17 @@ def make_credential(config: AzureConfig) -> Any:
     raise ConfigError("failed to get credentials: no credentials provided for Azure API")
 
 
-def make_client(config: AzureConfig) -> Any:
-    from azure.mgmt.dns import DnsManagementClient
-
+def make_client(config: AzureConfig, client_class: Any = None) -> Any:
+    """An ARM client of `client_class` (azure-mgmt-dns's DnsManagementClient by default) for the configured
+    cloud, subscription, retries and deadlines."""
+    if client_class is None:
+        from azure.mgmt.dns import DnsManagementClient as client_class
     if not config.subscription_id:
         raise ConfigError(NO_SUBSCRIPTION)
     _, endpoint, audience = config.endpoints()
-    return DnsManagementClient(make_credential(config), config.subscription_id, base_url=endpoint,
-                               credential_scopes=[audience.rstrip("/") + "/.default"],
-                               retry_total=config.max_retries, connection_timeout=config.request_timeout,
-                               read_timeout=config.request_timeout)
+    return client_class(make_credential(config), config.subscription_id, base_url=endpoint,
+                        credential_scopes=[audience.rstrip("/") + "/.default"], retry_total=config.max_retries,
+                        connection_timeout=config.request_timeout, read_timeout=config.request_timeout)
 
 
 def _error(what: str, exc: BaseException) -> ProviderError:
@@ -283,9 +284,7 @@ class AzureProvider(KeptZonesProvider[APIZone, Any]):
                     self.mark_dirty(zone, group.names)
                     raise
         if refused:
-            more = f" (and {len(refused) - _MAX_REPORTED} more)" if len(refused) > _MAX_REPORTED else ""
-            raise ProviderError(f"Azure DNS refused {len(refused)} change(s): " + "; ".join(refused[:_MAX_REPORTED])
-                                + more)
+            raise refused_error("Azure DNS", refused)
 
     def _apply_group(self, zone: APIZone, group: WriteGroup[_Op]) -> None:
         """Check every write of the group against the record sets as kept (read by name when not), then send

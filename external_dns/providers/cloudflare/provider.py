@@ -31,12 +31,14 @@ from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
 from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.apizones import (
+    MAX_REPORTED,
     APIAuthError,
     APIZone,
     KeptZonesProvider,
     RequestRefused,
     WriteGroup,
     chunk_groups,
+    refused_error,
     send_bisecting,
 )
 from external_dns.providers.cloudflare.config import MIN_BATCH, CloudflareConfig
@@ -59,7 +61,6 @@ ZONES_PER_PAGE = 50  # the API's maximum for zone listings
 MIN_PER_PAGE = 5  # the API's minimum page size
 _MAX_PAGES = 1_000_000
 VERIFY_AGE = 5.0  # seconds: kept records older than this are read again by name before a delete or put
-_MAX_REPORTED = 20
 
 Record = dict[str, Any]
 
@@ -284,11 +285,9 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
                 break  # throttled or failing: the rest is planned again at the next sync
         if soft:
             raise SoftError(f"failed to submit all changes: {'; '.join(soft)}"
-                            + (f" (also refused: {'; '.join(refused[:_MAX_REPORTED])})" if refused else ""))
+                            + (f" (also refused: {'; '.join(refused[:MAX_REPORTED])})" if refused else ""))
         if refused:
-            more = f" (and {len(refused) - _MAX_REPORTED} more)" if len(refused) > _MAX_REPORTED else ""
-            raise ProviderError(f"Cloudflare refused {len(refused)} change(s): "
-                                + "; ".join(refused[:_MAX_REPORTED]) + more)
+            raise refused_error("Cloudflare", refused)
 
     def _body(self, ep: Endpoint, target: str, refused: list[str]) -> dict[str, Any] | None:
         zone = self.zone_of(ep.dns_name)

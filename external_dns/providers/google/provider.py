@@ -36,6 +36,7 @@ from external_dns.providers.apizones import (
     RequestRefused,
     WriteGroup,
     chunk_groups,
+    refused_error,
     send_bisecting,
 )
 from external_dns.providers.errors import ProviderError, SoftError
@@ -46,7 +47,6 @@ log = structlog.get_logger(__name__)
 READ_TYPES = frozenset(("A", "AAAA", "CNAME", "SRV", "TXT", "NS", "MX", "PTR", "NAPTR"))
 ABSOLUTE_TYPES = frozenset(("CNAME", "MX", "SRV", "NS"))  # targets written with a trailing dot (external-dns)
 _MAX_PAGES = 1_000_000
-_MAX_REPORTED = 20
 
 RRSet = dict[str, Any]
 
@@ -242,9 +242,7 @@ class GoogleProvider(KeptZonesProvider[APIZone, RRSet]):
         for zone in sorted(per_zone, key=lambda z: z.name):
             refused += self._submit_zone(zone, [g for _, g in sorted(per_zone[zone].items())])
         if refused:
-            more = f" (and {len(refused) - _MAX_REPORTED} more)" if len(refused) > _MAX_REPORTED else ""
-            raise ProviderError(f"Google Cloud DNS refused {len(refused)} change(s): "
-                                + "; ".join(refused[:_MAX_REPORTED]) + more)
+            raise refused_error("Google Cloud DNS", refused)
 
     def _submit_zone(self, zone: APIZone, groups: list[WriteGroup[_Op]]) -> list[str]:
         refused: list[str] = []
