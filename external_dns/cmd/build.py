@@ -53,9 +53,17 @@ SOURCE_BUILDERS: dict[str, str] = {
 }
 
 
-def load_builder(table: dict[str, str], kind: str, name: str) -> Any:
+def check_name(table: dict[str, str], kind: str, name: str) -> None:
+    """ConfigError naming the flag `--<kind>` and the names there are when `name` has no builder."""
     if name not in table:
-        raise ConfigError(f"unknown {kind} {name!r} (supported: {', '.join(sorted(table)) or 'none'})")
+        from external_dns.cmd.flags import one_of
+
+        raise ConfigError(f"--{kind}: unknown {kind} {name!r} {one_of(name, sorted(table))}")
+
+
+def load_builder(table: dict[str, str], kind: str, name: str) -> Any:
+    """The builder registered for `--<kind>=<name>`."""
+    check_name(table, kind, name)
     module, _, func = table[name].partition(":")
     return getattr(importlib.import_module(module), func)
 

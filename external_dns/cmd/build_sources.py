@@ -96,7 +96,7 @@ def build_source_pipeline(cfg: Config, context: Any = None) -> Source:
     src = cfg.sources
     names = _present(cfg.core.source_names)
     if not names:
-        raise ConfigError("no sources specified")
+        raise ConfigError(f"--source must be set (one of: {', '.join(sorted(SOURCE_BUILDERS))})")
     children = [load_builder(SOURCE_BUILDERS, "source", name)(cfg, context) for name in dict.fromkeys(names)]
     source: Source = MultiSource(children, src.default_targets, src.force_default_targets)
     if _present(src.nat64_networks):

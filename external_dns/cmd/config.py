@@ -28,6 +28,7 @@ from external_dns.cmd import (
     flags_webhook,
 )
 from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, flag_group, group_from
+from external_dns.cmd.usage import RUN, Command
 
 FLAG_GROUPS: tuple[ModuleType, ...] = (
     flags_core,
@@ -100,8 +101,9 @@ def _typed(ns: argparse.Namespace) -> Config:
     )
 
 
-def build_parser(prog: str = "external-dns") -> FlagParser:
-    parser = FlagParser(prog=prog, description="Keep DNS records in step with Kubernetes (ExternalDNS-compatible).")
+def build_parser(command: Command = RUN) -> FlagParser:
+    """Every flag group's flags, with `command`'s name, usage line and description for --help and errors."""
+    parser = FlagParser(prog=command.prog, description=command.description, usage=command.usage)
     for group in FLAG_GROUPS:
         group.add_flags(parser)
     return parser
@@ -119,9 +121,10 @@ def validate(cfg: Config) -> None:
         group.validate(cfg)
 
 
-def load_config(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> tuple[FlagParser, Config]:
+def load_config(argv: Sequence[str], environ: Mapping[str, str] | None = None,
+                command: Command = RUN) -> tuple[FlagParser, Config]:
     """Parse and validate; raises ConfigError (argparse usage errors exit 2 on their own)."""
-    parser = build_parser()
+    parser = build_parser(command)
     cfg = parse_config(argv, environ, parser)
     validate(cfg)
     return parser, cfg

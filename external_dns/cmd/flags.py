@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import os
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +25,7 @@ from external_dns.errors import ConfigError
 from external_dns.redact import redact_urls
 
 __all__ = ["ConfigError", "FlagGroup", "FlagParser", "duration", "env_name", "flag", "flag_dest", "flag_group",
-           "flag_values", "group_from",
+           "flag_values", "group_from", "one_of",
            "parse_bool", "parse_duration", "show_default", "show_value"]
 
 ENV_PREFIX = "EXTERNAL_DNS_"
@@ -146,7 +147,12 @@ class _Bool(argparse.Action):
         elif values is None:
             setattr(namespace, self.dest, True)
         else:
-            setattr(namespace, self.dest, parse_bool(str(values)))
+            try:
+                setattr(namespace, self.dest, parse_bool(str(values)))
+            except argparse.ArgumentTypeError as exc:
+                # a usage error naming the flag (exit 2), not a traceback: `--force now`, or `plan plan.json`
+                # where the word after a boolean flag is taken as its value
+                raise argparse.ArgumentError(None, f"argument {option_string}: {exc}") from None
 
 
 def _list_type(item_type: Callable[[str], Any]) -> Callable[[str], list[Any]]:
@@ -186,9 +192,10 @@ def show_default(action: argparse.Action) -> str:
     return show_value(action, action.default)
 
 
-class _HelpFormatter(argparse.HelpFormatter):
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Appends `(default: X)` in external-dns's style, and nothing when there is no default. Secrets (whose
-    help holds `%(default).0s`) never show a default, even one taken from the environment."""
+    help holds `%(default).0s`) never show a default, even one taken from the environment. Descriptions
+    keep their own line breaks (the command lists)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
@@ -208,16 +215,23 @@ class _OneLineErrorParser(argparse.ArgumentParser):
         if message.startswith("unrecognized arguments:"):
             # a mistyped secret flag (`--rfc2136-tsig-secrett=...`) must not echo the secret: names only
             names = [a.split("=", 1)[0] for a in message.split(":", 1)[1].split() if a.startswith("-")]
-            message = "unrecognized arguments: " + (" ".join(names) or "(values not shown)")
+            shown = [f"{n} (did you mean {match}?)" if (match := self.closest_flag(n)) else n for n in names]
+            message = "unrecognized arguments: " + (" ".join(shown) or "(values not shown)")
         self.exit(2, f"{self.prog}: error: {redact_urls(message)}, try --help\n")
+
+    def closest_flag(self, name: str) -> str | None:
+        """The known flag closest to a mistyped one (`--polcy` -> `--policy`), if any is close."""
+        known = [s for s in self._option_string_actions if s.startswith("--")]
+        matches = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        return matches[0] if matches else None
 
 
 class FlagParser:
     """Wraps argparse with external-dns flag conventions; remembers secrets (masked in the config log) and
     which flags were set explicitly."""
 
-    def __init__(self, prog: str = "external-dns", description: str = "") -> None:
-        self.parser = _OneLineErrorParser(prog=prog, description=description,
+    def __init__(self, prog: str = "external-dns", description: str = "", usage: str | None = None) -> None:
+        self.parser = _OneLineErrorParser(prog=prog, description=description, usage=usage,
                                           formatter_class=_HelpFormatter,
                                           allow_abbrev=False)
         self.secrets: set[str] = set()
@@ -237,6 +251,9 @@ class FlagParser:
         target: Any = self._group or self.parser
         dest = flag_dest(flag)
         names = [flag, *aliases]
+        if choices:
+            help = f"{help} (one of: {', '.join(c for c in choices if c)})" if help else \
+                f"one of: {', '.join(choices)}"
         if secret and "%(default)" not in help:
             help += "%(default).0s"  # renders empty and keeps --help from printing an env-supplied secret
         if type is bool:
@@ -245,14 +262,12 @@ class FlagParser:
                                 help=help, metavar="BOOL")
             conv: Callable[[str], Any] = parse_bool
         elif repeat:
-            if choices:
-                help = f"{help} (one of: {', '.join(choices)})" if help else f"one of: {', '.join(choices)}"
-            item = _choice(type, choices, flag) if choices else type
+            item = _choice(type, choices) if choices else type
             conv = _list_type(item) if split else _single_list(item)
             target.add_argument(*names, dest=dest, action=_Repeat, type=conv,
                                 default=list(default or []), help=help, metavar=metavar or dest.upper())
         else:
-            conv = _choice(type, choices, flag) if choices else type
+            conv = _choice(type, choices) if choices else type
             target.add_argument(*names, dest=dest, type=conv, default=default, help=help,
                                 metavar=metavar or dest.upper())
         if secret:
@@ -300,11 +315,19 @@ class FlagParser:
                 for key, value in sorted(flag_values(config).items())}
 
 
-def _choice(conv: Callable[[str], Any], choices: Sequence[str], flag: str) -> Callable[[str], Any]:
+def one_of(value: str, choices: Sequence[str]) -> str:
+    """`(one of: a, b, c)`, with `did you mean b?` when `value` is close to one of them."""
+    close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6) or [
+        c for c in choices if c.lower() == value.lower()]
+    hint = f"; did you mean {close[0]}?" if close else ""
+    return f"(one of: {', '.join(choices)}{hint})"
+
+
+def _choice(conv: Callable[[str], Any], choices: Sequence[str]) -> Callable[[str], Any]:
     def check(text: str) -> Any:
         value = conv(text)
-        if value not in choices:
-            raise argparse.ArgumentTypeError(f"{flag}: invalid value {text!r} (one of: {', '.join(choices)})")
+        if value not in choices:  # argparse names the flag; the environment's error names the variable
+            raise argparse.ArgumentTypeError(f"invalid value {text!r} {one_of(str(text), choices)}")
         return value
 
     return check

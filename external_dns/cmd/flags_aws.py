@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+from external_dns.durations import format_go_duration as go
 
 if TYPE_CHECKING:
     from external_dns.cmd.config import Config
@@ -84,7 +85,7 @@ def validate(cfg: Config) -> None:
         for name, seconds in (("--aws-batch-change-interval", aws.batch_change_interval),
                               ("--aws-zones-cache-duration", aws.zones_cache_duration)):
             if seconds < 0:
-                raise ConfigError(f"{name} must not be negative, got {seconds}")
+                raise ConfigError(f"{name} must not be negative, got {go(seconds)}")
         for tag in aws.zone_tags:
             if tag and not tag.partition("=")[0].strip():
                 raise ConfigError(f"--aws-zone-tags: invalid tag {tag!r} (use key=value or key)")

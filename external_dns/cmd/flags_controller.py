@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+from external_dns.durations import format_go_duration as go
 
 if TYPE_CHECKING:
     from external_dns.cmd.config import Config
@@ -89,13 +90,13 @@ def validate(cfg: Config) -> None:
         raise ConfigError(f"--workers must be at least 1, got {controller.workers}")
     if controller.min_event_sync_interval < 0:
         raise ConfigError(f"--min-event-sync-interval must not be negative, got "
-                          f"{controller.min_event_sync_interval}")
+                          f"{go(controller.min_event_sync_interval)}")
     if kube.qps <= 0:
         raise ConfigError(f"--kube-api-qps must be greater than 0, got {kube.qps}")
     if kube.burst <= 0:
         raise ConfigError(f"--kube-api-burst must be greater than 0, got {kube.burst}")
     if kube.request_timeout <= 0:
-        raise ConfigError(f"--kube-api-request-timeout must be positive, got {kube.request_timeout}")
+        raise ConfigError(f"--kube-api-request-timeout must be positive, got {go(kube.request_timeout)}")
     if election.enabled:
         validate_leader_election(election.lease_duration, election.renew_deadline, election.retry_period)
         if not election.name:
@@ -107,13 +108,13 @@ def validate(cfg: Config) -> None:
 def validate_leader_election(lease_duration: float, renew_deadline: float, retry_period: float) -> None:
     """client-go's checks: lease duration > renew deadline > 1.2 * retry period > 0; whole-second lease."""
     if retry_period <= 0:
-        raise ConfigError(f"--leader-elect-retry-period must be positive, got {retry_period}")
+        raise ConfigError(f"--leader-elect-retry-period must be positive, got {go(retry_period)}")
     if lease_duration <= renew_deadline:
-        raise ConfigError(f"--leader-elect-lease-duration ({lease_duration}s) must be greater than "
-                          f"--leader-elect-renew-deadline ({renew_deadline}s)")
+        raise ConfigError(f"--leader-elect-lease-duration ({go(lease_duration)}) must be greater than "
+                          f"--leader-elect-renew-deadline ({go(renew_deadline)})")
     if renew_deadline <= LEADER_ELECT_JITTER * retry_period:
-        raise ConfigError(f"--leader-elect-renew-deadline ({renew_deadline}s) must be greater than "
-                          f"{LEADER_ELECT_JITTER} x --leader-elect-retry-period ({retry_period}s)")
+        raise ConfigError(f"--leader-elect-renew-deadline ({go(renew_deadline)}) must be greater than "
+                          f"{LEADER_ELECT_JITTER} x --leader-elect-retry-period ({go(retry_period)})")
     if lease_duration < 1 or lease_duration != int(lease_duration):
         raise ConfigError(f"--leader-elect-lease-duration must be a whole number of seconds >= 1 "
-                          f"(Lease leaseDurationSeconds), got {lease_duration}s")
+                          f"(Lease leaseDurationSeconds), got {go(lease_duration)}")

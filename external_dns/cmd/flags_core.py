@@ -6,7 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from external_dns import __version__
-from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+from external_dns.cmd.build import PROVIDER_BUILDERS, SOURCE_BUILDERS, check_name
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group, one_of
+from external_dns.durations import format_go_duration as go
+from external_dns.endpoint.endpoint import KNOWN_RECORD_TYPES
 
 if TYPE_CHECKING:
     from external_dns.cmd.config import Config
@@ -14,17 +17,28 @@ if TYPE_CHECKING:
 POLICIES = ("sync", "upsert-only", "create-only")
 REGISTRIES = ("txt", "noop", "dynamodb")
 LOG_LEVELS = ("panic", "fatal", "error", "warning", "info", "debug", "trace")
+LOG_FORMATS = ("text", "json")
+# An owner id is written into every ownership TXT value, `heritage=external-dns,external-dns/owner=<id>,
+# external-dns/resource=<object>`: with it, the fixed tokens fit in one 255-octet TXT character-string (the
+# form every provider stores as written): 255 - 41 - 23.
+MAX_OWNER_ID = 255 - len("heritage=external-dns,external-dns/owner=") - len(",external-dns/resource=")
+# A `,` ends the owner label and starts another (`x,external-dns/owner=victim` would be read back as
+# victim's), `"` and `\` change how the value is quoted; outside printable ASCII, providers re-encode.
+_OWNER_ID_FORBIDDEN = frozenset(',"\\')
 
 
 def add_flags(p: FlagParser) -> None:
     p.group("sources and provider")
-    p.add("--source", repeat=True, help="source of desired endpoints (repeatable)")
-    p.add("--provider", default="", help="DNS provider")
-    p.add("--policy", default="", help="how changes are applied: sync, upsert-only, create-only (required)")
+    p.add("--source", repeat=True,
+          help=f"source of desired endpoints (repeatable; one of: {', '.join(sorted(SOURCE_BUILDERS))})")
+    p.add("--provider", default="", help=f"DNS provider (one of: {', '.join(sorted(PROVIDER_BUILDERS))})")
+    p.add("--policy", default="", help=f"how changes are applied (required; one of: {', '.join(POLICIES)})")
     p.add("--registry", default="txt", choices=REGISTRIES, help="ownership registry")
 
     p.group("TXT registry")
-    p.add("--txt-owner-id", default="default", help="owner ID written into ownership records")
+    p.add("--txt-owner-id", default="default",
+          help=f"owner ID written into ownership records (printable ASCII without , \" \\, at most {MAX_OWNER_ID} "
+               "characters)")
     p.add("--txt-prefix", default="", help="prefix for ownership TXT names (may contain %%{record_type})")
     p.add("--txt-suffix", default="", help="suffix for ownership TXT names (may contain %%{record_type})")
     p.add("--txt-wildcard-replacement", default="", help="replacement for '*' in ownership TXT names")
@@ -40,7 +54,7 @@ def add_flags(p: FlagParser) -> None:
     p.add("--regex-domain-filter", default="", help="limit to domains matching this regex")
     p.add("--regex-domain-exclusion", default="", help="exclude domains matching this regex")
     p.add("--managed-record-types", repeat=True, default=["A", "AAAA", "CNAME"],
-          help="record types to manage (repeatable)")
+          help=f"record types to manage (repeatable; one of: {', '.join(KNOWN_RECORD_TYPES)})")
     p.add("--exclude-record-types", repeat=True, help="record types never to manage (repeatable)")
     p.add("--create-ptr", type=bool, default=False, aliases=("--rfc2136-create-ptr",),
           help="also manage a PTR record for every A/AAAA record, in the managed reverse zones (needs PTR in "
@@ -56,7 +70,7 @@ def add_flags(p: FlagParser) -> None:
 
     p.group("logging")
     p.add("--log-level", default="info", choices=LOG_LEVELS, help="log level")
-    p.add("--log-format", default="text", help="log format: text or json")
+    p.add("--log-format", default="text", choices=LOG_FORMATS, help="log format")
 
 
 @flag_group
@@ -109,27 +123,49 @@ class FilterFlags(FlagGroup):
 
 def validate(cfg: Config) -> None:
     core, txt = cfg.core, cfg.txt
-    if cfg.log.format not in ("text", "json"):
-        raise ConfigError(f"unsupported log format: {cfg.log.format}")
     if not core.policy:
         raise ConfigError("--policy must be set explicitly (one of: sync, upsert-only, create-only)")
     if core.policy not in POLICIES:
-        raise ConfigError(f"unknown policy: {core.policy}")
+        raise ConfigError(f"--policy: unknown policy {core.policy!r} {one_of(core.policy, POLICIES)}")
     if not core.source_names:
-        raise ConfigError("no sources specified")
+        raise ConfigError(f"--source must be set (one of: {', '.join(sorted(SOURCE_BUILDERS))})")
+    for name in core.source_names:
+        if name:
+            check_name(SOURCE_BUILDERS, "source", name)
     if not core.provider:
-        raise ConfigError("no provider specified")
+        raise ConfigError(f"--provider must be set (one of: {', '.join(sorted(PROVIDER_BUILDERS))})")
+    check_name(PROVIDER_BUILDERS, "provider", core.provider)
     if txt.prefix and txt.suffix:
-        raise ConfigError("txt-prefix and txt-suffix are mutual exclusive")
+        raise ConfigError("--txt-prefix/--txt-suffix: txt-prefix and txt-suffix are mutual exclusive")
     if txt.prefix or txt.suffix or txt.wildcard_replacement:
         from external_dns.registry.admission import affix_problem  # lazy: keeps flag parsing light
 
         problem = affix_problem(txt.prefix, txt.suffix, txt.wildcard_replacement)
         if problem is not None:
             raise ConfigError(problem)
-    if core.registry in ("txt", "dynamodb") and not txt.owner_id:
-        raise ConfigError("owner id cannot be empty")
+    if core.registry in ("txt", "dynamodb"):
+        check_owner_id("--txt-owner-id", txt.owner_id)
+    if txt.migrate_from_owner:
+        check_owner_id("--migrate-from-txt-owner", txt.migrate_from_owner)
+    for name, types in (("--managed-record-types", cfg.filters.managed_record_types),
+                        ("--exclude-record-types", cfg.filters.exclude_record_types)):
+        for rtype in types:
+            if rtype and rtype not in KNOWN_RECORD_TYPES:  # `a` or `BOGUS` would manage nothing, silently
+                raise ConfigError(f"{name}: unknown record type {rtype!r} {one_of(rtype, KNOWN_RECORD_TYPES)}")
     if cfg.filters.create_ptr and "PTR" not in [t.upper() for t in cfg.filters.managed_record_types]:
         raise ConfigError("--create-ptr requires PTR in --managed-record-types")
     if core.interval <= 0 and not core.once:
-        raise ConfigError(f"--interval must be positive, got {core.interval}")
+        raise ConfigError(f"--interval must be positive, got {go(core.interval)}")
+
+
+def check_owner_id(name: str, owner_id: str) -> None:
+    """ConfigError naming flag `name` when `owner_id` cannot be written into ownership records as it is."""
+    if not owner_id:
+        raise ConfigError(f"{name}: owner id cannot be empty")
+    bad = sorted({c for c in owner_id if c in _OWNER_ID_FORBIDDEN or not " " <= c <= "~"})
+    if bad:
+        raise ConfigError(f"{name}: owner id {owner_id!r} holds {', '.join(repr(c) for c in bad)} (printable "
+                          f"ASCII only, without , \" and \\)")
+    if len(owner_id) > MAX_OWNER_ID:
+        raise ConfigError(f"{name}: owner id is {len(owner_id)} characters long, at most {MAX_OWNER_ID} fit "
+                          "in an ownership TXT record")

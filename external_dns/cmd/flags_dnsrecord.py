@@ -20,6 +20,7 @@ from external_dns.controller.dnsrecord.defaults import (
     DEFAULT_VALID_FOR,
     DEFAULT_WRITE_COUNTER_LIMIT,
 )
+from external_dns.durations import format_go_duration as go
 
 if TYPE_CHECKING:
     from external_dns.cmd.config import Config
@@ -54,11 +55,11 @@ def validate(cfg: Config) -> None:
     for name, value in (("--min-requeue-time", rec.min_requeue_time), ("--requeue-time", rec.requeue_time),
                         ("--valid-for", rec.valid_for)):
         if value <= 0:
-            raise ConfigError(f"{name} must be greater than zero, got {value:g}s")
+            raise ConfigError(f"{name} must be greater than zero, got {go(value)}")
     if rec.write_counter_limit < 1:
         raise ConfigError(f"--write-counter-limit must be at least 1, got {rec.write_counter_limit}")
     if rec.workers < 1:
         raise ConfigError(f"--dnsrecord-workers must be at least 1, got {rec.workers}")
     if rec.min_requeue_time > rec.requeue_time:
-        raise ConfigError(f"--min-requeue-time ({rec.min_requeue_time:g}s) must not exceed --requeue-time "
-                          f"({rec.requeue_time:g}s)")
+        raise ConfigError(f"--min-requeue-time ({go(rec.min_requeue_time)}) must not exceed --requeue-time "
+                          f"({go(rec.requeue_time)})")

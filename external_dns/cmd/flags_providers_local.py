@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+from external_dns.durations import format_go_duration as go
 
 if TYPE_CHECKING:
     from external_dns.cmd.config import Config
@@ -34,7 +35,7 @@ class LocalProviderFlags(FlagGroup):
 def validate(cfg: Config) -> None:
     local = cfg.local
     if local.provider_cache_time < 0:
-        raise ConfigError(f"--provider-cache-time must not be negative, got {local.provider_cache_time}")
+        raise ConfigError(f"--provider-cache-time must not be negative, got {go(local.provider_cache_time)}")
     if cfg.core.provider == "zonefile" and not local.zonefile_dir:
         raise ConfigError("--zonefile-dir must be set for --provider=zonefile")
     if local.zonefile_create_zones:

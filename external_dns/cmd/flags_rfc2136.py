@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group, one_of
+from external_dns.durations import format_go_duration as go
 
 if TYPE_CHECKING:
     from external_dns.cmd.config import Config
@@ -77,7 +78,7 @@ def validate(cfg: Config) -> None:
         return
     rfc = cfg.rfc2136
     if rfc.min_ttl < 0:
-        raise ConfigError(f"--rfc2136-min-ttl must not be negative, got {rfc.min_ttl}")
+        raise ConfigError(f"--rfc2136-min-ttl must not be negative, got {go(rfc.min_ttl)}")
     if rfc.batch_change_size < 1:
         raise ConfigError(f"--rfc2136-batch-change-size must be at least 1, got {rfc.batch_change_size}")
     if rfc.insecure and rfc.gss_tsig:
@@ -90,7 +91,8 @@ def validate(cfg: Config) -> None:
         raise ConfigError("--rfc2136-port must be set (1-65535, usually 53) with --provider=rfc2136")
     if not rfc.insecure:
         if rfc.tsig_secret_alg not in TSIG_ALGS:
-            raise ConfigError(f"{rfc.tsig_secret_alg} is not supported TSIG algorithm")
+            raise ConfigError(f"--rfc2136-tsig-secret-alg: {rfc.tsig_secret_alg} is not supported TSIG algorithm "
+                              f"{one_of(rfc.tsig_secret_alg, TSIG_ALGS)}")
         if not rfc.tsig_keyname or not rfc.tsig_secret:
             raise ConfigError("--rfc2136-tsig-keyname and --rfc2136-tsig-secret are required unless "
                               "--rfc2136-insecure is set")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
 from external_dns.controller.progress import MODES
+from external_dns.durations import format_go_duration as go
 from external_dns.plan.output import FORMATS
 from external_dns.plan.safety import (
     DEFAULT_DELETE_THRESHOLD,
@@ -158,6 +159,6 @@ def validate(cfg: Config) -> None:
     plan_output_files(cfg)
     output = cfg.plan_output
     if output.progress_interval < 0:
-        raise ConfigError(f"--progress-interval must not be negative, got {output.progress_interval}")
+        raise ConfigError(f"--progress-interval must not be negative, got {go(output.progress_interval)}")
     if output.apply_batch_size < 0:
         raise ConfigError(f"--apply-batch-size must not be negative, got {output.apply_batch_size}")

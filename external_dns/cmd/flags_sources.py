@@ -7,6 +7,7 @@ import ipaddress
 from typing import TYPE_CHECKING
 
 from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
+from external_dns.durations import format_go_duration as go
 from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
 from external_dns.sources.objects.ingress import INGRESS_CLASS_ANNOTATION
 from external_dns.sources.options import SERVICE_TYPES
@@ -176,7 +177,8 @@ def validate(cfg: Config) -> None:
             raise ConfigError(f"{name}: {exc}") from None
     template = parsed["--fqdn-template"]
     if src.ignore_hostname_annotation and template is None:
-        raise ConfigError("FQDN Template must be set if ignoring annotations")
+        raise ConfigError("--ignore-hostname-annotation: FQDN Template must be set if ignoring annotations "
+                          "(--fqdn-template)")
     if [c for c in src.ingress_class if c] and INGRESS_CLASS_ANNOTATION in annotation_selector.key_set():
         raise ConfigError("--ingress-class is mutually exclusive with the kubernetes.io/ingress.class "
                           "annotation filter")
@@ -185,7 +187,7 @@ def validate(cfg: Config) -> None:
     except SelectorError as exc:
         raise ConfigError(f"--gateway-label-filter does not specify a valid label selector: {exc}") from None
     if src.min_ttl < 0:
-        raise ConfigError(f"--min-ttl must not be negative, got {src.min_ttl}")
+        raise ConfigError(f"--min-ttl must not be negative, got {go(src.min_ttl)}")
     _cidrs("--exclude-target-net", src.exclude_target_net)
     _cidrs("--target-net-filter", src.target_net_filter)
     _nat64(src.nat64_networks)

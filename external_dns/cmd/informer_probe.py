@@ -27,10 +27,11 @@ from external_dns.logging_setup import configure_logging
 from external_dns.sources.selector import SelectorError, parse_selector
 
 log = structlog.get_logger("external_dns.informers.probe")
+PROG = "external-dns informer-probe"
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="external-dns informer-probe",
+    parser = argparse.ArgumentParser(prog=PROG,
                                      description="Print an informer's events as JSON lines.")
     parser.add_argument("--kubeconfig", default="", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
     parser.add_argument("--context", default=None, help="kubeconfig context (default: the current one)")
@@ -65,17 +66,17 @@ def _probe(stop: threading.Event, argv: list[str]) -> int:
     try:
         configure_logging(args.log_level, "text", sys.stderr)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     try:
         parse_selector(args.label_selector)  # a typo is a usage error, not a LIST the server refuses for ever
     except SelectorError as exc:
-        print(f"error: --label-selector: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: --label-selector: {exc}", file=sys.stderr)
         return 2
     try:
         api = _api_client(args.kubeconfig, args.context)
     except Exception as exc:
-        print(f"error: cannot load kubeconfig {args.kubeconfig or '(default)'}: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: cannot load kubeconfig {args.kubeconfig or '(default)'}: {exc}", file=sys.stderr)
         return 2
     factory = SharedInformerFactory(api)
     informer = factory.informer_for(BY_NAME[args.resource], namespace=args.namespace or None,

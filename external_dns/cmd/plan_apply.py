@@ -1,5 +1,5 @@
-"""The two-phase sub-commands. `external-dns plan --plan-file plan.json [flags]` is `--once --dry-run`
-that also writes the plan file. `external-dns apply plan.json [flags]` takes the same provider/registry
+"""The two-phase sub-commands. `external-dns plan [plan.json] [flags]` (or `--plan-file plan.json`) is
+`--once --dry-run` that also writes the plan file. `external-dns apply plan.json [flags]` takes the same provider/registry
 flags (`--source` and `--policy` are not needed), verifies the file (readable, untampered, same owner ID,
 provider and registry) and applies it through controller/once.py. Exit codes: controller/once.py."""
 
@@ -13,6 +13,7 @@ import structlog
 
 from external_dns.cmd.config import Config
 from external_dns.cmd.run import run_once_safely
+from external_dns.cmd.usage import APPLY, PLAN
 from external_dns.cmd.wiring import build_registry, install_safety_gate, once_options
 from external_dns.controller.once import (
     EXIT_CONFIG,
@@ -38,10 +39,15 @@ def _error(message: str) -> int:
 
 
 def plan_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
-    """`external-dns plan [--plan-file PATH] [flags]`: the `--once --dry-run` sync that writes the plan file."""
+    """`external-dns plan [PLAN_FILE] [flags]`: the `--once --dry-run` sync that writes the plan file (the
+    first word, as `apply PLAN_FILE` takes it, or `--plan-file`)."""
     from external_dns.cmd.run import run
 
-    return run(["--once", *argv, "--dry-run"], environ)
+    args = list(argv)
+    if args and not args[0].startswith("-"):
+        args = [f"--plan-file={args[0]}", *args[1:]]
+    # appended: a boolean flag the user gave last never takes them as its value, and ours win
+    return run([*args, "--once", "--dry-run"], environ, PLAN)
 
 
 def _load_apply_config(argv: Sequence[str], environ: Mapping[str, str] | None) -> tuple[dict[str, str], Config]:
@@ -49,7 +55,7 @@ def _load_apply_config(argv: Sequence[str], environ: Mapping[str, str] | None) -
     never uses are filled in)."""
     from external_dns.cmd.config import build_parser, parse_config, validate
 
-    parser = build_parser()
+    parser = build_parser(APPLY)
     cfg = parse_config(argv, environ, parser)
     fields = parser.config_fields(cfg)
     # Sources and the policy made the plan; apply never uses them.
@@ -66,6 +72,11 @@ def _load_apply_config(argv: Sequence[str], environ: Mapping[str, str] | None) -
 def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     """`external-dns apply PLAN_FILE [flags]`. Returns the exit code."""
     args = list(argv)
+    if "-h" in args or "--help" in args:
+        from external_dns.cmd.config import build_parser
+
+        build_parser(APPLY).parser.print_help()
+        return EXIT_OK
     if not args or args[0].startswith("-"):
         return _error("apply: the plan file is missing (usage: external-dns apply PLAN_FILE [flags])")
     path, rest = args[0], args[1:]

@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rules = rules_for_sources(args.sources, service_types=args.service_type_filter,
                                   leader_election=args.leader_election)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     doc: Any = cluster_role(args.cluster_role, rules) if args.cluster_role else rules
     sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, default_flow_style=None))

@@ -23,6 +23,7 @@ import structlog
 from external_dns.cmd.config import Config, load_config
 from external_dns.cmd.flags import env_name, parse_bool
 from external_dns.cmd.signals import install_signal_handlers
+from external_dns.cmd.usage import RUN, Command, overview
 from external_dns.cmd.wiring import (
     KubeClient,
     build_controller,
@@ -76,16 +77,19 @@ def _wants_webhook_server(argv: Sequence[str], environ: Mapping[str, str] | None
         return False
 
 
-def run(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
+def run(argv: Sequence[str], environ: Mapping[str, str] | None = None, command: Command = RUN) -> int:
     """The controller: parse, wire, run once or loop. Returns the exit code. With `--webhook-server` the
-    process is the `webhook-server` sub-command instead (as external-dns's flag of the same name)."""
+    process is the `webhook-server` sub-command instead (as external-dns's flag of the same name). `command`
+    names the program in --help and errors (`plan` runs through here)."""
     if _wants_webhook_server(argv, environ):
         from external_dns.cmd.webhook_server import webhook_server_main
 
         return webhook_server_main(list(argv))
     try:
-        parser, cfg = load_config(argv, environ)
+        parser, cfg = load_config(argv, environ, command)
     except ConfigError as exc:
+        if not argv and command is RUN:  # a bare `external-dns` (no flags, none in the environment either)
+            print_line(overview(), sys.stderr)
         return config_error(str(exc))
     except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)

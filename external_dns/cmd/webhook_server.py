@@ -16,9 +16,10 @@ from collections.abc import Sequence
 import structlog
 
 from external_dns.cmd import flags_core
-from external_dns.cmd.build import build_provider
+from external_dns.cmd.build import PROVIDER_BUILDERS, build_provider
 from external_dns.cmd.config import FLAG_GROUPS, Config, build_parser, parse_config
 from external_dns.cmd.signals import install_signal_handlers
+from external_dns.cmd.usage import WEBHOOK_SERVER
 from external_dns.errors import ConfigError
 from external_dns.logging_setup import configure_logging, print_line
 from external_dns.providers.provider import ProviderError
@@ -28,7 +29,8 @@ log = structlog.get_logger(__name__)
 
 def _validate(cfg: Config) -> None:
     if not cfg.core.provider:
-        raise ConfigError("no provider specified (--provider)")
+        raise ConfigError(f"--provider must be set to the provider to serve (one of: "
+                          f"{', '.join(sorted(set(PROVIDER_BUILDERS) - {'webhook'}))})")
     if cfg.core.provider == "webhook":
         raise ConfigError("webhook-server cannot serve --provider=webhook (pick the provider to expose)")
     for group in FLAG_GROUPS:
@@ -44,7 +46,7 @@ def _validate(cfg: Config) -> None:
 
 
 def webhook_server_main(argv: Sequence[str], stop: threading.Event | None = None) -> int:
-    parser = build_parser(prog="external-dns webhook-server")
+    parser = build_parser(WEBHOOK_SERVER)
     try:
         cfg = parse_config(list(argv), parser=parser)
         _validate(cfg)

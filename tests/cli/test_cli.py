@@ -133,7 +133,7 @@ def test_encrypted_txt_round_trips(env: Env) -> None:
         (("--txt-prefix=p-", "--txt-suffix=-s"), "sync", "txt-prefix and txt-suffix are mutual exclusive"),
         (("--txt-encrypt-enabled", "--txt-encrypt-aes-key=short"), "sync", "--txt-encrypt-aes-key"),
         (("--zonefile-create-zone=bad..name",), "sync", "--zonefile-create-zone"),
-        (("--log-format=xml",), "sync", "unsupported log format: xml"),
+        (("--log-format=xml",), "sync", "argument --log-format: invalid value 'xml' (one of: text, json)"),
     ],
 )
 def test_config_errors_exit_2_with_the_message(env: Env, extra: tuple[str, ...], policy: str | None,

@@ -30,7 +30,7 @@ def test_no_empty_defaults_no_python_values(help_text: str) -> None:
     assert "(default: )" not in flat
     assert "(default: [" not in flat and "['" not in flat
     assert "(default: True)" not in flat and "(default: False)" not in flat
-    assert "record types to manage (repeatable) (default: A,AAAA,CNAME)" in flat
+    assert "NAPTR, DNAME) (default: A,AAAA,CNAME)" in flat
 
 
 def test_every_default_renders_without_python_syntax() -> None:

@@ -28,7 +28,8 @@ def test_config_error_is_one_line_naming_the_flag(capsys: pytest.CaptureFixture[
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     for key in [k for k in os.environ if k.startswith("EXTERNAL_DNS_")]:
         monkeypatch.delenv(key)
-    assert main(["run", "--once", "--source=x", "--provider=zonefile", "--policy=sync"]) == 2
+    assert main(["run", "--once", "--source=manifest", "--manifest-dir=.", "--provider=zonefile",
+                 "--policy=sync"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "external-dns: error: --zonefile-dir must be set for --provider=zonefile"
 

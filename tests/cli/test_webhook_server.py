@@ -53,7 +53,7 @@ def test_serves_the_provider_until_stopped() -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    ([], "no provider specified (--provider)"),
+    ([], "--provider must be set to the provider to serve (one of: aws, inmemory,"),
     (["--provider=webhook"], "webhook-server cannot serve --provider=webhook"),
     (["--provider=inmemory", "--webhook-server-address=127.0.0.1:70000"], "port must be 0-65535"),
 ])

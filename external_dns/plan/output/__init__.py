@@ -12,6 +12,7 @@ stdout.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import tempfile
@@ -39,17 +40,44 @@ def render(fmt: str, plans: Sequence[ZonePlan]) -> str:
 
 
 def write_file(path: str, text: str) -> None:
-    """Write `text` to `path` atomically (same-directory temporary file, then rename)."""
+    """Write `text` to `path` atomically (same-directory temporary file, then rename), with the permissions a
+    plain `open(path, "w")` gives (the umask's; mkstemp's file is 0600). An OSError names `path`, not the
+    temporary file."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".plan-", dir=directory)
+    tmp = ""
     try:
+        fd, tmp = tempfile.mkstemp(prefix=".plan-", dir=directory)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            os.fchmod(fh.fileno(), 0o666 & ~_umask())
             fh.write(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        _unlink(tmp)
+        raise OSError(exc.errno, exc.strerror, path) from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _unlink(tmp)
         raise
+
+
+@functools.cache
+def _umask() -> int:
+    """The process's umask: from /proc (Linux), else by setting and restoring it, once (os.umask changes it
+    for every thread)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _unlink(tmp: str) -> None:
+    if tmp and os.path.exists(tmp):
+        os.unlink(tmp)
 
 
 def emit_outputs(formats: Sequence[str], files: Mapping[str, str], plans: Sequence[ZonePlan]) -> None:

@@ -32,7 +32,7 @@ def test_flags_and_environment() -> None:
     (["--min-requeue-time=0s"], "--min-requeue-time must be greater than zero"),
     (["--valid-for=-1m"], "--valid-for must be greater than zero"),
     (["--write-counter-limit=0"], "--write-counter-limit must be at least 1"),
-    (["--min-requeue-time=20m", "--requeue-time=15m"], "--min-requeue-time (1200s) must not exceed --requeue-time"),
+    (["--min-requeue-time=20m", "--requeue-time=15m"], "--min-requeue-time (20m0s) must not exceed --requeue-time (15m0s)"),
     (["--dnsrecord-workers=0"], "--dnsrecord-workers must be at least 1"),
 ])
 def test_bad_values_name_the_flag(args: list[str], message: str) -> None:
