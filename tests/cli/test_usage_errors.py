@@ -66,7 +66,7 @@ def test_help_opens_with_a_short_usage_and_lists_commands_and_values() -> None:
         assert f"\n  {command} " in out
     flat = " ".join(out.split())
     assert "(repeatable; one of: crd, dnsrecord, gateway-grpcroute," in flat and "manifest, node, pod, service)" in flat
-    assert "DNS provider (one of: aws, inmemory, pdns, rfc2136, webhook, zonefile" in flat
+    assert "DNS provider (one of: aws, " in flat and " inmemory, pdns, rfc2136, webhook, zonefile)" in flat
     assert "(required; one of: sync, upsert-only, create-only)" in flat
     assert "ownership registry (one of: txt, noop, dynamodb) (default: txt)" in flat
     for group in ("sources and provider:", "TXT registry:", "filters:", "plan safety:", "RFC2136 provider:"):

@@ -53,7 +53,7 @@ def test_serves_the_provider_until_stopped() -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    ([], "--provider must be set to the provider to serve (one of: aws, inmemory,"),
+    ([], "--provider must be set to the provider to serve (one of: aws, "),
     (["--provider=webhook"], "webhook-server cannot serve --provider=webhook"),
     (["--provider=inmemory", "--webhook-server-address=127.0.0.1:70000"], "port must be 0-65535"),
 ])
