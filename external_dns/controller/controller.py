@@ -1,10 +1,10 @@
-"""The one plan-and-apply pipeline: `Controller` reads the registry and the sources, plans a zone (or
-everything), checks and writes, in the order of external-dns's `controller.RunOnce`. Every mode goes
-through its steps (`read`, `plan_zone`, `check`, `apply_changes`, `synced`), so they share observers,
-metrics, events and the safety gate: `sync(zone, read)` for the long-running zone controller (a `Read`
-says what it reads: the whole source, a periodic pass's shared read, or named names; its `RunResult` says
-what it did, read and saw move), and the plan-first engine of `--once`, `plan` and `apply` (zone_plans.py,
-once.py)."""
+"""The zone pipeline: `Controller`, a `Pipeline` (pipeline.py: the plan, check and write steps every mode
+shares) that reads the registry and the source, plans a zone (or everything), checks and writes, in the
+order of external-dns's `controller.RunOnce`. `sync(zone, read)` is one run of the long-running zone
+controller: a `Read` says what it reads (the whole source, a periodic pass's share, or named names), its
+`RunResult` what it did, what it read and what moved at the provider meanwhile (what the zone controller
+needs to plan the next run, zone_controller.py). The plan-first engine of `--once`, `plan` and `apply`
+(zone_plans.py, once.py) uses its `read` and `plan_zone` steps."""
 
 from __future__ import annotations
 

@@ -14,8 +14,9 @@ A zone's dirty names are the names whose rows an event run plans (controller/zon
 Rows not dirty had no change since the run that planned them (same desired, same current), so the full plan
 has nothing for them either: planning only the dirty names gives the full plan (property-tested in
 tests/controller/test_incremental.py). The baseline of a zone is the fingerprint of each name's desired
-endpoints as of the last run that read them; no baseline (no full run yet, or the registry lost track of
-the zone) means only a full run is exact.
+endpoints as of the last run that read them (event passes also compare it to skip unchanged zones); it is
+trusted for an event run only while the registry's zone journal was followed since (no full run yet, a
+registry without a journal or one that lost track of the zone: only a full run is exact).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Kubernetes Events for one pipeline, wired the same way for the long-running process and `--once`:
 bad input (the in-cluster sources), name conflicts (a plan observer), refused plans (the safety gate) and
-written records (the controller)."""
+written records (the pipeline's write step, for the zone pipeline and the DNSRecord controller alike)."""
 
 from __future__ import annotations
 

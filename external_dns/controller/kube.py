@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -98,11 +99,17 @@ def _configuration(kubeconfig: str, server: str) -> k8s_client.Configuration:
     return configuration
 
 
+_THROTTLED_LOCK = threading.Lock()
+_THROTTLED: weakref.WeakSet[Any] = weakref.WeakSet()  # REST clients already throttled (kept as long as they live)
+
+
 def throttle_client(api: k8s_client.ApiClient, *, qps: float, burst: int, request_timeout: float | None) -> None:
     """Install client-side throttling and a default request timeout on `api` (idempotent per client)."""
     rest = api.rest_client
-    if getattr(rest, "_external_dns_throttled", False):
-        return
+    with _THROTTLED_LOCK:
+        if rest in _THROTTLED:
+            return
+        _THROTTLED.add(rest)
     bucket = BucketRateLimiter(qps, burst)
     original = rest.request
     pause = threading.Event()  # never set: a bounded, interruptible-by-nothing wait that is not a busy loop
@@ -118,7 +125,6 @@ def throttle_client(api: k8s_client.ApiClient, *, qps: float, burst: int, reques
         return original(method, url, *args, **kwargs)
 
     rest.request = request
-    rest._external_dns_throttled = True
 
 
 def api_client(kubeconfig: str = "", server: str = "", *, qps: float = 5.0, burst: int = 10,

@@ -1,5 +1,6 @@
 """The plan-first engine of `--once`, `external-dns plan` and `external-dns apply`: every zone is planned,
-shown and safety-checked before any is written; an unsafe zone stops all of them (as octoDNS).
+shown and safety-checked before any is written; an unsafe zone stops all of them (as octoDNS). The writes
+go through the pipeline's `write` step (controller/pipeline.py) in both, `apply`'s included.
 
 Exit codes (all `external-dns` commands): 0 success; 1 a sync or apply failed; 2 bad input (a flag, or an
 unusable plan file); 3 `EXIT_UNSAFE_PLAN`, nothing applied; 4 `EXIT_STALE_PLAN` (`apply` found a zone

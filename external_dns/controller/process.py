@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import structlog
 
@@ -16,9 +16,11 @@ from external_dns.controller.controller import Controller
 from external_dns.controller.features import attach_events
 from external_dns.controller.health import HealthServer, WorkerWatchdog
 from external_dns.controller.informer_factory import LazyInformerFactory
+from external_dns.controller.pipeline import Pipeline
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.errors import ConfigError
 from external_dns.events.emit_filter import filter_events
+from external_dns.providers.provider import Provider
 
 if TYPE_CHECKING:  # leader election and the recorder need the Kubernetes client: imported only when enabled
     from external_dns.controller.leader_election import LeaderElectionOptions, LeaderElector
@@ -31,6 +33,17 @@ DEFAULT_SHUTDOWN_TIMEOUT = 10.0
 DEFAULT_CACHE_SYNC_TIMEOUT = 60.0
 DEFAULT_STUCK_AFTER = 600.0
 _WAIT_SLICE = 1.0
+
+
+@runtime_checkable
+class LazyClient(Protocol):
+    """A Kubernetes client made on first use (cmd/wiring.KubeClient): `created` once something needed it. The
+    process sends Events only then (a process whose sources never needed the API server sends none)."""
+
+    def __call__(self) -> Any: ...
+
+    @property
+    def created(self) -> bool: ...
 
 
 class NotLeaderError(Exception):
@@ -99,6 +112,15 @@ class ControllerProcess:
         self._leading = False
 
     # -- extension points ----------------------------------------------------------------------------------
+    @property
+    def pipeline(self) -> Pipeline:
+        """The pipeline's steps every writer of this process goes through (the zone controller's Controller)."""
+        return self.controller
+
+    @property
+    def provider(self) -> Provider:
+        return self.controller.registry.provider
+
     def add_leader_task(self, start: Callable[[], None], stop: Callable[[float], bool], name: str = "") -> None:
         """Run `start()` when this process starts leading (at once without leader election) and
         `stop(timeout)` when it stops leading or shuts down."""
@@ -231,8 +253,8 @@ class ControllerProcess:
     def _events_wanted(self) -> bool:
         if self.emit_events is not None:
             return self.emit_events and self.kube_client is not None
-        created = bool(getattr(self.kube_client, "created", False))
-        return created and not self.options.dry_run
+        client = self.kube_client
+        return isinstance(client, LazyClient) and client.created and not self.options.dry_run
 
     def _on_stopped_leading(self) -> None:
         election = self.options.leader_election

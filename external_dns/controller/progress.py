@@ -44,8 +44,7 @@ class Progress:
             raise ValueError(f"unknown progress mode {mode!r} (one of: {', '.join(MODES)})")
         self.stream = stream if stream is not None else sys.stderr
         if mode == "auto":
-            isatty = getattr(self.stream, "isatty", None)
-            mode = "bar" if isatty is not None and isatty() else "log"
+            mode = "bar" if self.stream.isatty() else "log"
         self.mode = mode
         self.interval = interval
         self._clock = clock

@@ -126,11 +126,14 @@ def split_changes_by_zone(changes: Changes, current: Iterable[Endpoint],
         s = slot(ep.dns_name)
         if s is not None:
             s[1].append(ep)
-    for attr in ("create", "update_old", "update_new", "delete"):
-        for ep in getattr(changes, attr):
+    sides: list[tuple[list[Endpoint], Callable[[Changes], list[Endpoint]]]] = [
+        (changes.create, lambda c: c.create), (changes.update_old, lambda c: c.update_old),
+        (changes.update_new, lambda c: c.update_new), (changes.delete, lambda c: c.delete)]
+    for eps, side in sides:
+        for ep in eps:
             s = slot(ep.dns_name)
             if s is not None:
-                getattr(s[0], attr).append(ep)
+                side(s[0]).append(ep)
     return out
 
 

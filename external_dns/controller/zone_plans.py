@@ -1,6 +1,7 @@
 """Plan every zone first, check, then apply: the steps `--once`, `external-dns plan` and `apply` share
 (controller/once.py runs them). Planning goes through the same `Controller.read` / `Controller.plan_zone`
-steps as the long-running reconcile, so observers, metrics and events are the same."""
+steps as the long-running reconcile, and writing through the pipeline's `write` step, so observers,
+metrics and events are the same."""
 
 from __future__ import annotations
 

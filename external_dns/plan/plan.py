@@ -19,6 +19,7 @@ owner label is a copy of the desired endpoint (Go writes the label into the desi
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
 
 import structlog
 
@@ -93,6 +94,19 @@ def _inherit_owner(current: Endpoint, update: Endpoint) -> Endpoint:
     return out
 
 
+@runtime_checkable
+class ScopeFilter(DomainFilterInterface, Protocol):
+    """A domain filter that can tell when it matches every name (`DomainFilter`, `MatchAllDomainFilters`):
+    the plan then skips matching."""
+
+    def is_configured(self) -> bool: ...
+
+
+def _can_reject(flt: DomainFilterInterface) -> bool:
+    """False for a filter that matches every name; any other filter may reject one."""
+    return not isinstance(flt, ScopeFilter) or flt.is_configured()
+
+
 class Plan:
     """Inputs of a calculation; `calculate()` returns a new Plan whose `changes` are filled in."""
 
@@ -128,13 +142,10 @@ class Plan:
     # -- table ----------------------------------------------------------------------------------------------
     def _matcher(self) -> DomainFilterInterface | None:
         flt = self.domain_filter
-        if flt is None:
-            return None
-        configured = getattr(flt, "is_configured", None)
-        if configured is not None and not configured():
+        if flt is None or not _can_reject(flt):
             return None
         if isinstance(flt, MatchAllDomainFilters):  # its one member able to reject a name, unwrapped
-            active = [f for f in flt.filters if getattr(f, "is_configured", lambda: True)()]
+            active = [f for f in flt.filters if _can_reject(f)]
             if len(active) == 1:
                 return active[0]
         return flt

@@ -1,13 +1,17 @@
 """Plan safety verdicts (pure): per-zone update/delete thresholds and the root-NS guard, as octoDNS's
-`Plan.raise_if_unsafe` with its pitfalls fixed. `check_zone`/`assess` return a `Verdict`; refusing,
-logging, counting and Events are the controller's (controller/safety_gate.py)."""
+`Plan.raise_if_unsafe` with its pitfalls fixed. `check_zone`/`assess` return a `Verdict` (the delete
+threshold can be waived for deletes that are the point of a plan: `deletes_exempt`); the denominator is
+`count_existing` of the zone's records, or of its `CountedRecords` (counts per record type and owner, kept
+by the TXT registry). Refusing, logging, counting and Events are the controller's
+(controller/safety_gate.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
-from external_dns.endpoint.endpoint import RECORD_TYPE_NS, RECORD_TYPE_TXT, Endpoint
+from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, RECORD_TYPE_NS, RECORD_TYPE_TXT, Endpoint
 from external_dns.endpoint.zones import display_zone, normalize_zone
 from external_dns.plan.changes import Changes
 
@@ -146,21 +150,65 @@ def is_ownership_txt(ep: Endpoint) -> bool:
     return ep.record_type == RECORD_TYPE_TXT and any("heritage=external-dns" in t for t in ep.targets)
 
 
+class CountedRecords(Sequence[Endpoint]):
+    """A zone's records held as counts: how many records of each (record type, owner label) the zone holds
+    (the TXT registry's `zone_view`, kept in step name by name), which `count_existing` reads in O(pairs)
+    instead of record by record. As a sequence, each item is a shared stand-in Endpoint with only the record
+    type and the owner label of a record (no name, no targets), pairs in turn. For counting only."""
+
+    def __init__(self, counts: dict[tuple[str, str], int]) -> None:
+        self._counts = counts
+        self._len = sum(counts.values())
+        self._standins: dict[tuple[str, str], Endpoint] = {}
+
+    def type_owner_counts(self) -> dict[tuple[str, str], int]:
+        """(record type, owner label or "") -> number of records."""
+        return dict(self._counts)
+
+    def standin(self, pair: tuple[str, str]) -> Endpoint:
+        ep = self._standins.get(pair)
+        if ep is None:
+            ep = self._standins[pair] = Endpoint("", pair[0], labels={OWNER_LABEL_KEY: pair[1]} if pair[1] else {})
+        return ep
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> Endpoint: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Endpoint]: ...
+
+    def __getitem__(self, index: int | slice) -> Endpoint | Sequence[Endpoint]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        i = index + self._len if index < 0 else index
+        if not 0 <= i < self._len:
+            raise IndexError("CountedRecords index out of range")
+        for pair, n in self._counts.items():
+            if i < n:
+                return self.standin(pair)
+            i -= n
+        raise IndexError("CountedRecords index out of range")  # pragma: no cover (counts sum to _len)
+
+    def __iter__(self) -> Iterator[Endpoint]:
+        for pair, n in self._counts.items():
+            ep = self.standin(pair)
+            for _ in range(n):
+                yield ep
+
+
 def count_existing(current: Iterable[Endpoint], owner_id: str = "",
                    managed_record_types: Iterable[str] | None = None) -> int:
     """The safety denominator: existing records we own (all of them without an owner ID), of the managed
     types when given, never the ownership TXT markers."""
     managed = frozenset(managed_record_types) if managed_record_types is not None else None
-    counted = getattr(current, "type_owner_counts", None)
-    if counted is not None:
-        # a view holding counts per (record type, owner label) (the TXT registry's `zone_view`): each pair
-        # judged as one of its records would be (a stand-in: no name, no targets, so never an ownership TXT)
-        standin = current.standin  # type: ignore[attr-defined]
-        total = 0
-        for pair, count in counted().items():
-            if count and _counts(standin(pair), managed, owner_id):
-                total += count
-        return total
+    if isinstance(current, CountedRecords):
+        # each (record type, owner label) pair judged as one of its records would be (a stand-in: no name, no
+        # targets, so never an ownership TXT)
+        return sum(count for pair, count in current.type_owner_counts().items()
+                   if count and _counts(current.standin(pair), managed, owner_id))
     n = 0
     for ep in current:
         if is_ownership_txt(ep):  # markers would dilute the churn, as octoDNS's ownership records do

@@ -1,8 +1,11 @@
 """The Registry interface: the ownership layer between the plan and the provider.
 
-A registry wraps a provider, reads its records with ownership labels attached (`records()`), and writes
-changes together with the ownership data (`apply_changes()`). `owner_id()` is "" for registries that do not
-track ownership (noop), which turns off the plan's owner filtering.
+A registry wraps a provider, reads its records with ownership labels attached (`records()`, `zone_records()`),
+and writes changes together with the ownership data (`apply_changes()`). `owner_id()` is "" for registries
+that do not track ownership (noop), which turns off the plan's owner filtering. A registry keeping per-zone
+maps (the TXT registry) also keeps a zone journal (`zone_changes`: the names that moved) and a counted view
+for the safety gate (`zone_view`), which event-sized reconciles use; the defaults say "cannot tell" (every
+reconcile is then a full one).
 """
 
 from __future__ import annotations

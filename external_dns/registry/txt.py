@@ -225,7 +225,7 @@ class TXTRegistry(Registry):
         """The provider's records without the ownership TXT records, with their labels attached. With
         `cache_interval` > 0 the non-TXT records are served from memory until the interval passes; writes
         update that cache, a provider failure drops it."""
-        if getattr(self.provider, "cheap_snapshots", False) and self.cache_interval <= 0:
+        if self.provider.cheap_snapshots and self.cache_interval <= 0:
             # Every zone from its ownership map: only the names that moved since the last read are redone.
             with self._lock:
                 out: list[Endpoint] = []

@@ -15,15 +15,15 @@ Not thread-safe on its own: the registry calls it under its lock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable
 from hashlib import blake2b
-from typing import Protocol, overload
+from typing import Protocol, runtime_checkable
 
 import structlog
 
 from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, RECORD_TYPE_TXT, Endpoint
 from external_dns.endpoint.names import name_key
-from external_dns.plan.safety import is_ownership_txt
+from external_dns.plan.safety import CountedRecords, is_ownership_txt
 from external_dns.providers.provider import zone_for_name
 from external_dns.providers.snapshot import ZoneSnapshot
 from external_dns.registry.encrypted import UNDECRYPTABLE_LABELS
@@ -49,6 +49,16 @@ class Labeller(Protocol):
 
     def _attach_labels(self, ep: Endpoint, label_map: dict[LabelKey, dict[str, str]],
                        txt_names: set[str], holds: Callable[[str, str | None, str], bool] | None = None) -> None: ...
+
+
+@runtime_checkable
+class HandsOverTxts(Protocol):
+    """A zone snapshot whose first read can hand over TXT record sets without building them (the zone-file
+    view): `items_taking(take)` is `items()`, except that a TXT record set whose values `take(name key, name,
+    values)` claims is left out of the records."""
+
+    def items_taking(self, take: Callable[[str, str, tuple[str, ...]], bool]
+                     ) -> list[tuple[str, tuple[Endpoint, ...]]]: ...
 
 
 class OwnershipIndex:
@@ -162,8 +172,7 @@ class ZoneOwners:
         if changed is None:  # a rebuild: every name, read in one pass over the snapshot
             self.drop()
             taken: list[_Taken] | None = None
-            items_taking = getattr(self.snapshot, "items_taking", None)
-            if items_taking is None:
+            if not isinstance(self.snapshot, HandsOverTxts):
                 records_of = dict(self.snapshot.items())
             else:  # the ownership TXTs handed over as they are read, without an endpoint each
                 taken = []
@@ -176,7 +185,7 @@ class ZoneOwners:
                     keep((key, name, "", values, labels))
                     return True
 
-                records_of = dict(items_taking(take))
+                records_of = dict(self.snapshot.items_taking(take))
             had_txt = bool(self.index.txt_names)
             labelled = self._take_read_txts(records_of, taken)
             if had_txt != bool(self.index.txt_names):
@@ -399,7 +408,7 @@ class ZoneOwners:
         changed, self._changed = self._changed, set()
         return changed
 
-    def view(self) -> CountingView:
+    def view(self) -> CountedRecords:
         """Every labelled record as the safety gate counts it (type and owner), without building the records:
         the zone's counts per (type, owner), counted once after a rebuild and kept in step by `relabel`."""
         counts = self._counts
@@ -408,7 +417,7 @@ class ZoneOwners:
             for pairs in self._summary.values():
                 for pair in pairs:
                     counts[pair] = counts.get(pair, 0) + 1
-        return CountingView({pair: n for pair, n in counts.items() if n})
+        return CountedRecords({pair: n for pair, n in counts.items() if n})
 
     def full_counts(self) -> dict[tuple[str, str], int]:
         """`view`'s counts counted from scratch (tests: the kept counts equal these)."""
@@ -432,55 +441,6 @@ class ZoneOwners:
         """Records of this owner of managed types (the safety gate's denominator)."""
         return sum(n for (rtype, owner), n in self.view().type_owner_counts().items()
                    if owner and owner == owner_id and managed(rtype))
-
-
-class CountingView(Sequence[Endpoint]):
-    """A zone's records as the safety gate's `count_existing` reads them: how many records of each (record
-    type, owner label) the zone holds (`type_owner_counts`, which `count_existing` reads in O(pairs)); as a
-    sequence, each item is a shared stand-in Endpoint with only the record type and the owner label of a
-    record (no name, no targets), pairs in turn. For counting only."""
-
-    def __init__(self, counts: dict[tuple[str, str], int]) -> None:
-        self._counts = counts
-        self._len = sum(counts.values())
-        self._standins: dict[tuple[str, str], Endpoint] = {}
-
-    def type_owner_counts(self) -> dict[tuple[str, str], int]:
-        """(record type, owner label or "") -> number of records."""
-        return dict(self._counts)
-
-    def standin(self, pair: tuple[str, str]) -> Endpoint:
-        ep = self._standins.get(pair)
-        if ep is None:
-            ep = self._standins[pair] = Endpoint("", pair[0], labels={OWNER_LABEL_KEY: pair[1]} if pair[1] else {})
-        return ep
-
-    def __len__(self) -> int:
-        return self._len
-
-    @overload
-    def __getitem__(self, index: int) -> Endpoint: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Endpoint]: ...
-
-    def __getitem__(self, index: int | slice) -> Endpoint | Sequence[Endpoint]:
-        if isinstance(index, slice):
-            return list(self)[index]
-        i = index + self._len if index < 0 else index
-        if not 0 <= i < self._len:
-            raise IndexError("CountingView index out of range")
-        for pair, n in self._counts.items():
-            if i < n:
-                return self.standin(pair)
-            i -= n
-        raise IndexError("CountingView index out of range")  # pragma: no cover (counts sum to _len)
-
-    def __iter__(self) -> Iterator[Endpoint]:
-        for pair, n in self._counts.items():
-            ep = self.standin(pair)
-            for _ in range(n):
-                yield ep
 
 
 def _uncount(counts: dict[tuple[str, str], int], pairs: tuple[tuple[str, str], ...]) -> None:

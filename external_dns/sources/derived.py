@@ -13,7 +13,7 @@
   object and name, instead of being ignored silently, and with a `recorder` attached (`attach_recorder`)
   it is also a Warning Event on the object, as the sources' other problems.
 
-Both forward `add_event_handler` to the wrapped source and expose its `problems`.
+Both forward `add_event_handler` to the wrapped source, expose its `problems` and name it in `wrapped()`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from external_dns.endpoint.endpoint import (
 from external_dns.endpoint.targets import Targets
 from external_dns.events import Recorder, emit_problem_events
 from external_dns.sources.problems import Problem
-from external_dns.sources.source import Source, pipeline_nodes
+from external_dns.sources.source import Source, pipeline_nodes, problems_of
 
 log = structlog.get_logger(__name__)
 
@@ -58,7 +58,10 @@ class Nat64Source(Source):
 
     @property
     def problems(self) -> list[Problem]:
-        return list(getattr(self.source, "problems", []) or [])
+        return problems_of([self.source])
+
+    def wrapped(self) -> Sequence[Source]:
+        return (self.source,)
 
     def _embedded_ipv4(self, target: str) -> str | None:
         try:
@@ -111,7 +114,10 @@ class PtrSource(Source):
 
     @property
     def problems(self) -> list[Problem]:
-        return list(getattr(self.source, "problems", []) or [])
+        return problems_of([self.source])
+
+    def wrapped(self) -> Sequence[Source]:
+        return (self.source,)
 
     def _warn_once(self, ep: Endpoint, value: str, message: str) -> None:
         key = (ep.labels.get(RESOURCE_LABEL_KEY, ""), ep.dns_name, value)
@@ -194,7 +200,7 @@ class PtrSource(Source):
 
 
 def attach_recorder(source: Source, recorder: Recorder | None) -> None:
-    """Give every PtrSource in a pipeline of wrappers (`source` / `sources` attributes) the `recorder`."""
+    """Give every PtrSource in a pipeline of wrappers (`Source.wrapped`) the `recorder`."""
     for node in pipeline_nodes(source):
         if isinstance(node, PtrSource):
             node.recorder = recorder

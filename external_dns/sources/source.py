@@ -8,10 +8,11 @@ sources never do).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterator
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Protocol, runtime_checkable
 
 from external_dns.endpoint.endpoint import Endpoint
+from external_dns.sources.problems import Problem
 
 
 class Source(ABC):
@@ -36,17 +37,35 @@ class Source(ABC):
         source cannot tell (the caller compares `endpoints()` instead). Default: None."""
         return None
 
+    def wrapped(self) -> Sequence[Source]:
+        """The sources this one wraps (a wrapper's one, a combination's several), for walking a pipeline of
+        wrappers (`pipeline_nodes`). Default: none."""
+        return ()
 
-def pipeline_nodes(source: Source) -> Iterator[Any]:
-    """Every object of a pipeline of wrappers, `source` first: each one's `source` and `sources` attributes
-    are followed, each object given once (a shared inner source is not visited twice)."""
-    stack: list[Any] = [source]
+
+@runtime_checkable
+class ReportsProblems(Protocol):
+    """A source that lists the objects and fields its last read skipped (`problems`: the informer and
+    manifest sources, and the wrappers, which add their children's)."""
+
+    @property
+    def problems(self) -> Sequence[Problem]: ...
+
+
+def problems_of(sources: Sequence[Source]) -> list[Problem]:
+    """The `problems` of each of `sources` that reports them, in turn."""
+    return [p for s in sources if isinstance(s, ReportsProblems) for p in s.problems]
+
+
+def pipeline_nodes(source: Source) -> Iterator[Source]:
+    """Every source of a pipeline of wrappers, `source` first (each one's `wrapped()` followed), each given
+    once (a shared inner source is not visited twice)."""
+    stack: list[Source] = [source]
     seen: set[int] = set()
     while stack:
         node = stack.pop()
-        if node is None or id(node) in seen:
+        if id(node) in seen:
             continue
         seen.add(id(node))
         yield node
-        stack.append(getattr(node, "source", None))
-        stack.extend(getattr(node, "sources", None) or [])
+        stack.extend(node.wrapped())

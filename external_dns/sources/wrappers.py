@@ -10,7 +10,8 @@
 - `PostProcessorSource(source, min_ttl=0, provider="", prefer_alias=False)`: `--min-ttl` (only unset
   TTLs), provider-specific properties of other providers removed, `--prefer-alias` on CNAMEs.
 
-Each forwards `add_event_handler` to its children and exposes the children's `problems`.
+Each forwards `add_event_handler` to its children, exposes the children's `problems` and names them in
+`wrapped()`.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from external_dns.endpoint.targets import Targets, new_targets
 from external_dns.endpoint.utils import endpoints_for_hostname
 from external_dns.sources import metrics
 from external_dns.sources.problems import Problem
-from external_dns.sources.source import Source
+from external_dns.sources.source import Source, problems_of
 
 log = structlog.get_logger(__name__)
 
@@ -48,13 +49,6 @@ log = structlog.get_logger(__name__)
 def _source_type(ep: Endpoint) -> str:
     resource = ep.labels.get(RESOURCE_LABEL_KEY, "")
     return resource.split("/", 1)[0] if "/" in resource else "unknown"
-
-
-def _problems_of(sources: Iterable[Source]) -> list[Problem]:
-    out: list[Problem] = []
-    for s in sources:
-        out.extend(getattr(s, "problems", []) or [])
-    return out
 
 
 def apply_default_targets(endpoints: Iterable[Endpoint], default_targets: Sequence[str],
@@ -141,7 +135,10 @@ class MultiSource(Source):
 
     @property
     def problems(self) -> list[Problem]:
-        return _problems_of(self.sources) + self._skipped
+        return problems_of(self.sources) + self._skipped
+
+    def wrapped(self) -> Sequence[Source]:
+        return self.sources
 
     def endpoints(self) -> list[Endpoint]:
         collected: list[Endpoint] = []
@@ -186,7 +183,10 @@ class TargetFilterSource(Source):
 
     @property
     def problems(self) -> list[Problem]:
-        return _problems_of([self.source])
+        return problems_of([self.source])
+
+    def wrapped(self) -> Sequence[Source]:
+        return (self.source,)
 
     def endpoints(self) -> list[Endpoint]:
         return self._filter(self.source.endpoints())
@@ -232,7 +232,10 @@ class PostProcessorSource(Source):
 
     @property
     def problems(self) -> list[Problem]:
-        return _problems_of([self.source])
+        return problems_of([self.source])
+
+    def wrapped(self) -> Sequence[Source]:
+        return (self.source,)
 
     def endpoints(self) -> list[Endpoint]:
         return self._process(self.source.endpoints())

@@ -15,6 +15,7 @@ from external_dns.plan.safety import (
     REASON_ROOT_NS_CHANGE,
     REASON_TOO_MANY_DELETES,
     REASON_TOO_MANY_UPDATES,
+    CountedRecords,
     RootNsChangeError,
     SafetyConfig,
     Thresholds,
@@ -211,3 +212,26 @@ def test_flags_to_safety_config_with_repeatable_zone_thresholds() -> None:
                          "EXTERNAL_DNS_FORCE": "true"})
     assert safety_config(env).for_zone("example.com") == Thresholds(0.05, 0.05, 10)
     assert safety_config(env).force is True
+
+
+def test_counted_records_read_as_a_sequence_of_stand_ins_and_count_in_o_pairs() -> None:
+    view = CountedRecords({("A", "me"): 2, ("CNAME", ""): 1})
+    items = [(e.record_type, e.labels.get("owner")) for e in view]
+    assert items == [("A", "me"), ("A", "me"), ("CNAME", None)] and len(view) == 3
+    assert [(view[i].record_type, view[i].labels.get("owner")) for i in range(-3, 3)] == items + items
+    assert [e.record_type for e in view[1:]] == ["A", "CNAME"]
+    with pytest.raises(IndexError):
+        view[3]
+    assert view.type_owner_counts() == {("A", "me"): 2, ("CNAME", ""): 1}
+    assert count_existing(view, "me", ["A", "CNAME"]) == count_existing(list(view), "me", ["A", "CNAME"]) == 2
+    assert count_existing(view) == count_existing(list(view)) == 3
+
+
+def test_deletes_exempt_holds_only_the_deletes_back() -> None:
+    """A DNSRecord being deleted removes its own records on purpose: the delete threshold does not count them;
+    the update threshold and the root-NS guard still do."""
+    deletes = Changes(delete=[Endpoint(f"h{i}.example.org", "A", Targets(["10.0.0.1"])) for i in range(10)])
+    assert not assess("example.org", deletes, 10, Thresholds()).safe
+    assert assess("example.org", deletes, 10, Thresholds(), deletes_exempt=True).safe
+    apex = Changes(delete=[Endpoint("example.org", "NS", Targets(["ns1.example.net"]))])
+    assert not assess("example.org", apex, 10, Thresholds(), deletes_exempt=True).safe

@@ -32,7 +32,6 @@ from external_dns.sources.source import Source
 from external_dns.workqueue import RateLimiter
 
 if TYPE_CHECKING:
-    from external_dns.controller.controller import Controller
     from external_dns.controller.pipeline import Pipeline
 
 log = structlog.get_logger(__name__)
@@ -168,7 +167,10 @@ class ProcessHost(Protocol):
     """What `install` uses of the long-running process (controller/process.ControllerProcess)."""
 
     @property
-    def controller(self) -> Controller: ...
+    def pipeline(self) -> Pipeline: ...
+
+    @property
+    def provider(self) -> Provider: ...
 
     @property
     def kube_client(self) -> Callable[[], Any] | None: ...
@@ -187,15 +189,14 @@ def install(process: ProcessHost, options: Options, *, namespace: str = "", work
     feature, added by cmd/ for `--source=dnsrecord` outside `--dry-run`), on its informer factory,
     Kubernetes client and provider, beside the zone controller; a failure no retry can fix goes to the
     process's `on_fatal` as the zone controller's do (set by cmd/run.py before the features run). Its writes
-    go through the process's pipeline (`process.controller`): the safety gate, the leader-election fence and
-    the record events, as the zone controller's."""
+    go through the process's pipeline: the safety gate, the leader-election fence and the record events, as
+    the zone controller's."""
     if process.kube_client is None or process.informer_factory is None:
         from external_dns.errors import ConfigError
 
         raise ConfigError("--source=dnsrecord needs a Kubernetes API connection (--kubeconfig / --server)")
-    provider = process.controller.registry.provider
-    ctl = build_dnsrecord_controller(options, process.informer_factory(), provider, process.kube_client(),
-                                     namespace=namespace, workers=workers, pipeline=process.controller)
+    ctl = build_dnsrecord_controller(options, process.informer_factory(), process.provider, process.kube_client(),
+                                     namespace=namespace, workers=workers, pipeline=process.pipeline)
     ctl.on_fatal = process.on_fatal
     process.add_leader_task(ctl.start, ctl.stop, name="dnsrecord-controller")
     return ctl

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from external_dns.cmd.wiring import process_features
 from external_dns.controller.dnsrecord.controller import DNSRecordController, build_dnsrecord_controller
 from external_dns.controller.dnsrecord.reconcile import Options
 from external_dns.controller.dnsrecord.types import API_VERSION, KIND
+from external_dns.controller.pipeline import Pipeline
 from external_dns.informers import SharedInformerFactory
 from external_dns.providers.provider import CachedProvider
 from external_dns.providers.zonefile import ZoneFileProvider
@@ -137,7 +137,8 @@ class _Process:
     def __init__(self, factory: SharedInformerFactory, provider: Any, api_client: Any) -> None:
         self.kube_client = lambda: api_client
         self.informer_factory = lambda: factory
-        self.controller = argparse.Namespace(registry=argparse.Namespace(provider=provider))
+        self.provider = provider
+        self.pipeline = Pipeline()  # the process's Controller in the real process
         self.tasks: list[tuple[Any, Any, str]] = []
         self.on_fatal = lambda zone, exc: None  # cmd/run.FatalStop in the real process
 
@@ -157,6 +158,7 @@ def test_process_feature_runs_the_controller_only_with_source_dnsrecord(
     assert isinstance(ctl, DNSRecordController)
     assert ctl.reconciler.provider is provider  # the cache is bypassed: validation must see the provider
     assert ctl.on_fatal is process.on_fatal  # a refused credential ends the process as the zone controller's
+    assert ctl.reconciler.pipeline is process.pipeline  # its writes go through the process's checks and events
     ctl.close(1.0)
     assert build_dnsrecord(cfg()).endpoints() == []
 
