@@ -28,6 +28,7 @@ from typing import Any
 import structlog
 
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
+from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.zones import name_key
 from external_dns.plan.changes import Changes
 from external_dns.providers.apizones import (
@@ -49,6 +50,7 @@ from external_dns.providers.cloudflare.records import (
     body_matches,
     endpoints_at,
     parse_tags,
+    read_back_target,
     record_body,
     record_target,
     should_be_proxied,
@@ -221,6 +223,7 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
         for original in endpoints:
             ep = original.copy()
             ep.dns_name = name_key(ep.dns_name)
+            ep.targets = Targets(read_back_target(ep.record_type, t) for t in ep.targets)
             proxied = should_be_proxied(ep, cfg)
             if proxied:
                 ep.record_ttl = 0

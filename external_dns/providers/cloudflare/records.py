@@ -69,6 +69,19 @@ def endpoints_at(records: list[dict[str, Any]], config: CloudflareConfig) -> lis
     return out
 
 
+def read_back_target(rtype: str, target: str) -> str:
+    """A desired target in the form `record_target` reads it back: host names without the trailing dot (Cloudflare
+    stores them so), an SRV target with it."""
+    if rtype in ("CNAME", "NS", "PTR"):
+        return target.rstrip(".")
+    if rtype == RECORD_TYPE_MX:
+        priority, sep, host = target.partition(" ")
+        return f"{priority} {host.strip().rstrip('.')}" if sep else target
+    if rtype == RECORD_TYPE_SRV and not target.endswith("."):
+        return target + "."
+    return target
+
+
 def parse_tags(value: str) -> list[str]:
     """The `cloudflare-tags` annotation: comma-separated, trimmed, sorted (external-dns parseTagsAnnotation)."""
     return sorted(t.strip() for t in value.split(",") if t.strip())

@@ -208,13 +208,17 @@ class GoogleProvider(KeptZonesProvider[APIZone, RRSet]):
         return out
 
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
-        """Names lower case without the trailing dot, SRV targets absolute: what `records()` reads back."""
+        """Names lower case without the trailing dot, SRV targets absolute, other host targets without the dot:
+        what `records()` reads back."""
         out = []
         for original in endpoints:
             ep = original.copy()
             ep.dns_name = name_key(ep.dns_name)
             if ep.record_type == RECORD_TYPE_SRV:
                 ep.targets = Targets([t if t.endswith(".") else t + "." for t in ep.targets])
+            elif ep.record_type in ABSOLUTE_TYPES or ep.record_type == "PTR":
+                # Read back without the trailing dot (external-dns's endpoint form): a desired `host.` plans nothing.
+                ep.targets = Targets([t[:-1] if t.endswith(".") else t for t in ep.targets])
             out.append(ep)
         return out
 
