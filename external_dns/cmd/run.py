@@ -22,6 +22,7 @@ import structlog
 
 from external_dns.cmd.config import Config, load_config
 from external_dns.cmd.flags import env_name, parse_bool
+from external_dns.cmd.scope import warn_scope
 from external_dns.cmd.signals import install_signal_handlers
 from external_dns.cmd.usage import RUN, Command, overview
 from external_dns.cmd.wiring import (
@@ -110,6 +111,7 @@ def run(argv: Sequence[str], environ: Mapping[str, str] | None = None, command: 
     except Exception as exc:
         log.error(f"failed to start: {error_text(exc)}", error_type=type(exc).__name__)
         return 1
+    warn_scope(cfg, controller.registry.provider)
     settle_after_startup(one_shot=cfg.core.once)  # start-up objects leave the collector's scans (gcsettings.py)
 
     if cfg.core.once:  # all zones planned, shown and safety-checked before any is applied (controller/once.py)
