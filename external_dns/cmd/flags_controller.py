@@ -24,8 +24,8 @@ def add_flags(p: FlagParser) -> None:
     p.add("--events", type=bool, default=False,
           help="trigger a sync when a watched Kubernetes object changes (in addition to --interval)")
     p.add("--events-emit", repeat=True, choices=EMITTABLE_EVENTS,
-          help="Kubernetes Events to emit about records on their source objects (repeatable; empty: all of "
-               "them, see docs/flags-parity.md)")
+          help="Kubernetes Events to emit about records on their source objects (repeatable; none unless "
+               "listed, as upstream)")
     p.add("--min-event-sync-interval", type=duration, default=5.0,
           help="minimum time between two event-triggered syncs")
     p.add("--metrics-address", default=":7979", help="address of the /healthz, /readyz and /metrics server")

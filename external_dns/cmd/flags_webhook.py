@@ -20,7 +20,7 @@ def add_flags(p: FlagParser) -> None:
     p.add("--webhook-provider-write-timeout", type=duration, default=10.0, help="write timeout (duration)")
     p.add("--webhook-provider-read-header-timeout", type=duration, default=5.0,
           help="webhook server: most time to read a request's headers (duration)")
-    p.add("--webhook-provider-idle-timeout", type=duration, default=60.0,
+    p.add("--webhook-provider-idle-timeout", type=duration, default=30.0,
           help="webhook server: how long an idle keep-alive connection stays open (duration)")
     p.add("--webhook-provider-max-body-size", type=int, default=33554432,
           help="largest response (client) or request (server) body in bytes; 0 = no cap")

@@ -38,8 +38,8 @@ def attach_events(controller: Controller, recorder: Recorder | None) -> None:
 def once_event_recorder(controller: Controller, dry_run: bool,
                         events_emit: Sequence[str] = ()) -> EventRecorder | EmitFilter | None:
     """`--once` with in-cluster sources (not in dry-run): a started recorder on their API client, limited to the
-    record events of `--events-emit` when given. None otherwise (nothing to attach Events to, or nothing
-    written)."""
+    record events of `--events-emit` (none when empty, as upstream). None otherwise (nothing to attach Events
+    to, or nothing written)."""
     sources = list(informer_sources(controller.source))
     if not sources or dry_run:
         return None
@@ -47,4 +47,4 @@ def once_event_recorder(controller: Controller, dry_run: bool,
 
     recorder = EventRecorder(sources[0].factory.api_client)
     recorder.start()
-    return EmitFilter(recorder, events_emit) if any(events_emit) else recorder
+    return EmitFilter(recorder, [e for e in events_emit if e])

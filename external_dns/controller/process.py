@@ -73,7 +73,7 @@ class ProcessOptions:
     events: bool = False  # informer events schedule syncs (--events)
     dry_run: bool = False
     leader_election: LeaderElectionOptions | None = None  # None: no leader election
-    events_emit: tuple[str, ...] = ()  # --events-emit: the record events to send (empty: all)
+    events_emit: tuple[str, ...] = ()  # --events-emit: the record events to send (empty: none, as upstream)
 
 
 class ControllerProcess:

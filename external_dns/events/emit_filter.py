@@ -1,8 +1,7 @@
 """`--events-emit`: which record events reach Kubernetes.
 
-Upstream emits only the record events listed in `--events-emit` (RecordReady, RecordDeleted, RecordError).
-external-dns-py has always emitted all three, so an empty list keeps that (a documented departure); a non-empty
-list lets only the listed record reasons through. Events of other reasons (e.g. UnsafePlan) always pass.
+As upstream, only the record events listed in `--events-emit` (RecordReady, RecordDeleted, RecordError) are
+sent; an empty list sends none of them. Events of other reasons (e.g. UnsafePlan, RecordConflict) always pass.
 """
 
 from __future__ import annotations
@@ -33,6 +32,5 @@ class EmitFilter:
 
 
 def filter_events(recorder: Any, emit: Iterable[str] | None) -> Any:
-    """`recorder` limited to the record reasons in `emit`; unchanged when `emit` is empty."""
-    wanted = [e for e in (emit or []) if e]
-    return EmitFilter(recorder, wanted) if wanted else recorder
+    """`recorder` limited to the record reasons in `emit` (none of them when `emit` is empty)."""
+    return EmitFilter(recorder, [e for e in (emit or []) if e])

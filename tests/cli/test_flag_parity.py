@@ -93,7 +93,7 @@ UPSTREAM: dict[str, Any] = {
     # Server-side header and idle timeouts of the webhook server: upstream's defaults were not found in the
     # sources available here (neither docs/flags.md nor pkg/apis/externaldns/types.go of the stored versions
     # defines them); ours are 5s and 60s. `--expose-internal-ipv6` false: upstream flipped it in v0.18.
-    "--webhook-provider-read-header-timeout": UNCHECKED, "--webhook-provider-idle-timeout": UNCHECKED,
+    "--webhook-provider-read-header-timeout": UNCHECKED, "--webhook-provider-idle-timeout": "30s",
 }
 
 # Where our default differs from upstream's on purpose (docs/flags-parity.md says why).

@@ -355,8 +355,8 @@ def test_record_events_reach_the_api_server(kubeapi: KubeAPIServer, kube_config:
     source = ServiceInformerSource(factory())
     provider = InMemoryProvider(["example.org"])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
-    process = ControllerProcess(config(), ctl, stop=threading.Event(), kube_client=lambda: api,
-                                informer_factory=factory, emit_events=True)
+    process = ControllerProcess(config("--events-emit=RecordReady,RecordDeleted"), ctl, stop=threading.Event(),
+                                kube_client=lambda: api, informer_factory=factory, emit_events=True)
     create_service(kubeapi, "web", "web.example.org", "192.0.2.7")
     running = Running(process)
 

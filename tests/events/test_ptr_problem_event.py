@@ -31,7 +31,7 @@ def no_thread_leak() -> Iterator[None]:
 
 
 def test_record_type_ptr_without_ptr_managed_is_a_warning_event(kubeapi: KubeAPIServer, kube_config: Any) -> None:
-    options = event_process_options([])
+    options = event_process_options(["RecordError"])
     api = kubernetes.client.ApiClient(kube_config)
     factory = LazyInformerFactory(lambda: api)
     provider = InMemoryProvider(["example.org", "2.0.192.in-addr.arpa"])

@@ -121,7 +121,8 @@ def test_long_running_events_reach_the_zone(cluster: tuple[KubeAPIServer, str, P
     server, kubeconfig, zones = cluster
     populate(server)
     zone_file = zones / "example.org.zone"
-    ctl = Controller(base_args(kubeconfig, zones, "--events", "--interval=1h", "--min-event-sync-interval=1s",
+    ctl = Controller(base_args(kubeconfig, zones, "--events", "--events-emit=RecordError", "--interval=1h",
+                               "--min-event-sync-interval=1s",
                                "--metrics-address=127.0.0.1:0", "--leader-elect",
                                f"--leader-elect-namespace={LEASE_NAMESPACE}",
                                "--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1.5s",
@@ -224,7 +225,7 @@ def test_dnsendpoint_status_is_written_only_after_a_successful_sync(cluster: tup
     dns = ("externaldns.k8s.io/v1alpha1", "DNSEndpoint")
     hosts = [{"dnsName": f"h{i}.example.org", "recordType": "A", "targets": [f"192.0.2.{40 + i}"]} for i in range(4)]
     server.create(dnsendpoint("many", *hosts))
-    args = base_args(kubeconfig, zones, "--min-existing-records=1")
+    args = base_args(kubeconfig, zones, "--min-existing-records=1", "--events-emit=RecordError")
     run_once(args)
     assert server.get(*dns, "default", "many")["status"] == {"observedGeneration": 1}  # type: ignore[index]
 
@@ -248,7 +249,7 @@ def test_once_sends_bad_input_and_unsafe_plan_events(cluster: tuple[KubeAPIServe
     set_lb_status(server, "bad", {"ip": "192.0.2.70"})
     hosts = [{"dnsName": f"u{i}.example.org", "recordType": "A", "targets": [f"192.0.2.{80 + i}"]} for i in range(4)]
     server.create(dnsendpoint("many", *hosts))
-    args = base_args(kubeconfig, zones, "--min-existing-records=1")
+    args = base_args(kubeconfig, zones, "--min-existing-records=1", "--events-emit=RecordError")
     run_once(args)
 
     def events(name: str) -> list[dict[str, Any]]:
