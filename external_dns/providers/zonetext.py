@@ -26,8 +26,12 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from external_dns.endpoint.names import IPV4, IPV4_TEXT, UNESCAPED_NAME_TEXT
+
+if TYPE_CHECKING:
+    import dns.rdtypes.txtbase
 
 # Types whose text form ends with a domain name: its trailing dot is dropped on read, as external-dns does.
 NAME_TERMINATED = frozenset({"CNAME", "NS", "PTR", "DNAME", "MX", "SRV"})
@@ -46,6 +50,11 @@ _PLAIN_QUOTED_RUN = re.compile(_PLAIN_QUOTED_RUN_TEXT)
 # A line exactly as `render_zone_text` writes A and TXT records: read with one match.
 _FAST_LINE = re.compile(
     rf"({UNESCAPED_NAME_TEXT}|@) ([0-9]{{1,10}}) IN (A|TXT) ({IPV4_TEXT}|{_PLAIN_QUOTED_RUN_TEXT})")
+# A TXT value longer than one character-string is written as 255-octet strings and a shorter last one; read
+# back, such a run is one value again (as the RFC2136 and PowerDNS providers read it), so an ownership record
+# over 255 octets round-trips. A plain one of any length, quoted:
+_LONG_PLAIN_QUOTED = re.compile(r'"[ !#-\[\]-~]*"')
+TXT_CHUNK = 255
 _TYPE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
 MAX_NAME = 255
 
@@ -152,6 +161,63 @@ def bare(name: str) -> str:
     return name[:-1] if name.endswith(".") and name != "." else name
 
 
+# -- TXT values over one character-string -------------------------------------------------------------------
+def join_txt(text: str) -> str:
+    """A TXT rdata's text as read back: strings of exactly 255 octets followed by a last one of 1 to 255 are one
+    value (one quoted string, longer than a character-string may be); anything else is left as it is."""
+    if '" "' not in text:
+        return text
+    if _PLAIN_QUOTED_RUN.fullmatch(text):
+        strings = [part.encode() for part in text[1:-1].split('" "')]
+    else:
+        strings = list(_txt_rdata(text).strings)
+    if len(strings) < 2 or any(len(b) != TXT_CHUNK for b in strings[:-1]) or not strings[-1]:
+        return text
+    return _quoted(b"".join(strings))
+
+
+def split_txt(text: str) -> str:
+    """A read-back TXT value as zone-file text: one quoted string over 255 octets is written as 255-octet
+    strings and the rest (`join_txt` reads it back as it was); anything else as it is."""
+    if len(text) <= TXT_CHUNK + 2 or not text.startswith('"'):
+        return text
+    if _LONG_PLAIN_QUOTED.fullmatch(text):
+        body = text[1:-1]
+        return " ".join(f'"{body[i:i + TXT_CHUNK]}"' for i in range(0, len(body), TXT_CHUNK))
+    raw = _unquote(text)
+    if raw is None or len(raw) <= TXT_CHUNK:
+        return text
+    return " ".join(_quoted(raw[i:i + TXT_CHUNK]) for i in range(0, len(raw), TXT_CHUNK))
+
+
+_ESCAPE = re.compile(rb"\\([0-9]{3}|.)", re.DOTALL)
+
+
+def _unquote(text: str) -> bytes | None:
+    """The octets of one quoted string in presentation form (escapes resolved); None when it is not one."""
+    body = text[1:-1]
+    if len(text) < 2 or not text.endswith('"') or re.search(r'(?<!\\)(?:\\\\)*"', body):
+        return None
+    return _ESCAPE.sub(lambda m: bytes((int(m[1]),)) if m[1].isdigit() else m[1], body.encode("utf-8"))
+
+
+def _quoted(raw: bytes) -> str:
+    import dns.rdata
+
+    return '"' + str(dns.rdata._escapify(raw)) + '"'  # type: ignore[no-untyped-call]
+
+
+def _txt_rdata(text: str) -> dns.rdtypes.txtbase.TXTBase:
+    import dns.rdata
+    import dns.rdataclass
+    import dns.rdatatype
+    import dns.rdtypes.txtbase
+
+    rd = dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.TXT, text)
+    assert isinstance(rd, dns.rdtypes.txtbase.TXTBase)
+    return rd
+
+
 # -- reading ----------------------------------------------------------------------------------------------------
 def _logical_lines(text: str) -> Iterator[tuple[bool, list[str], bool]]:
     """(starts with blank, tokens, in our own simple A/TXT form) per logical line: comments dropped,
@@ -242,7 +308,7 @@ def _targets(rtype: str, tokens: list[str], origin: str) -> list[str]:
     if rtype == "A" and n == 1 and IPV4.fullmatch(tokens[0]):
         return [tokens[0]]
     if rtype == "TXT" and all(_PLAIN_QUOTED_RUN.fullmatch(t) for t in tokens):
-        return [" ".join(tokens)]
+        return [join_txt(" ".join(tokens))]
     if rtype in _HOST_TYPES and n == 1:
         return [_host_target(tokens[0], origin)]
     if rtype == "MX" and n == 2:
@@ -269,7 +335,7 @@ def _rdata_text(rtype: str, rdata: str, origin: str) -> str:
     text = str(rd.to_text())
     if rtype in NAME_TERMINATED and text.endswith(".") and text != ".":
         text = text[:-1]
-    return text
+    return join_txt(text) if rtype == "TXT" else text
 
 
 def _soa(ttl: int, tokens: list[str], origin: str) -> Soa:
@@ -374,6 +440,8 @@ def read_zone_text(text: str, origin: str) -> ZoneData:
             relative, ttl_text, rtype, target = m.groups()
             if (rtype == "A") != (target[0] != '"'):
                 m = None
+            elif rtype == "TXT" and '" "' in target:
+                target = join_txt(target)
             elif simple and current == apex:
                 # A line in our own simple A/TXT form (the bulk of a file we wrote): `_Reader.add_simple`, inline
                 owner = apex if relative == "@" else relative + suffix  # also for blank-led lines after it
@@ -445,7 +513,7 @@ def rdata_field(rtype: str, target: str) -> str:
     """The rdata text to write for a target in read-back form (name-valued types get their final dot)."""
     if rtype in NAME_TERMINATED and target != "." and not target.endswith("."):
         return target + "."
-    return target
+    return split_txt(target) if rtype == "TXT" else target
 
 
 def relative_owner(name: str, origin: str) -> str:

@@ -21,7 +21,6 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.errors import (
     InvalidBatchRequestError,
     ProviderError,
-    RecordAlreadyExistsError,
     RecordNotFoundError,
 )
 from external_dns.providers.zonefile import (
@@ -240,8 +239,8 @@ def test_created_zone_and_our_writes_load_in_named_checkzone(tmp_path: Path) -> 
 
 def test_validation_like_inmemory(provider: ZoneFileProvider) -> None:
     provider.apply_changes(Changes(create=[ep("a.example.org", "A", "1.1.1.1")]))
-    with pytest.raises(RecordAlreadyExistsError):
-        provider.apply_changes(Changes(create=[ep("a.example.org", "A", "1.1.1.1")]))
+    # a create already in place is no error; one over other values is refused alone (issue 27, item 14)
+    provider.apply_changes(Changes(create=[ep("a.example.org", "A", "1.1.1.1")]))
     with pytest.raises(RecordNotFoundError):
         provider.apply_changes(Changes(delete=[ep("missing.example.org", "A", "1.1.1.1")]))
     with pytest.raises(RecordNotFoundError):
@@ -254,15 +253,17 @@ def test_validation_like_inmemory(provider: ZoneFileProvider) -> None:
     with pytest.raises(ProviderError, match=r"no zone file holds www\.example\.com"):
         provider.apply_changes(Changes(create=[ep("www.example.com", "A", "1.1.1.1")]))
     # a refused batch writes nothing, even its valid parts
-    with pytest.raises(RecordAlreadyExistsError):
-        provider.apply_changes(Changes(create=[ep("fresh.example.org", "A", "3.3.3.3"), ep("a.example.org", "A", "1.1.1.1")]))
+    with pytest.raises(RecordNotFoundError):
+        provider.apply_changes(Changes(create=[ep("fresh.example.org", "A", "3.3.3.3")],
+                                       delete=[ep("a.example.org", "A", "9.9.9.9")]))
     assert ("fresh.example.org", "A") not in by_key(provider.records())
 
 
 def test_cname_never_shares_a_name(provider: ZoneFileProvider) -> None:
     provider.apply_changes(Changes(create=[ep("host.example.org", "A", "1.1.1.1")]))
-    with pytest.raises(ProviderError, match="CNAME must be alone"):
-        provider.apply_changes(Changes(create=[ep("host.example.org", "CNAME", "other.example.org")]))
+    # refused alone, with a warning (issue 27, item 15): the A stays, nothing else fails
+    provider.apply_changes(Changes(create=[ep("host.example.org", "CNAME", "other.example.org")]))
+    assert ("host.example.org", "CNAME") not in by_key(provider.records())
     # a type change planned as delete + create is fine
     provider.apply_changes(Changes(delete=[ep("host.example.org", "A", "1.1.1.1")],
                                    create=[ep("host.example.org", "CNAME", "other.example.org")]))

@@ -1,9 +1,12 @@
 """The zone-file provider: one RFC 1035 master file per zone in a directory.
 
 Zone discovery (`--zonefile-dir`, re-scanned on every call so files added by hand are picked up):
-- a file named `<zone>.zone` or `db.<zone>` (hidden files and anything else are ignored);
-- the zone's origin is the file's first `$ORIGIN` directive when it has one, else the name from the file
-  name; the zone must have an SOA record at its origin.
+- a file named `<zone>.zone` or `db.<zone>` (hidden files and anything else are ignored); a symlink is
+  followed (and written through), one that leads nowhere fails its zone;
+- the zone is the one the file is for: an absolute `$ORIGIN` before its first record, else the name from the
+  file name; a later `$ORIGIN` (a BIND-style sub-block), `$TTL` and relative names are resolved as named does;
+  the zone must have an SOA record at its origin. `$GENERATE` ranges named refuses, or over MAX_GENERATE
+  records in all, fail the zone (file and line) before anything expands them.
 - a file that does not parse (or has no SOA, or claims a zone another file already holds) is reported with
   an error log naming the file (and line, from dnspython) and left untouched; its names are outside the
   provider's domain filter, and reading records fails (ProviderError naming the file) until it is fixed:
@@ -26,16 +29,22 @@ into the exact form `records()` reads back (so a plan never sees a spurious upda
 parse for its type drops that endpoint with a warning naming it, the other endpoints still sync.
 
 Writing (`apply_changes`): every writer of a zone file (this process or another one on the same directory)
-holds an exclusive `fcntl.flock` on a lock file beside it (`.<file>.lock`, hidden, never removed: removing
-it would let two writers lock different files) and re-reads the zone under the lock when its key moved, so
-concurrent `--once` runs with different owner IDs never lose each other's records. The whole batch is
-validated first with the in-memory provider's rules and messages (`record already exists`, `record not
-found`, `invalid batch request`; a create outside every zone is an error too; a CNAME never shares its name
-with other data), then each changed zone is written with its SOA serial bumped, atomically: a temporary file
-in the same directory is written, fsynced and `os.replace`d over the old one (then the directory is
-fsynced), so a crash leaves either the old or the new file, never half of one. Comments and `$TTL`/`$INCLUDE`
-directives of a file are not preserved once we rewrite it (every record keeps its TTL explicitly); records we
-do not own are kept.
+holds an exclusive `fcntl.flock` on a lock file beside it (`.<file>.lock` beside the file a symlink leads to,
+hidden, never removed: removing it would let two writers lock different files) and re-reads the zone under the
+lock when it moved, so concurrent `--once` runs with different owner IDs never lose each other's records. The
+whole batch is validated first with the in-memory provider's rules and messages (`record not found`, `invalid
+batch request`; a create outside every zone is an error too). A record that would join, replace or sit beside
+records this owner did not write (a create where its name and type hold other values, a CNAME beside other
+data, data beside a CNAME) is refused with a warning, with the changes at its name and its ownership TXT; a
+create already in place is left as it is; the rest is written. Each changed zone is written with its SOA
+serial bumped, atomically: a temporary file beside the file (a symlink's target) is written, fsynced and
+`os.replace`d over the old one (then the directory is fsynced), so a crash leaves either the old or the new
+file, never half of one; just before the rename the file must still be the version read under the lock (its
+key, and its bytes within RACY_NS of its modification), else an editor that does not take the lock was faster:
+the zone is read and written again (up to WRITE_ATTEMPTS times, then the run fails). Comments and
+`$TTL`/`$INCLUDE` directives of a file are not preserved once we rewrite it (every record keeps its TTL
+explicitly); records we do not own are kept, byte for byte in DNS terms (a TXT value over 255 octets is written
+as 255-octet strings and read back as one value).
 
 Dry run (`--dry-run`): nothing is created or written; a zone `--zonefile-create-zone` would create is shown
 as an empty zone so the plan is complete.
@@ -52,9 +61,11 @@ from external_dns.providers.zonefile.domain_filter import ZoneDomainFilter
 from external_dns.providers.zonefile.files import (
     DEFAULT_TTL,
     LOCK_TIMEOUT,
+    MAX_GENERATE,
     MAX_ZONE_FILE_BYTES,
     PLACEHOLDER_NS,
     ZoneFile,
+    ZoneFileChanged,
     atomic_write,
     bump_serial,
     lock_path,
@@ -78,11 +89,13 @@ from external_dns.providers.zonefile.view import ZoneView
 __all__ = [
     "DEFAULT_TTL",
     "LOCK_TIMEOUT",
+    "MAX_GENERATE",
     "MAX_ZONE_FILE_BYTES",
     "PLACEHOLDER_NS",
     "ZONEFILE_RECORD_TYPES",
     "ZoneDomainFilter",
     "ZoneFile",
+    "ZoneFileChanged",
     "ZoneFileProvider",
     "ZoneView",
     "atomic_write",

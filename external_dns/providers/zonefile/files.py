@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import itertools
 import os
 import re
@@ -46,7 +47,16 @@ if TYPE_CHECKING:
 DEFAULT_TTL = 300
 MAX_ZONE_FILE_BYTES = 1 << 30  # a zone file larger than this (~10 million records) is refused, not read
 LOCK_TIMEOUT = 60.0  # seconds a writer waits for another process's lock on a zone file
-_ORIGIN_RE = re.compile(r"^\$ORIGIN[ \t]+(\S+)", re.MULTILINE)
+# A file whose modification time lies this close to the moment its content was last known cannot be told
+# unchanged by its key alone (timestamps are coarse; an edit in the same tick keeps mtime and size): its
+# content is compared by digest (git's "racily clean" rule).
+RACY_NS = 2_000_000_000
+# $GENERATE: named refuses a range past 2^31-1; expanding even that (2 billion records) takes hours and all
+# memory, so a file's $GENERATE directives may make at most this many records in all (a /16 reverse zone is
+# 65,536), else the zone fails naming the file and line.
+MAX_GENERATE = 262_144
+_GENERATE_RE = re.compile(r"^\$GENERATE[ \t]+(\S+)", re.MULTILINE | re.IGNORECASE)
+_RANGE_RE = re.compile(r"(\d+)-(\d+)(?:/(\d+))?")
 HEADER = "; written by external-dns-py (zonefile provider); comments and $TTL lines are not preserved\n"
 
 _IDENTS = itertools.count(1)
@@ -79,6 +89,8 @@ class ZoneFile:
     data: ZoneData | None = None
     error: str = ""
     stamp: Stamp = (0, 0, 0, 0)
+    digest: bytes = b""  # of the file's bytes
+    checked_ns: int = 0  # wall clock (ns) when the file was last known to hold exactly those bytes
     ident: int = field(default_factory=lambda: next(_IDENTS))  # this version, process-wide
     _sorted: list[Key] | None = field(default=None, repr=False)
 
@@ -100,36 +112,92 @@ class ZoneFile:
 
 
 def _detect_origin(path: str, text: str) -> str:
-    m = _ORIGIN_RE.search(text)
-    if m:
-        return normalize_zone(m.group(1))
+    """The zone the file is for: an absolute `$ORIGIN` before its first record declares it, else its name
+    says it. A later `$ORIGIN` (a BIND-style sub-block) only sets the base of the relative names after it."""
+    for line in text.split("\n"):
+        words = line.split(None, 2)
+        if not words or words[0].startswith(";") or words[0].upper() == "$TTL":
+            continue
+        if words[0].upper() == "$ORIGIN" and len(words) > 1 and words[1].endswith("."):
+            return normalize_zone(words[1])
+        break  # a record, or another directive: the zone comes from the file name
     return zone_from_filename(os.path.basename(path)) or ""
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def read_bounded(path: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of a zone file (at most MAX_ZONE_FILE_BYTES) and its status; OSError otherwise."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if st.st_size > MAX_ZONE_FILE_BYTES:
+            raise OSError(f"{st.st_size} bytes is over the limit of {MAX_ZONE_FILE_BYTES} bytes")
+        data = f.read(MAX_ZONE_FILE_BYTES + 1)
+    if len(data) > MAX_ZONE_FILE_BYTES:  # grew while being read
+        raise OSError(f"over the limit of {MAX_ZONE_FILE_BYTES} bytes")
+    return data, st
 
 
 def parse_zone_file(path: str) -> ZoneFile:
     """Read and parse one zone file; a failure is reported in `.error` (file and line), never raised."""
+    checked = time.time_ns()  # before the read: an edit during it counts as racy (see RACY_NS)
     try:
-        with open(path, encoding="utf-8") as f:
-            st = os.fstat(f.fileno())
-            stamp = stamp_of(st)
-            if st.st_size > MAX_ZONE_FILE_BYTES:
-                raise OSError(f"{st.st_size} bytes is over the limit of {MAX_ZONE_FILE_BYTES} bytes")
-            text = f.read(MAX_ZONE_FILE_BYTES + 1)
-            if len(text) > MAX_ZONE_FILE_BYTES:  # grew while being read
-                raise OSError(f"over the limit of {MAX_ZONE_FILE_BYTES} bytes")
+        raw, st = read_bounded(path)
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return ZoneFile(path, zone_from_filename(os.path.basename(path)) or "", error=f"{path}: {exc}")
+    return parse_zone_text(path, text, stamp_of(st), _digest(raw), checked)
+
+
+def parse_zone_text(path: str, text: str, stamp: Stamp, digest: bytes, checked: int) -> ZoneFile:
     origin = _detect_origin(path, text)
     try:
         data = read_zone_text(text, origin)
     except Unusual:
+        problem = generate_problem(path, text)
+        if problem is not None:
+            return ZoneFile(path, origin, error=problem, stamp=stamp)
         try:
             data = read_with_dnspython(path, text, origin)
         except _ParseError as exc:
             return ZoneFile(path, origin, error=str(exc), stamp=stamp)
     if data.soa is None:
         return ZoneFile(path, origin, error=f"{path}: no SOA record at the zone apex {origin}.", stamp=stamp)
-    return ZoneFile(path, origin, data=data, stamp=stamp)
+    return ZoneFile(path, origin, data=data, stamp=stamp, digest=digest, checked_ns=checked)
+
+
+def generate_problem(path: str, text: str) -> str | None:
+    """`<path>:<line>: ...` when the file's `$GENERATE` ranges are ones named refuses, or make more than
+    MAX_GENERATE records in all (checked before anything expands them)."""
+    total = 0
+    for m in _GENERATE_RE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        r = _RANGE_RE.fullmatch(m.group(1))
+        start, stop, step = (int(r.group(1)), int(r.group(2)), int(r.group(3) or 1)) if r else (0, -1, 0)
+        if r is None or start > stop or stop > 2**31 - 1 or step < 1:
+            return f"{path}:{line}: $GENERATE: invalid range {m.group(1)!r} (named refuses it too)"
+        total += (stop - start) // step + 1
+        if total > MAX_GENERATE:
+            return (f"{path}:{line}: $GENERATE ranges make more than {MAX_GENERATE} records ({m.group(1)!r}); "
+                    "the zone is not read")
+    return None
+
+
+def unchanged(path: str, zf: ZoneFile) -> bool:
+    """Whether the file still holds exactly the version `zf` was read (or written) as: its key (device, inode,
+    mtime, size), and its bytes when the key alone cannot tell (RACY_NS)."""
+    st = os.stat(path)
+    if stamp_of(st) != zf.stamp:
+        return False
+    if zf.checked_ns - st.st_mtime_ns > RACY_NS:
+        return True
+    checked = time.time_ns()
+    same = bool(zf.digest) and _digest(read_bounded(path)[0]) == zf.digest
+    if same:
+        zf.checked_ns = checked
+    return same
 
 
 class _ParseError(Exception):
@@ -229,20 +297,33 @@ def zone_to_text(data: ZoneData) -> str:
     return render_zone_text(data, HEADER)
 
 
-def atomic_write(path: str, text: str) -> Stamp:
-    """Write `text` to `path` so that readers (and a crash) see the old or the new content, never a mix.
-    Returns the key (device, inode, mtime_ns, size) of the file written."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+class ZoneFileChanged(SoftError):
+    """The zone file changed between our read (under the lock) and the rename of our new version: another
+    tool or a person wrote it without taking the lock. Nothing was written; the write is redone."""
+
+
+def atomic_write(path: str, text: str, expect: ZoneFile | None = None) -> ZoneFile:
+    """Write `text` to `path` so that readers (and a crash) see the old or the new content, never a mix; a
+    symlink is written through (the file it leads to is replaced, in its own directory), never replaced.
+    With `expect`, the file must still be that version just before the rename (`unchanged`), else
+    ZoneFileChanged and nothing is written. Returns the version written (key, digest; no records)."""
+    target = os.path.realpath(path)
+    directory = os.path.dirname(target)
+    raw = text.encode("utf-8")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target) + ".", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
             f.flush()
             os.fsync(f.fileno())
             with contextlib.suppress(OSError):
-                os.fchmod(f.fileno(), os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
-            stamp = stamp_of(os.fstat(f.fileno()))
-        os.replace(tmp, path)
+                os.fchmod(f.fileno(), os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o644)
+        if expect is not None and not unchanged(target, expect):
+            raise ZoneFileChanged(f"{path} changed while it was being written (by a writer that does not take "
+                                  f"the lock {lock_path(target)})")
+        checked = time.time_ns()  # the rename below is the last change we know the file's bytes after
+        os.replace(tmp, target)
+        st = os.stat(target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -252,11 +333,13 @@ def atomic_write(path: str, text: str) -> Stamp:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
-    return stamp
+    return ZoneFile(path, "", stamp=stamp_of(st), digest=_digest(raw), checked_ns=min(checked, st.st_mtime_ns))
 
 
 def lock_path(path: str) -> str:
-    directory, name = os.path.split(path)
+    """The lock file of a zone file: beside the file it is (through a symlink: beside its target, so every
+    writer of that file takes the same lock, whichever link it came by)."""
+    directory, name = os.path.split(os.path.realpath(path))
     return os.path.join(directory, f".{name}.lock")
 
 

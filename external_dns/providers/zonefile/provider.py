@@ -20,16 +20,18 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.errors import ProviderError, SoftError
 from external_dns.providers.provider import Provider
 from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
-from external_dns.providers.zonefile.apply import describe, route_changes, validate_and_apply
+from external_dns.providers.zonefile.apply import ZoneChanges, describe, route_changes, validate_and_apply
 from external_dns.providers.zonefile.domain_filter import ZoneDomainFilter
 from external_dns.providers.zonefile.files import (
     DEFAULT_TTL,
     ZoneFile,
+    ZoneFileChanged,
     atomic_write,
     bump_serial,
     new_zone_text,
     parse_zone_file,
     stamp_of,
+    unchanged,
     zone_file_lock,
     zone_from_filename,
     zone_to_text,
@@ -42,6 +44,7 @@ log = structlog.get_logger(__name__)
 
 OWN_WRITES_KEPT = 1024  # own writes remembered for by-name snapshots (further behind: a full diff)
 OWN_WRITE_NAMES_KEPT = 10_000  # the names of a bigger own write are not kept (its followers diff the zone)
+WRITE_ATTEMPTS = 3  # a zone file that keeps changing under a write is left as it is after this many tries
 
 
 def _refuse_broken(files: Sequence[ZoneFile], zone: str | None = None) -> None:
@@ -134,14 +137,15 @@ class ZoneFileProvider(Provider):
             return True
 
     def _load(self, path: str) -> ZoneFile:
-        """The zone of `path`: the snapshot while the file's key is unchanged, else a fresh read."""
+        """The zone of `path`: the snapshot while the file is unchanged (its key, and its bytes while the key
+        cannot tell: files.unchanged), else a fresh read."""
+        hit = self._snapshots.get(path)
         try:
-            stamp = stamp_of(os.stat(path))
+            if hit is not None and (unchanged(path, hit) if hit.data is not None else
+                                    stamp_of(os.stat(path)) == hit.stamp):  # a broken file: by its key
+                return hit
         except OSError as exc:
             return ZoneFile(path, "", error=f"{path}: {exc}")
-        hit = self._snapshots.get(path)
-        if hit is not None and hit.stamp == stamp:
-            return hit
         zf = parse_zone_file(path)
         self._snapshots[path] = zf
         return zf
@@ -161,6 +165,9 @@ class ZoneFileProvider(Provider):
                 continue
             path = os.path.join(self.directory, filename)
             if not os.path.isfile(path):
+                if os.path.islink(path):  # a zone file's link that leads nowhere: its zone cannot be read
+                    out.append(ZoneFile(path, zone_from_filename(filename) or "",
+                                        error=f"{path}: a symlink to {os.readlink(path)!r}, which is not a file"))
                 continue
             zf = self._load(path)
             if zf.data is not None and zf.origin in seen:
@@ -294,18 +301,23 @@ class ZoneFileProvider(Provider):
             with contextlib.ExitStack() as locks:
                 for origin in sorted(plan):  # one order for every process: no lock-order deadlock
                     locks.enter_context(zone_file_lock(good[origin].path))
-                updated: dict[str, tuple[ZoneFile, ZoneData]] = {}
-                for origin in sorted(plan):
-                    zf = self._reload_locked(good[origin])
-                    assert zf.data is not None
-                    data = zf.data.copy()
-                    validate_and_apply(data, plan[origin], self.default_ttl, zf.path)
-                    updated[origin] = (zf, data)
-                for origin, (zf, data) in sorted(updated.items()):
-                    assert data.soa is not None
-                    serial = bump_serial(data.soa)
-                    stamp = atomic_write(zf.path, zone_to_text(data))
-                    written = ZoneFile(zf.path, origin, data=data, stamp=stamp)
+                updated = {origin: self._applied(good[origin], plan[origin]) for origin in sorted(plan)}
+                for origin in sorted(updated):
+                    zf, data = updated[origin]
+                    for _attempt in range(WRITE_ATTEMPTS):
+                        assert data.soa is not None
+                        serial = bump_serial(data.soa)
+                        try:  # a writer that does not take the lock (a person, another tool) may have been faster
+                            written = atomic_write(zf.path, zone_to_text(data), expect=zf)
+                            break
+                        except ZoneFileChanged:
+                            log.warning("Zone file changed while being written; reading it again", path=zf.path)
+                            zf, data = self._applied(zf, plan[origin])
+                    else:
+                        raise SoftError(f"{zf.path} changed while being written, {WRITE_ATTEMPTS} times: not "
+                                        "written (nothing of its hand edits is lost); retried at the next sync")
+                    written = ZoneFile(zf.path, origin, data=data, stamp=written.stamp, digest=written.digest,
+                                       checked_ns=written.checked_ns)
                     self._snapshots[zf.path] = written
                     changed = plan[origin].all()
                     # a write of many names is diffed whole when a view follows it (as cheap as the write, and
@@ -317,6 +329,14 @@ class ZoneFileProvider(Provider):
                     zc = plan[origin]
                     log.info("Zone file written", zone=origin, path=zf.path, serial=serial, create=len(zc.create),
                              update=len(zc.update_new), delete=len(zc.delete))
+
+    def _applied(self, zf: ZoneFile, zc: ZoneChanges) -> tuple[ZoneFile, ZoneData]:
+        """Under the zone's lock: the zone as it is on disk now, and a copy of it with `zc` applied."""
+        fresh = self._reload_locked(zf)
+        assert fresh.data is not None
+        data = fresh.data.copy()
+        validate_and_apply(data, zc, self.default_ttl, fresh.path)
+        return fresh, data
 
     def _reload_locked(self, zf: ZoneFile) -> ZoneFile:
         """Under the zone's lock: the zone as it is on disk now (another process may have written it)."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from external_dns.endpoint.names import IPV4, UNESCAPED_NAME
 from external_dns.endpoint.zones import normalize_zone
 from external_dns.providers.errors import ProviderError
-from external_dns.providers.zonetext import NAME_TERMINATED, PLAIN_STRING_TEXT
+from external_dns.providers.zonetext import NAME_TERMINATED, PLAIN_STRING_TEXT, join_txt, split_txt
 
 if TYPE_CHECKING:
     import dns.rdata
@@ -25,6 +25,7 @@ ZONEFILE_RECORD_TYPES = ("A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR", 
 _HOST_TYPES = frozenset({"CNAME", "NS", "PTR", "DNAME"})
 _PLAIN_TXT = re.compile(PLAIN_STRING_TEXT)
 _PLAIN_QUOTED_TXT = re.compile(f'"{PLAIN_STRING_TEXT}"')
+_LONG_PLAIN_TXT = re.compile(r'"[ !#-\[\]-~]*"|[ !#-\[\]-~]*')
 
 
 def target_to_rdata(record_type: str, target: str) -> dns.rdata.Rdata:
@@ -37,11 +38,11 @@ def target_to_rdata(record_type: str, target: str) -> dns.rdata.Rdata:
     import dns.rdtypes.ANY.TXT
 
     if record_type == "TXT":
-        # Quoted text (one or more strings) is parsed as such, anything else is one raw string (split in
-        # 255-byte pieces).
+        # Quoted text (one or more strings, a long one split as it is written) is parsed as such, anything
+        # else is one raw string (split in 255-byte pieces).
         if target.startswith('"'):
             with contextlib.suppress(dns.exception.DNSException, ValueError):
-                return dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.TXT, target)
+                return dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.TXT, split_txt(target))
         raw = target.encode("utf-8")
         chunks = [raw[i : i + 255] for i in range(0, len(raw), 255)] or [b""]
         return dns.rdtypes.ANY.TXT.TXT(dns.rdataclass.IN, dns.rdatatype.TXT, chunks)
@@ -57,7 +58,7 @@ def rdata_to_target(record_type: str, rdata: dns.rdata.Rdata) -> str:
     text = str(rdata.to_text())
     if record_type in NAME_TERMINATED and text.endswith(".") and text != ".":
         text = text[:-1]
-    return text
+    return join_txt(text) if record_type == "TXT" else text
 
 
 def canonical_target(record_type: str, target: str) -> str:
@@ -70,6 +71,8 @@ def canonical_target(record_type: str, target: str) -> str:
             return target
         if _PLAIN_TXT.fullmatch(target):
             return f'"{target}"'
+        if _LONG_PLAIN_TXT.fullmatch(target):  # over one character-string: read back as one value
+            return target if target.startswith('"') else f'"{target}"'
     elif record_type in _HOST_TYPES and UNESCAPED_NAME.fullmatch(target):
         bare = target[:-1] if target.endswith(".") else target
         if len(bare) <= 253:
