@@ -3,7 +3,7 @@ shares) that reads the registry and the source, plans a zone (or everything), ch
 order of external-dns's `controller.RunOnce`. `sync(zone, read)` is one run of the long-running zone
 controller: a `Read` says what it reads (the whole source, a periodic pass's share, or named names), its
 `RunResult` what it did, what it read and what moved at the provider meanwhile (what the zone controller
-needs to plan the next run, zone_controller.py). The plan-first engine of `--once`, `plan` and `apply`
+needs to plan the next run, zone_runs.py). The plan-first engine of `--once`, `plan` and `apply`
 (zone_plans.py, once.py) uses its `read` and `plan_zone` steps."""
 
 from __future__ import annotations

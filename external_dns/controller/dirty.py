@@ -1,8 +1,8 @@
 """What an event run of a zone must plan: the fingerprints of desired endpoints and `DirtyNames`, the
 per-zone state the zone controller keeps between runs (plain state behind a lock: no observers, nothing it
-reads by itself; controller/zone_controller.py feeds it the results of its syncs).
+reads by itself; controller/zone_runs.py feeds it the results of its runs).
 
-A zone's dirty names are the names whose rows an event run plans (controller/zone_controller.py):
+A zone's dirty names are the names whose rows an event run plans (controller/zone_runs.py):
 
 1. the names the source reported changed (`Source.take_dirty_names`: an event's old and new names), or,
    when the source cannot name them, the names whose fingerprint differs from the baseline (new, changed or

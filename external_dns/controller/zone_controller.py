@@ -1,18 +1,14 @@
 """The long-running, zone-keyed controller (sample-controller's pattern): a rate-limited workqueue of the
-provider's zones, worker threads (controller/workers.py) reconciling one zone each through
-`Controller.sync(zone, read)`, and a scheduler thread queueing every zone at start, every `interval`, and
-after informer events. One broken zone never stops the others (unlike upstream's fatal exit): it is retried
-with back-off.
-
-Which run a zone gets is decided here (`_sync`): the full run (a periodic pass's drift repair, a zone never
-synced, one due after a failure) reads the whole zone; an event run plans only the zone's dirty names
-(controller/dirty.py), read by name when the source can name its changes, else found by comparing the whole
-source's fingerprints with the zone's baseline.
+provider's zones, worker threads (controller/workers.py) reconciling one zone each, and a scheduler thread
+queueing every zone at start, every `interval`, and after informer events. One broken zone never stops the
+others (unlike upstream's fatal exit): it is retried with back-off. Which run a zone gets (full, or
+event-sized over its dirty names) and what it reads is zone_runs.py's.
 
 A periodic pass reads the source once for all its zones (controller/pass_read.py) and releases its zones
 into the queue a few at a time (`workers - 1`, at least one; zones never synced all at once): a worker stays
 free for event runs, which are queued as they come, so an event never waits behind the other zones' full
-runs. The queue keeps its rule: one worker per zone at a time."""
+runs. An event pass queues only the zones whose desired endpoints changed. The queue keeps its rule: one
+worker per zone at a time."""
 
 from __future__ import annotations
 
@@ -27,25 +23,20 @@ import structlog
 
 from external_dns.controller import metrics
 from external_dns.controller.controller import (
-    WHOLE,
-    ByNameUnavailable,
     Controller,
-    Read,
-    RunOnceError,
     RunResult,
     is_soft_error,
     split_by_zone,
 )
-from external_dns.controller.dirty import DirtyNames, in_zone, name_fingerprints
+from external_dns.controller.dirty import name_fingerprints
 from external_dns.controller.health import WorkerWatchdog
-from external_dns.controller.pass_read import PassRead
 from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.controller.workers import Done, Term, WorkerLoop
+from external_dns.controller.zone_runs import ZoneRuns
 from external_dns.durations import format_go_duration
 from external_dns.events import Recorder
 from external_dns.gcsettings import release_free_heap
 from external_dns.plan.changes import Changes
-from external_dns.providers.snapshot import name_key
 from external_dns.workqueue import RateLimiter
 
 log = structlog.get_logger(__name__)
@@ -99,15 +90,6 @@ class ZoneOutcome:
         return self.finished - self.started
 
 
-class _Run:
-    """One reconcile's kind: `full` (decided up front, or an event run that found it cannot be exact) and
-    `whole`, whether it read the whole source itself (counted for the pass's shared read)."""
-
-    def __init__(self, full: bool) -> None:
-        self.full = full
-        self.whole = False
-
-
 class _Period:
     """One start..stop period: its scheduler, the worker loop's term (set by the scheduler thread before it
     queues anything), and the periodic pass's zones waiting to be released into the queue (`pending`) or
@@ -144,12 +126,7 @@ class ZoneController:
         self.skip_unchanged_zones = skip_unchanged_zones
         # Event-triggered runs plan only the zone's dirty names; periodic passes (and a zone whose last full
         # pass failed) run the full plan: drift repair. Without `incremental` every run is a full one.
-        self.incremental = incremental
-        self.dirty = DirtyNames()
-        self._full_due: set[str] = set()  # zones whose next run is full: released by a pass, or failed full
-        self._pass_read: PassRead | None = None  # the source read of the current periodic pass
-        self._whole_reads: dict[str, int] = {}  # zone -> runs that read the whole source themselves
-        self._synced_once: set[str] = set()  # zones with a successful run in this controller
+        self.runs = ZoneRuns(controller, incremental=incremental, fingerprints=skip_unchanged_zones)
 
         self._lock = threading.Lock()
         self._period: _Period | None = None
@@ -196,7 +173,7 @@ class ZoneController:
                 self._failures.pop(gone, None)
                 self._soft_failures.pop(gone, None)
             self._update_soft_gauge()
-        self.dirty.keep_only(keys)
+        self.runs.dirty.keep_only(keys)
         return keys
 
     def enqueue_all(self, reason: str = PERIODIC) -> list[str]:
@@ -227,28 +204,25 @@ class ZoneController:
 
     def begin_pass(self, keys: list[str]) -> None:
         """A new periodic pass over `keys`: a new shared source read (made on its first zone's full run)."""
-        with self._state:
-            old, self._pass_read = self._pass_read, PassRead(self.controller, keys, self._whole_reads)
-        if old is not None:
-            old.close()
+        self.runs.begin_pass(keys)
 
     def _release(self, period: _Period, term: Term) -> None:
         """Queue the pass's next zones for their full run: zones never synced at once, the others while fewer
         than `workers - 1` (at least one) are released and not through their full run."""
         slots = max(1, self.workers - 1)
         known = set(self._known_keys)
+        runs = self.runs
         with self._state:
             release: list[str] = []
-            pass_read = self._pass_read
             for key in list(period.pending):
                 if known and key not in known:
                     period.pending.remove(key)  # the zone went away
-                elif pass_read is not None and not pass_read.pending(key):
+                elif runs.share_gone(key):
                     period.pending.remove(key)  # an event run of a zone never synced ran in full with its share
-                elif key not in self._synced_once or len(period.released) < slots:
+                elif not runs.synced_once(key) or len(period.released) < slots:
                     period.pending.remove(key)
                     period.released.add(key)
-                    self._full_due.add(key)
+                    runs.release(key)
                     release.append(key)
         for key in release:
             term.queue.add(key)
@@ -260,11 +234,11 @@ class ZoneController:
         drift); with one zone every event pass reconciles it, as upstream."""
         if not self.skip_unchanged_zones or len(keys) < 2:
             return keys
-        named = self._zones_with_events(keys) if self.incremental else None
+        named = self.runs.zones_with_events(keys)
         if named is not None:  # the source named the changed names: their zones, without reading it all
             with self._state:
                 return [k for k in keys if k in named or k in self._in_flight or k in self._failures
-                        or k in self._full_due]
+                        or self.runs.full_due(k)]
         try:
             shares = split_by_zone(self.controller.source.endpoints(), keys)
         except Exception as exc:  # the reconciles will report it
@@ -272,27 +246,9 @@ class ZoneController:
             return keys
         with self._state:
             busy = self._in_flight | set(self._failures)
-        return [k for k in keys if k in busy or self.dirty.baseline(k) is None
-                or self.dirty.changed(k, name_fingerprints(shares.get(k, ())))]
-
-    def _zones_with_events(self, keys: list[str]) -> list[str] | None:
-        """The zones holding names the source reported changed; None when the source cannot name them (the
-        caller compares fingerprints)."""
-        if not self.dirty.started():  # no zone synced yet: they all run in full, the source keeps its names
-            return []
-        if not self._collect_events():
-            return None
-        return self.dirty.zones_with_events(keys)
-
-    def _collect_events(self) -> bool:
-        """Hand the source's changed names to the tracker; False when the source cannot name them."""
-        names = self.controller.source.take_dirty_names()
-        zones = self.controller.zone_keys()
-        if names is None:
-            self.dirty.unnamed(zones)
-            return False
-        self.dirty.add_events(names, zones)
-        return True
+        dirty = self.runs.dirty
+        return [k for k in keys if k in busy or dirty.baseline(k) is None
+                or dirty.changed(k, name_fingerprints(shares.get(k, ())))]
 
     # -- lifecycle ---------------------------------------------------------------------------------------
     def running(self) -> bool:
@@ -356,15 +312,13 @@ class ZoneController:
         with self._state:
             requeues = self._failures.get(zone, 0)
             self._in_flight.add(zone)
-            full = full or not self.incremental or zone in self._full_due or zone not in self._synced_once
-        run = _Run(full)
+        run = self.runs.begin(zone, full)
         try:
-            result = self._sync(zone, run)
+            result = self.runs.run(zone, run)
         except Exception as exc:
+            self.runs.end(zone, run, ok=False)
             soft = is_soft_error(exc)
             with self._state:
-                if run.whole:  # this run's read is newer than the pass's shared read: see controller/pass_read.py
-                    self._whole_reads[zone] = self._whole_reads.get(zone, 0) + 1
                 self._in_flight.discard(zone)
                 self._failures[zone] = requeues + 1
                 if soft:
@@ -377,117 +331,22 @@ class ZoneController:
                 log.error(f"Failed to do run once: {exc}", zone=zone, failures=requeues + 1)
             return self._ended(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
                                            requeues=requeues, full=run.full), exc)
+        self.runs.end(zone, run, ok=True)
         with self._state:
-            if run.whole:
-                self._whole_reads[zone] = self._whole_reads.get(zone, 0) + 1
-            self._synced_once.add(zone)
             self._in_flight.discard(zone)
             recovered = self._soft_failures.pop(zone, 0)
             self._failures.pop(zone, None)
             self._update_soft_gauge()
         if recovered:
             log.info("Reconciliation succeeded after soft errors", zone=zone)
-        result.fingerprints = None  # kept by the tracker; a result stays in the history
+        result.fingerprints = None  # kept by the dirty-name state; a result stays in the history
         return self._ended(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues,
                                        full=run.full))
 
-    # -- which run: full, or event-sized --------------------------------------------------------------------
     def sync(self, zone: str, full: bool = False) -> RunResult:
-        """One run of `zone` now on the calling thread, without the retry bookkeeping of `reconcile`: the full
-        run with `full`, else an event run when it can be exact. Raises RunOnceError like
-        `Controller.sync`."""
-        return self._sync(zone, _Run(full))
-
-    def _sync(self, zone: str, run: _Run) -> RunResult:
-        """The zone's run: an event run when it can be exact (see the module docstring), else the full run.
-        Raises RunOnceError like `Controller.sync`."""
-        if not run.full:
-            result = self._event_sync(zone, run)
-            if result is not None:
-                return result
-            run.full = True
-        with self._state:
-            pass_read = self._pass_read
-        share = pass_read.take(zone) if pass_read is not None else None
-        if share is None:
-            run.whole = True
-            self.dirty.read_whole(zone)
-        read = WHOLE if share is None else Read.shared(share)
-        fingerprints = self.incremental or self.skip_unchanged_zones
-        result = self.controller.sync(zone, read, fingerprints=fingerprints, journal=self.incremental)
-        if result.fingerprints is not None:
-            self.dirty.full_synced(zone, result.fingerprints, result.owed if self.incremental else None)
-        with self._state:
-            self._full_due.discard(zone)
-        return result
-
-    def _event_sync(self, zone: str, run: _Run) -> RunResult | None:
-        """The zone's dirty names planned, read by name when the source names its changes, else found by
-        comparing the whole source with the baseline; None when only a full run can be exact (the registry
-        lost track of the zone, or never followed it)."""
-        if not self.dirty.trusted(zone):
-            return None
-        if self._collect_events() and not self.dirty.compare_due(zone):
-            moved = self._moved(zone)
-            if moved is None:
-                return None
-            names = self.dirty.take(zone, moved)
-            try:
-                result = self.controller.sync(zone, Read.of_names(names), fingerprints=True, journal=True)
-            except ByNameUnavailable:
-                self.dirty.owe(zone, names)  # compared below
-            except Exception as exc:
-                self._owe_after_failure(zone, names, exc)
-                self._read_by_name(names)
-                raise
-            else:
-                self._read_by_name(names)
-                self.dirty.names_synced(zone, names, result.fingerprints or {}, result.owed)
-                return result
-        run.whole = True
-        now_read = self.controller.read_source()
-        zones = self.controller.zone_keys()
-        share = in_zone(now_read, zone, zones)
-        now = name_fingerprints(share)
-        moved = self._moved(zone)
-        if moved is None:
-            return None
-        names = self.dirty.take(zone, moved) | self.dirty.changed(zone, now)
-        endpoints = [ep for ep in share if name_key(ep.dns_name) in names]
-        try:
-            result = self.controller.sync(zone, Read.of_names(names, endpoints), journal=True)
-        except Exception as exc:
-            self._owe_after_failure(zone, names, exc)
-            raise
-        self.dirty.compared(zone, now, result.owed)
-        return result
-
-    def _moved(self, zone: str) -> set[str] | None:
-        """The registry's zone journal since the last look (None: lost track; the zone is forgotten)."""
-        try:
-            moved = self.controller.registry.zone_changes(zone)
-        except Exception as exc:
-            metrics.REGISTRY_ERRORS.inc()
-            raise RunOnceError("registry records", exc) from exc
-        if moved is None:
-            self.dirty.forget(zone)
-        return moved
-
-    def _owe_after_failure(self, zone: str, names: set[str], exc: Exception) -> None:
-        """A failed event run owes its names and what moved during it (unknown: only a full run is exact)."""
-        self.dirty.owe(zone, names)
-        owed = exc.owed if isinstance(exc, RunOnceError) else None
-        if owed is None:
-            self.dirty.forget(zone)
-        else:
-            self.dirty.owe(zone, owed)
-
-    def _read_by_name(self, names: set[str]) -> None:
-        """An event run read `names` by name: the current pass's shared read re-reads them (pass_read.py)."""
-        with self._state:
-            pass_read = self._pass_read
-        if pass_read is not None:
-            pass_read.names_read(names)
+        """One run of `zone` now on the calling thread, without the retry bookkeeping of `reconcile` (see
+        `ZoneRuns.sync`). Raises RunOnceError like `Controller.sync`."""
+        return self.runs.sync(zone, full)
 
     def _ended(self, outcome: ZoneOutcome, error: BaseException | None = None) -> Done[ZoneOutcome]:
         if outcome.result is not None:
@@ -531,8 +390,8 @@ class ZoneController:
         Returns the outcome per zone; zones not finished within `timeout` are missing."""
         keys = self.zone_keys()
         self.begin_pass(keys)
-        with self._state:
-            self._full_due.update(keys)
+        for key in keys:
+            self.runs.release(key)
         results: dict[str, ZoneOutcome] = {}
         lock = threading.Lock()
         pending = list(keys)

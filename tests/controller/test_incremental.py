@@ -79,6 +79,15 @@ class FlakyProvider(InMemoryProvider):
         super().apply_changes(changes)
 
 
+def written(changes: Changes, provider: InMemoryProvider) -> Changes:
+    """What the TXT registry writes of `changes`: a create whose ownership TXT exists naming another owner is
+    refused (registry/txt.py), so the full plan keeps planning it while an event run planned it once."""
+    claimed = {e.dns_name for e in provider.records() if e.record_type == "TXT" and e.targets
+               and "external-dns/owner=" in e.targets[0] and "external-dns/owner=me" not in e.targets[0]}
+    return Changes(create=[e for e in changes.create if f"{e.record_type.lower()}-{e.dns_name}" not in claimed],
+                   update_old=changes.update_old, update_new=changes.update_new, delete=changes.delete)
+
+
 def canon(changes: Changes) -> list[tuple[Any, ...]]:
     return sorted((kind, e.dns_name, e.record_type, e.set_identifier, tuple(sorted(e.targets)), e.record_ttl)
                   for kind, eps in (("c", changes.create), ("o", changes.update_old), ("n", changes.update_new),
@@ -155,7 +164,7 @@ def test_incremental_plans_equal_the_full_plan_at_every_step(policy: str, named:
         for action in actions:
             _step(provider, source, action)
             for zone in ZONES:
-                expected = canon(full_plan(ctl, provider, zone))
+                expected = canon(written(full_plan(ctl, provider, zone), provider))
                 try:
                     result = zc.sync(zone, full=action[0] == "full")  # an event run, when it can be exact
                     if result.read is ReadKind.NAMES:
@@ -166,7 +175,7 @@ def test_incremental_plans_equal_the_full_plan_at_every_step(policy: str, named:
                     assert exc.changes is not None
                     seen["failed"] += 1
                     got = exc.changes
-                assert canon(got) == expected, (action, zone)
+                assert canon(written(got, provider)) == expected, (action, zone)
 
     run()
     # the runs really were incremental, planned changes, and met failures
@@ -279,7 +288,7 @@ def test_shared_pass_reads_keep_every_event_run_equal_to_the_full_plan(policy: s
             _step(provider, source, action)
             if action[0] == "pass":  # a new pass; its first zone runs now (and makes the read)
                 zc.begin_pass(list(ZONES))
-                pass_read = zc._pass_read
+                pass_read = zc.runs.pass_read
                 passes.append(pass_read)
                 shared_full_run(zc, provider, ZONES[action[2]])
                 continue
@@ -291,12 +300,12 @@ def test_shared_pass_reads_keep_every_event_run_equal_to_the_full_plan(policy: s
             for zone, go in zip(ZONES, event_zones, strict=True):
                 if not go:
                     continue
-                expected = canon(full_plan(ctl, provider, zone))
+                expected = canon(written(full_plan(ctl, provider, zone), provider))
                 if zc.reconcile(zone):  # an event run (a full one when the zone has no baseline)
                     result = zc.outcomes(zone)[-1].result
                     assert result is not None
                     seen["event"] += 1
-                    assert canon(result.changes) == expected, (action, zone)
+                    assert canon(written(result.changes, provider)) == expected, (action, zone)
         provider.fail_next = False
         if pass_read is not None:
             for zone in ZONES:
@@ -304,7 +313,7 @@ def test_shared_pass_reads_keep_every_event_run_equal_to_the_full_plan(policy: s
                     assert zc.reconcile(zone, full=True)
         for zone in ZONES:  # what the source changed since the pass's read: the next event run plans it
             assert zc.reconcile(zone)
-            assert canon(full_plan(ctl, provider, zone)) == [], zone
+            assert canon(written(full_plan(ctl, provider, zone), provider)) == [], zone
         seen["shared"] += sum(p.reads for p in passes if p is not None)
         seen["overlaid"] += sum(p.overlaid for p in passes if p is not None)
 
