@@ -44,6 +44,7 @@ from external_dns.providers.apizones import (
 )
 from external_dns.providers.cloudflare.config import MIN_BATCH, CloudflareConfig
 from external_dns.providers.cloudflare.records import (
+    AUTOMATIC_TTL,
     REGIONAL,
     REGIONAL_TYPES,
     InvalidRecordError,
@@ -143,6 +144,9 @@ class CloudflareProvider(KeptZonesProvider[CFZone, Record]):
     def close(self) -> None:
         """Interrupt a pending --batch-change-interval wait."""
         self._stop.set()
+
+    def record_default_ttl(self, zone: str) -> int:
+        return AUTOMATIC_TTL  # a record written without a TTL is "automatic" (TTL 1), as external-dns
 
     # -- zones ----------------------------------------------------------------------------------------------
     def _list_zones(self) -> Iterable[CFZone]:
