@@ -92,8 +92,21 @@ def _collect_less_during_startup() -> None:
     gc.set_threshold(GEN0_THRESHOLD, gen1, gen2)
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point."""
+    """Console entry point. Ctrl-C (SIGINT) ends a `--once`, `plan` or `apply` run with one line and exit 130,
+    not a traceback (the long-running mode and the webhook server stop cleanly on it themselves)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("external-dns: interrupted (SIGINT); what was written before stays written, the rest was not "
+              "(zone files are replaced whole or not at all); run again to finish", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--version"]:  # what the parser's version action prints, without importing the program
         from external_dns import __version__

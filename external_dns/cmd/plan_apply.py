@@ -1,7 +1,8 @@
 """The two-phase sub-commands. `external-dns plan [plan.json] [flags]` (or `--plan-file plan.json`) is
 `--once --dry-run` that also writes the plan file. `external-dns apply plan.json [flags]` takes the same provider/registry
-flags (`--source` and `--policy` are not needed), verifies the file (readable, untampered, same owner ID,
-provider and registry) and applies it through controller/once.py. Exit codes: controller/once.py."""
+flags (`--source` is not needed; `--policy`, when given, is honoured: it can only leave changes of the plan out),
+verifies the file (readable, untampered, same owner ID, provider and registry) and applies it through
+controller/once.py. Exit codes: controller/once.py."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from external_dns.controller.once import (
 from external_dns.errors import ConfigError, error_text
 from external_dns.logging_setup import configure_logging
 from external_dns.plan import planfile
+from external_dns.plan.policy import get_policy
 
 __all__ = ["EXIT_CONFIG", "EXIT_FAILED", "EXIT_OK", "EXIT_STALE_PLAN", "EXIT_UNSAFE_PLAN", "apply_main",
            "install_safety_gate", "plan_main", "run_once_safely"]
@@ -69,6 +71,20 @@ def _load_apply_config(argv: Sequence[str], environ: Mapping[str, str] | None) -
     return fields, cfg
 
 
+def honour_policy(plan: planfile.PlanFile, policy: str) -> None:
+    """`apply --policy`: the plan's changes through that policy too (upsert-only drops its deletes,
+    create-only its updates and deletes), each zone's, saying what is left out; it can only take away."""
+    for zone, planned in sorted(plan.zones.items()):
+        before = planned.changes
+        after = get_policy(policy).apply(before)
+        dropped = {kind: len(getattr(before, kind)) - len(getattr(after, kind))
+                   for kind in ("create", "update_new", "delete")
+                   if len(getattr(before, kind)) != len(getattr(after, kind))}
+        if dropped:
+            log.info(f"apply --policy={policy}: changes of the plan left out", zone=zone or "(all)", **dropped)
+        planned.changes = after
+
+
 def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     """`external-dns apply PLAN_FILE [flags]`. Returns the exit code."""
     args = list(argv)
@@ -82,6 +98,7 @@ def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) ->
     path, rest = args[0], args[1:]
     try:
         fields, cfg = _load_apply_config(rest, environ)
+        given_policy = fields.get("policy", "")  # only flags given are among the fields
     except ConfigError as exc:
         return _error(str(exc))
     except SystemExit as exc:
@@ -95,6 +112,8 @@ def apply_main(argv: Sequence[str], environ: Mapping[str, str] | None = None) ->
         plan = planfile.load(path)
     except planfile.PlanFileError as exc:
         return _error(str(exc))
+    if given_policy:
+        honour_policy(plan, given_policy)
     try:
         registry = build_registry(cfg)
         options = once_options(cfg)

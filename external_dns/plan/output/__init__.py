@@ -12,8 +12,10 @@ stdout.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -40,23 +42,62 @@ def render(fmt: str, plans: Sequence[ZonePlan]) -> str:
 
 
 def write_file(path: str, text: str) -> None:
-    """Write `text` to `path` atomically (same-directory temporary file, then rename), with the permissions a
-    plain `open(path, "w")` gives (the umask's; mkstemp's file is 0600). An OSError names `path`, not the
-    temporary file."""
-    directory = os.path.dirname(os.path.abspath(path))
+    """Write `text` to `path`: a regular file (or none yet) atomically (same-directory temporary file, then
+    rename), with the permissions a plain `open(path, "w")` gives (the umask's; mkstemp's file is 0600); a
+    symlink is written through (the file it leads to is replaced, never the link); anything else that exists
+    (`/dev/stdout`, `/dev/null`, a FIFO with a reader) is written into as it is, never replaced (as root a
+    rename would have put a regular file in place of the system's device node). An OSError names `path`, not
+    the temporary file."""
     tmp = ""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".plan-", dir=directory)
+        try:
+            st: os.stat_result | None = os.stat(path)  # through symlinks
+        except FileNotFoundError:
+            st = None
+        if st is not None and (not stat.S_ISREG(st.st_mode) or _is_descriptor(path)):
+            _write_into(path, st, text)
+            return
+        target = os.path.realpath(path)  # a symlink (even one to a file still to be made): its target
+        fd, tmp = tempfile.mkstemp(prefix=".plan-", dir=os.path.dirname(target))
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             os.fchmod(fh.fileno(), 0o666 & ~_umask())
             fh.write(text)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as exc:
         _unlink(tmp)
         raise OSError(exc.errno, exc.strerror, path) from None
     except BaseException:
         _unlink(tmp)
         raise
+
+
+def _is_descriptor(path: str) -> bool:
+    """`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`...: another name of an open descriptor of a process,
+    written into even when it is a regular file (the shell's `> out.json`), never replaced."""
+    hop = os.path.abspath(path)
+    for _ in range(40):  # the kernel's limit of links in a row
+        if hop.startswith(("/proc/", "/dev/fd/")):
+            return True
+        if not os.path.islink(hop):
+            return False
+        hop = os.path.normpath(os.path.join(os.path.dirname(hop), os.readlink(hop)))
+    return False
+
+
+def _write_into(path: str, st: os.stat_result, text: str) -> None:
+    """Write into an existing file that is not a regular one (a device, a FIFO) or names a descriptor: opened
+    without waiting (a FIFO without a reader is refused, ENXIO), appending (a redirected stdout keeps what is
+    in it), then written in full."""
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        os.set_blocking(fd, True)
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
 
 
 @functools.cache

@@ -354,6 +354,12 @@ class Transport:
         return hosts
 
     def describe_tsig_failure(self, host: str, exc: BaseException, context: str) -> TsigRejected:
+        if isinstance(exc, (dns.tsig.PeerBadTime, dns.tsig.BadTime)):
+            # the key is right: the two clocks differ by more than the signature's fudge (300 s)
+            return TsigKeyRejected(
+                f"RFC2136 server {host}:{self.config.port} refused the time of the TSIG signature for {context} "
+                f"({type(exc).__name__}): this machine's clock and the server's differ by more than 300 seconds; "
+                "nothing was written; set both clocks right (NTP), the key is not at fault")
         return TsigKeyRejected(
             f"RFC2136 server {host}:{self.config.port} rejected TSIG key {self.config.tsig_keyname!r} "
             f"for {context} ({type(exc).__name__}): nothing was written; check --rfc2136-tsig-keyname, --rfc2136-tsig-secret and "

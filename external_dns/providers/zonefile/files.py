@@ -310,7 +310,10 @@ def atomic_write(path: str, text: str, expect: ZoneFile | None = None) -> ZoneFi
     target = os.path.realpath(path)
     directory = os.path.dirname(target)
     raw = text.encode("utf-8")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target) + ".", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target) + ".", suffix=".tmp")
+    except OSError as exc:
+        raise _naming(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
@@ -324,6 +327,10 @@ def atomic_write(path: str, text: str, expect: ZoneFile | None = None) -> ZoneFi
         checked = time.time_ns()  # the rename below is the last change we know the file's bytes after
         os.replace(tmp, target)
         st = os.stat(target)
+    except OSError as exc:  # a full disk (ENOSPC) fails on a descriptor: say which zone file it was
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise _naming(exc, path) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -334,6 +341,11 @@ def atomic_write(path: str, text: str, expect: ZoneFile | None = None) -> ZoneFi
     finally:
         os.close(dir_fd)
     return ZoneFile(path, "", stamp=stamp_of(st), digest=_digest(raw), checked_ns=min(checked, st.st_mtime_ns))
+
+
+def _naming(exc: OSError, path: str) -> OSError:
+    """`exc` naming the zone file being written (its class kept: ZoneFileChanged is not an OSError)."""
+    return OSError(exc.errno, f"{exc.strerror or exc} (writing zone file)", path)
 
 
 def lock_path(path: str) -> str:

@@ -142,3 +142,20 @@ def test_a_type_change_removes_ours_then_refuses_the_cname(make_provider: Callab
     assert clean_bind.rrset("a-mx.example.org", "TXT") is None
     assert clean_bind.rrset("cname-mx.example.org", "TXT") is None
     assert clean_bind.rrset("mx.example.org", "MX") == (600, ["10 mail.example.net."])
+
+
+def test_a_clock_off_by_an_hour_is_named_as_the_clock(make_provider: Callable[..., RFC2136Provider],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """BIND answers BADTIME to an UPDATE signed an hour off: the error points at the clocks, not the key
+    (issue 27, item 19)."""
+    import time
+    import types
+
+    from external_dns.plan.changes import Changes
+    from external_dns.providers.rfc2136 import wire
+    from external_dns.providers.rfc2136.transport import TsigKeyRejected
+
+    monkeypatch.setattr(wire, "time", types.SimpleNamespace(time=lambda: time.time() + 3600))
+    with pytest.raises(TsigKeyRejected, match=r"clock.*differ by more than 300 seconds") as info:
+        make_provider(axfr=False).apply_changes(Changes(create=[ep("late.example.org", "A", "192.0.2.1")]))
+    assert "--rfc2136-tsig-secret" not in str(info.value)
