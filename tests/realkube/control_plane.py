@@ -112,9 +112,11 @@ class _Process:
 class ControlPlane:
     """etcd + kube-apiserver in `workdir` (see the module docstring). Not started until `start()`."""
 
-    def __init__(self, etcd: Path, apiserver: Path, workdir: Path, service_cidr: str = "10.0.0.0/24") -> None:
+    def __init__(self, etcd: Path, apiserver: Path, workdir: Path, service_cidr: str = "10.0.0.0/24",
+                 apiserver_args: tuple[str, ...] = ()) -> None:
         self.etcd_bin, self.apiserver_bin, self.workdir = etcd, apiserver, workdir
         self.service_cidr = service_cidr  # a benchmark of 100k Services needs more than envtest's /24
+        self.apiserver_args = apiserver_args
         self.ca = CertificateAuthority()
         self.ca_file = workdir / "ca.crt"
         self.ca_file.write_bytes(self.ca.cert_pem)
@@ -129,6 +131,7 @@ class ControlPlane:
         self._apiserver: _Process | None = None
         self._ssl = self.ssl_context()
         self._resources: dict[tuple[str, str], tuple[str, bool]] = {}
+        self._owner = threading.current_thread()
         self._audit_policy = workdir / "audit-policy.yaml"
         self._audit_policy.write_text(AUDIT_POLICY)
         self.audit_log = workdir / "audit.log"
@@ -172,6 +175,10 @@ class ControlPlane:
         self._wait(self._etcd, lambda: self._etcd_healthy())
 
     def _start_apiserver(self, port: int = 0) -> None:
+        # PR_SET_PDEATHSIG fires when the *thread* that started a server ends: only the owner thread starts them
+        if threading.current_thread() is not self._owner:
+            raise RuntimeError("start the control plane's servers from the thread that created it (a server "
+                               "started from another thread dies with that thread)")
         self.port = port or free_port()
         self._apiserver = _Process("kube-apiserver", [
             str(self.apiserver_bin), f"--etcd-servers={self.etcd_url}",
@@ -184,7 +191,7 @@ class ControlPlane:
             f"--service-account-issuer=https://127.0.0.1:{self.port}/",
             f"--service-account-key-file={self.sa_pub}", f"--service-account-signing-key-file={self.sa_key}",
             f"--audit-policy-file={self._audit_policy}", f"--audit-log-path={self.audit_log}",
-            "--audit-log-format=json", "--audit-log-mode=blocking", "--v=0",
+            "--audit-log-format=json", "--audit-log-mode=blocking", "--v=0", *self.apiserver_args,
         ], self.workdir / "kube-apiserver.log")
         self._wait(self._apiserver, self._apiserver_ready)
 

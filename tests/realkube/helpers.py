@@ -28,14 +28,21 @@ def server_state(plane: ControlPlane, ns: str, collection: str = "services", api
     return {f"{ns}/{o['metadata']['name']}": o["metadata"]["resourceVersion"] for o in body["items"]}
 
 
+# The user agent of the official `kubernetes` client (the informers' and the CLI's); the tests' own raw
+# requests come as Python-urllib.
+CLIENT_AGENT = "OpenAPI-Generator/"
+
+
 def requests_seen(plane: ControlPlane, since: int, path: str, *, watch: bool | None = None,
-                  user: str | None = None) -> list[dict[str, list[str]]]:
-    """The query parameters of every request the server logged for `path` after audit mark `since`
-    (watch=True: watches only, False: lists and reads only)."""
+                  user: str | None = None, agent: str = CLIENT_AGENT) -> list[dict[str, list[str]]]:
+    """The query parameters of every request the server logged for `path` after audit mark `since` from a
+    client whose user agent starts with `agent` (watch=True: watches only, False: lists and reads only)."""
     out = []
     for ev in plane.audit(since):
         uri = urlsplit(ev["requestURI"])
         if uri.path != path or (user is not None and ev["user"]["username"] != user):
+            continue
+        if not ev.get("userAgent", "").startswith(agent):
             continue
         if watch is not None and (ev["verb"] == "watch") != watch:
             continue
