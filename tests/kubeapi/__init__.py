@@ -59,7 +59,7 @@ Raw HTTP for wire-level assertions: `tests.kubeapi.rawclient.RawClient(url, time
 `http.client.IncompleteRead`, a clean end returns b"" / None).
 
 Semantics worth knowing (as kube-apiserver unless noted):
-    * Validation is strict: names (DNS-1123 subdomain; Services DNS-1035; Namespaces RFC 1123 label), label
+    * Validation is strict: names (DNS-1123 subdomain; Services and Namespaces RFC 1123 label), label
       and annotation keys/values, Service ports (required unless ExternalName/headless, names when > 1),
       Pod containers, EndpointSlice addressType, events.k8s.io required fields, MicroTime with exactly six
       fraction digits (Lease acquireTime/renewTime, eventTime; else 400). DNSEndpoint follows its CRD schema:

@@ -26,7 +26,9 @@ class ApiError(Exception):
     def status(self) -> dict[str, Any]:
         """The Status object the server sends for this error."""
         out: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                               "message": self.message, "reason": self.reason}
+                               "message": self.message}
+        if self.reason:  # omitempty
+            out["reason"] = self.reason
         if self.details is not None:
             out["details"] = self.details
         out["code"] = self.code
@@ -39,6 +41,13 @@ class ApiConflict(ApiError):
 
 class ApiNotFound(ApiError):
     """404 NotFound."""
+
+
+class PageNotFound(ApiNotFound):
+    """404 for a path no API group serves: the real server answers `404 page not found` as text/plain."""
+
+    def __init__(self) -> None:
+        super().__init__(404, "NotFound", "404 page not found")
 
 
 def make_error(code: int, reason: str, message: str, details: dict[str, Any] | None = None,
@@ -85,7 +94,7 @@ def invalid(kind: str, name: str, causes: list[tuple[str, str, str]], group: str
     ("metadata.name", "FieldValueInvalid", 'Invalid value: "A": ...')."""
     parts = [f"{f}: {m}" for f, _r, m in causes]
     summary = parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
-    details: dict[str, Any] = {"name": name}
+    details: dict[str, Any] = {"name": name} if name else {}  # omitempty, as the real server
     if group:
         details["group"] = group
     details["kind"] = kind

@@ -99,6 +99,14 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
     def _send_error(self, err: E.ApiError) -> None:
+        if isinstance(err, E.PageNotFound):
+            payload = b"404 page not found\n"
+            self.send_response(404)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            return
         headers: dict[str, str] = {}
         if err.retry_after is not None:
             headers["Retry-After"] = str(err.retry_after)
@@ -167,8 +175,8 @@ class Handler(BaseHTTPRequestHandler):
         try:
             return json.loads(body or b"null")
         except ValueError as exc:
-            raise E.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: '
-                                f"invalid JSON: {exc}") from None
+            raise E.bad_request(f"the object provided is unrecognized (must be of type {rt.kind}): couldn't get "
+                                f"version/kind; json parse error: {exc}") from None
 
     def _filter(self, target: Route, query: dict[str, str]) -> Filter:
         labels = parse_label_selector(query["labelSelector"]) if query.get("labelSelector") else None
@@ -185,7 +193,7 @@ class Handler(BaseHTTPRequestHandler):
         if options_kind and query.get("dryRun") not in (None, "", "All"):
             value = query["dryRun"]
             raise E.invalid(options_kind, "", [("dryRun", "FieldValueNotSupported",
-                                                f'Unsupported value: []string{{"{value}"}}: supported values: '
+                                                f'Unsupported value: ["{value}"]: supported values: '
                                                 f'"All"')], "meta.k8s.io")
         if verb == "get":
             so = store.get(t.rt, t.namespace, t.name)
@@ -194,7 +202,7 @@ class Handler(BaseHTTPRequestHandler):
             self._list(t, query)
         elif verb == "watch":
             self._watch(t, query)
-        elif verb == "create":
+        elif verb == "create" or self._creates_on_update(verb, t):
             so = store.create(t.rt, t.namespace, self._decode(t.rt, body), dry_run=dry_run)
             self._send_json(201, so.full_json)
         elif verb == "update":
@@ -211,22 +219,33 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._delete_collection(t, query, dry_run)
 
+    def _creates_on_update(self, verb: str, t: Route) -> bool:
+        """A PUT to a missing object of a kind whose strategy allows it creates it."""
+        if verb != "update" or not t.rt.create_on_update or t.subresource:
+            return False
+        try:
+            self.api.store.get(t.rt, t.namespace, t.name)
+        except E.ApiNotFound:
+            return True
+        return False
+
     def _list(self, t: Route, query: dict[str, str]) -> None:
         rv = parse_rv(query.get("resourceVersion", ""))
         rv_match = query.get("resourceVersionMatch", "")
         cont = query.get("continue", "")
         limit = parse_int(query, "limit")
         causes: list[tuple[str, str, str]] = []
+        # each rule reports on its own, in the real server's order (ValidateListOptions)
         if rv_match and rv_match not in ("Exact", "NotOlderThan"):
             causes.append(("resourceVersionMatch", "FieldValueNotSupported",
-                           f'Unsupported value: "{rv_match}": supported values: "Exact", "NotOlderThan"'))
-        elif rv_match and cont:
-            causes.append(("resourceVersionMatch", "FieldValueForbidden",
-                           "Forbidden: resourceVersionMatch is forbidden when continue is provided"))
+                           f'Unsupported value: "{rv_match}": supported values: "Exact", "NotOlderThan", ""'))
         elif rv_match and not rv:
             causes.append(("resourceVersionMatch", "FieldValueForbidden",
                            "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"))
-        elif rv_match == "Exact" and rv == "0":
+        if rv_match in ("Exact", "NotOlderThan") and cont:
+            causes.append(("resourceVersionMatch", "FieldValueForbidden",
+                           "Forbidden: resourceVersionMatch is forbidden when continue is provided"))
+        if rv_match == "Exact" and rv == "0":
             causes.append(("resourceVersionMatch", "FieldValueForbidden",
                            'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
         if "sendInitialEvents" in query:
@@ -250,9 +269,7 @@ class Handler(BaseHTTPRequestHandler):
         so, deleted = self.api.store.delete(t.rt, t.namespace, t.name,
                                             preconditions=pre if isinstance(pre, dict) else None,
                                             dry_run=dry_run)
-        if not deleted:
-            self._send_json(202, so.full_json)
-        elif t.rt.return_deleted_object:
+        if not deleted or t.rt.return_deleted_object:  # waiting for finalizers: 200 with the object too
             self._send_json(200, so.full_json)
         else:
             self._send_json(200, _success_status(t.rt, so))

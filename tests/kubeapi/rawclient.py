@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -24,15 +25,22 @@ class Response:
 
 
 class RawClient:
-    """One keep-alive HTTP/1.1 connection to the server at `url`."""
+    """One keep-alive HTTP/1.1 connection to the server at `url` (https with `ssl_context`: the real server)."""
 
-    def __init__(self, url: str, timeout: float = 10.0, token: str | None = None) -> None:
+    def __init__(self, url: str, timeout: float = 10.0, token: str | None = None,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         parts = urlsplit(url)
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 80
         self.timeout = timeout
         self.token = token
-        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        self.ssl_context = ssl_context
+        self.conn = self._connect()
+
+    def _connect(self) -> http.client.HTTPConnection:
+        if self.ssl_context is not None:
+            return http.client.HTTPSConnection(self.host, self.port, timeout=self.timeout, context=self.ssl_context)
+        return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
 
     def close(self) -> None:
         self.conn.close()
@@ -64,7 +72,7 @@ class RawClient:
 
     def watch(self, path: str) -> WatchStream:
         """Start a watch on `path` (which must carry watch=true) on a fresh connection."""
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        conn = self._connect()
         conn.request("GET", path, headers=self._headers(None))
         return WatchStream(conn, conn.getresponse())
 

@@ -34,6 +34,10 @@ class ResourceType:
     field_labels: tuple[str, ...] = ()
     # Fields holding MicroTime values (dotted paths), which must carry exactly 6 fraction digits.
     micro_time_fields: tuple[str, ...] = ()
+    # Does a PUT to a missing object create it (201), as the real server's strategy allows for Services?
+    create_on_update: bool = False
+    # Does the server keep metadata.generation (bumped on spec changes)? Services have none.
+    generation: bool = True
 
     @property
     def api_version(self) -> str:
@@ -61,7 +65,8 @@ RESOURCES: tuple[ResourceType, ...] = (
     ResourceType("", "v1", "Namespace", "namespaces", False, status_subresource=True, short_names=("ns",),
                  name_rule="label", return_deleted_object=True, field_labels=("status.phase",)),
     ResourceType("", "v1", "Service", "services", True, status_subresource=True, short_names=("svc",),
-                 name_rule="dns1035", return_deleted_object=True, field_labels=("spec.clusterIP", "spec.type")),
+                 name_rule="label", return_deleted_object=True, field_labels=("spec.clusterIP", "spec.type"),
+                 create_on_update=True, generation=False),
     ResourceType("", "v1", "Event", "events", True, short_names=("ev",),
                  field_labels=("involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
                                "involvedObject.uid", "involvedObject.apiVersion",

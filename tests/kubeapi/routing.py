@@ -87,7 +87,7 @@ def route(path: str) -> Route | dict[str, Any]:
     if not rest:
         doc = R.resource_list(group, version)
         if doc is None:
-            raise _not_found_path()
+            raise E.PageNotFound()  # no such group/version: text, not a Status (as the real server)
         return doc
     namespace = ""
     if rest[0] == "namespaces" and len(rest) >= 3 and (group, version, rest[2]) in R.BY_PATH \

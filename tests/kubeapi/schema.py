@@ -120,7 +120,7 @@ def _walk(value: Any, schema: Schema, path: str, errors: list[tuple[str, str, st
     if value is None:
         return None
     if typ and not _type_ok(value, typ):
-        shown = json.dumps(value) if not isinstance(value, (dict, list)) else f'"{_GO_TYPE[type(value)]}"'
+        shown = f'"{_GO_TYPE.get(type(value), "unknown")}"'  # the real server shows the type, not the value
         errors.append((path, "FieldValueTypeInvalid",
                        f'Invalid value: "{_GO_TYPE.get(type(value), "unknown")}": {path} in body must be of type '
                        f"{typ}: {shown}"))
@@ -168,7 +168,13 @@ def validate_and_prune(rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
         if k in obj:
             out[k] = _walk(obj[k], sub, k, errors)
     if errors:
-        raise invalid(rt.kind, str(obj.get("metadata", {}).get("name", "")), sorted(errors), rt.group)
+        errors.sort()
+        # a CRD with CEL rules and an error that stops them from running (a missing or mistyped field): the
+        # real server says they were not run
+        if rt.gvk in IMMUTABLE and any(r in ("FieldValueRequired", "FieldValueTypeInvalid") for _f, r, _m in errors):
+            errors.append(("<nil>", "FieldValueInvalid", "Invalid value: null: some validation rules were not checked "
+                           "because the object was invalid; correct the existing errors to complete validation"))
+        raise invalid(rt.kind, str(obj.get("metadata", {}).get("name", "")), errors, rt.group)
     return out
 
 
@@ -181,7 +187,8 @@ def check_transition(rt: ResourceType, old: dict[str, Any], new: dict[str, Any])
     if rule is not None:
         fld, msg = rule
         if old_spec.get(fld) != new_spec.get(fld):
-            causes.append((f"spec.{fld}", "FieldValueInvalid", f'Invalid value: "object": {msg}'))
+            # the rule sits on the field itself: the real server shows the new value
+            causes.append((f"spec.{fld}", "FieldValueInvalid", f"Invalid value: {json.dumps(new_spec.get(fld))}: {msg}"))
     if rt.gvk == ("kuadrant.io/v1alpha1", "DNSRecord") and old_spec.get("ownerID") != new_spec.get("ownerID"):
         causes.append(("spec", "FieldValueInvalid", f'Invalid value: "object": {_OWNER_ID_RULE}'))
     if causes:

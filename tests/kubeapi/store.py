@@ -323,11 +323,14 @@ class Store:
             key = (namespace, meta["name"])
             if key in table:
                 raise E.already_exists(rt, meta["name"])
+            if meta.get("resourceVersion"):
+                raise E.ApiError(500, "", "resourceVersion should not be set on objects to be created")
             for f in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
                 meta.pop(f, None)
             meta["uid"] = str(uuid.uuid4())
             meta["creationTimestamp"] = now_rfc3339()
-            meta["generation"] = 1
+            if rt.generation:
+                meta["generation"] = 1
             if rt.status_subresource:
                 obj.pop("status", None)
             apply_create_defaults(rt, obj, self.alloc)
@@ -365,8 +368,8 @@ class Store:
             if given_rv != str(old.rv):
                 raise E.conflict(rt, name, E.STALE)
         elif require_rv and not rt.builtin:
-            raise E.invalid(rt.kind, name, [("metadata.resourceVersion", "FieldValueInvalid",
-                                             "Invalid value: 0x0: must be specified for an update")], rt.group)
+            raise E.invalid(rt.plural, name, [("metadata.resourceVersion", "FieldValueInvalid",
+                                               "Invalid value: 0: must be specified for an update")], rt.group)
         old_obj = old.obj
         if subresource == "status":
             new = old.copy()
@@ -403,7 +406,7 @@ class Store:
             if err is not None:
                 raise err
             apply_update_defaults(rt, new, old_obj, self.alloc)
-            if _spec_of(new) != _spec_of(old_obj):
+            if rt.generation and _spec_of(new) != _spec_of(old_obj):
                 nmeta["generation"] = int(ometa.get("generation", 1)) + 1
         new["metadata"]["resourceVersion"] = str(old.rv)
         new = with_type(rt, new)
@@ -480,7 +483,8 @@ class Store:
             new = old.copy()
             new["metadata"]["deletionTimestamp"] = now_rfc3339()
             new["metadata"]["deletionGracePeriodSeconds"] = 0
-            new["metadata"]["generation"] = int(meta.get("generation", 1)) + 1
+            if rt.generation:
+                new["metadata"]["generation"] = int(meta.get("generation", 1)) + 1
             if rt.kind == "Namespace" and rt.group == "":
                 new.setdefault("status", {})["phase"] = "Terminating"
             rv = self._next_rv()

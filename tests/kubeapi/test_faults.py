@@ -25,7 +25,7 @@ SVC = "/api/v1/namespaces/default/services"
 
 def svc(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"ports": [{"port": 80}]}}
+            "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}}
 
 
 def wait_for(cond: Any, timeout: float = 5.0) -> None:

@@ -48,7 +48,7 @@ def _custom(kind: str, body: dict[str, Any], group: str, version: str, plural: s
 
 CASES = [
     Case("Service", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "obj"},
-                     "spec": {"ports": [{"port": 80}]}},
+                     "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]}},
          lambda c, ns, b: kc.CoreV1Api(c).create_namespaced_service(ns, b),
          lambda c, ns, n: kc.CoreV1Api(c).read_namespaced_service(n, ns),
          lambda c, **kw: kc.CoreV1Api(c).list_service_for_all_namespaces(**kw),

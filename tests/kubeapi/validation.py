@@ -196,6 +196,9 @@ def validate_service(obj: dict[str, Any]) -> None:
         elif not 1 <= value <= 65535:
             causes.append((f"spec.ports[{i}].port", "FieldValueInvalid",
                            f"Invalid value: {value}: must be between 1 and 65535, inclusive"))
+            if isinstance(port, dict) and port.get("targetPort") in (None, value):  # defaulted from port first
+                causes.append((f"spec.ports[{i}].targetPort", "FieldValueInvalid",
+                               f"Invalid value: {value}: must be between 1 and 65535, inclusive"))
         if len(ports) > 1 and isinstance(port, dict) and not port.get("name"):
             causes.append((f"spec.ports[{i}].name", "FieldValueRequired", "Required value"))
     if causes:
@@ -252,6 +255,13 @@ def validate_kind(rt: ResourceType, obj: dict[str, Any]) -> None:
                 if problem:
                     causes.append((f"spec.tls[{i}].hosts[{j}]", "FieldValueInvalid",
                                    f'Invalid value: "{host}": {problem}'))
+    elif rt.group == "events.k8s.io" and rt.kind == "Event":
+        regarding = obj.get("regarding")
+        about = str(regarding.get("namespace") or "") if isinstance(regarding, dict) else ""
+        ns = (obj.get("metadata") or {}).get("namespace", "")
+        if about != ns and not (about == "" and ns == "default"):  # cluster-scoped objects' Events: "default"
+            causes.append(("involvedObject.namespace", "FieldValueInvalid",
+                           f'Invalid value: "{about}": does not match event.namespace'))
     elif rt.group == "" and rt.kind == "Event":
         involved = obj.get("involvedObject")
         if not isinstance(involved, dict):
@@ -285,6 +295,9 @@ def validate_load_balancer_status(rt: ResourceType, obj: dict[str, Any]) -> None
     """status.loadBalancer.ingress[]: ip must be an IP, hostname a DNS name (Service and Ingress status)."""
     lb = (obj.get("status") or {}).get("loadBalancer") or {}
     causes: list[tuple[str, str, str]] = []
+    if rt.kind == "Service" and lb.get("ingress") and (obj.get("spec") or {}).get("type") != "LoadBalancer":
+        causes.append(("status.loadBalancer.ingress", "FieldValueForbidden",
+                       "Forbidden: may only be used when `spec.type` is 'LoadBalancer'"))
     for i, ing in enumerate(lb.get("ingress") or []):
         if not isinstance(ing, dict):
             continue
