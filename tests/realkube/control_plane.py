@@ -112,11 +112,9 @@ class _Process:
 class ControlPlane:
     """etcd + kube-apiserver in `workdir` (see the module docstring). Not started until `start()`."""
 
-    def __init__(self, etcd: Path, apiserver: Path, workdir: Path, service_cidr: str = "10.0.0.0/24",
-                 apiserver_args: tuple[str, ...] = ()) -> None:
+    def __init__(self, etcd: Path, apiserver: Path, workdir: Path, service_cidr: str = "10.0.0.0/24") -> None:
         self.etcd_bin, self.apiserver_bin, self.workdir = etcd, apiserver, workdir
         self.service_cidr = service_cidr  # a benchmark of 100k Services needs more than envtest's /24
-        self.apiserver_args = apiserver_args
         self.ca = CertificateAuthority()
         self.ca_file = workdir / "ca.crt"
         self.ca_file.write_bytes(self.ca.cert_pem)
@@ -191,7 +189,7 @@ class ControlPlane:
             f"--service-account-issuer=https://127.0.0.1:{self.port}/",
             f"--service-account-key-file={self.sa_pub}", f"--service-account-signing-key-file={self.sa_key}",
             f"--audit-policy-file={self._audit_policy}", f"--audit-log-path={self.audit_log}",
-            "--audit-log-format=json", "--audit-log-mode=blocking", "--v=0", *self.apiserver_args,
+            "--audit-log-format=json", "--audit-log-mode=blocking", "--v=0",
         ], self.workdir / "kube-apiserver.log")
         self._wait(self._apiserver, self._apiserver_ready)
 

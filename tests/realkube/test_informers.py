@@ -88,6 +88,14 @@ def forget_history(plane: ControlPlane) -> int:
     return revision
 
 
+def partitioned_client(plane: ControlPlane) -> tuple[Partition, kubernetes.client.ApiClient]:
+    """An admin client that reaches the server through a link the test can cut."""
+    link = Partition(plane.port)
+    api = kubernetes.client.ApiClient(plane.configuration())
+    api.configuration.host = link.url
+    return link, api
+
+
 def test_410_after_compaction_relists_in_pages_and_misses_nothing(realkube: ControlPlane, realkube_namespace: str,
                                                                    make: Make) -> None:
     """The informer is cut off while Services change, the history it would resume from is compacted away:
@@ -96,9 +104,7 @@ def test_410_after_compaction_relists_in_pages_and_misses_nothing(realkube: Cont
     ns = realkube_namespace
     for i in range(25):
         realkube.create(service(f"s{i:02d}", ns))
-    link = Partition(realkube.port)
-    api = kubernetes.client.ApiClient(realkube.configuration())
-    api.configuration.host = link.url
+    link, api = partitioned_client(realkube)
     try:
         inf = make(api=api, options=ReflectorOptions(page_size=10, backoff_factory=FAST.backoff_factory))
         h = started(inf)
@@ -185,9 +191,7 @@ def test_expired_continue_token_falls_back_to_one_full_list(realkube: ControlPla
     ns = realkube_namespace
     for i in range(7):
         realkube.create(service(f"s{i}", ns))
-    link = Partition(realkube.port)
-    api = kubernetes.client.ApiClient(realkube.configuration())
-    api.configuration.host = link.url
+    link, api = partitioned_client(realkube)
     pool = api.rest_client.pool_manager
     original = pool.request
     armed, first_page, forgotten = threading.Event(), threading.Event(), threading.Event()

@@ -122,6 +122,11 @@ def _identity(ctl: Controller) -> str:
     return ""
 
 
+def _leads(plane: ControlPlane, ns: str, candidate: Controller) -> bool:
+    """Does `candidate` hold the Lease now?"""
+    return bool(_identity(candidate)) and _lease(plane, ns).get("holderIdentity") == _identity(candidate)
+
+
 def _lease(plane: ControlPlane, ns: str) -> dict[str, Any]:
     r = plane.request("GET", f"/apis/coordination.k8s.io/v1/namespaces/{ns}/leases/edns")
     return r.json.get("spec", {}) if r.status == 200 else {}
@@ -148,15 +153,14 @@ def test_killed_leader_is_replaced_within_the_lease_duration(realkube: ControlPl
     a = _candidate(ns, zones, zone, realkube_kubeconfig, tmp_path / "a.log")
     b: Controller | None = None
     try:
-        assert wait_until(lambda: bool(_identity(a)) and _lease(realkube, ns).get("holderIdentity") == _identity(a),
-                          30), a.output()
+        assert wait_until(lambda: _leads(realkube, ns, a), 30), a.output()
         b = _candidate(ns, zones, zone, realkube_kubeconfig, tmp_path / "b.log")
         assert wait_until(lambda: bool(_identity(b)), 30), b.output()
         _lb(realkube, ns, "one", f"one.{zone}", "192.0.2.1")
         assert wait_until(lambda: records(zone_file).get((f"one.{zone}", "A")) == ["192.0.2.1"], 30), a.output()
         a.kill()  # no release: B must wait out the lease
         last_renew = _parse_micro(_lease(realkube, ns)["renewTime"])
-        assert wait_until(lambda: _lease(realkube, ns).get("holderIdentity") == _identity(b), 30), b.output()
+        assert wait_until(lambda: _leads(realkube, ns, b), 30), b.output()
         taken = _parse_micro(_lease(realkube, ns)["acquireTime"])
         # B saw A's last renewal within a retry period, then waited the lease duration: no sooner, no later
         assert LEASE_DURATION <= taken - last_renew <= LEASE_DURATION + 3 * RETRY_PERIOD + 1.0, taken - last_renew
@@ -182,14 +186,13 @@ def test_partitioned_leaders_write_is_fenced(realkube: ControlPlane, realkube_na
     a = _candidate(ns, zones, zone, a_kubeconfig, tmp_path / "a.log")
     b: Controller | None = None
     try:
-        assert wait_until(lambda: bool(_identity(a)) and _lease(realkube, ns).get("holderIdentity") == _identity(a),
-                          30), a.output()
+        assert wait_until(lambda: _leads(realkube, ns, a), 30), a.output()
         b = _candidate(ns, zones, zone, realkube_kubeconfig, tmp_path / "b.log")
         _lb(realkube, ns, "gone", f"gone.{zone}", "192.0.2.9")
         assert wait_until(lambda: records(zone_file).get((f"gone.{zone}", "A")) == ["192.0.2.9"], 30), a.output()
         link.cut()
         realkube.request("DELETE", f"/api/v1/namespaces/{ns}/services/gone")
-        assert wait_until(lambda: _lease(realkube, ns).get("holderIdentity") == _identity(b), 30), b.output()
+        assert wait_until(lambda: _leads(realkube, ns, b), 30), b.output()
         assert wait_until(lambda: (f"gone.{zone}", "A") not in records(zone_file), 30), b.output()
         stop = threading.Event()
         stop.wait(4.0)  # A's 1 s interval passes several times: the record must stay gone
