@@ -93,16 +93,20 @@ def test_a_device_node_is_written_into_and_kept(env: Env) -> None:
 
 
 def test_stdout_is_written_into_not_replaced(env: Env, tmp_path: Path) -> None:
+    """A name of the process's stdout (as /dev/stdout is: a link to /proc/self/fd/1), made here: never the
+    system's /dev/stdout, which the code before the fix replaced by a regular file (as root)."""
     out = tmp_path / "out.json"
+    stdout = tmp_path / "stdout"
+    stdout.symlink_to("/proc/self/fd/1")
     with open(out, "w") as fh:
         fh.write("before\n")
         fh.flush()
         proc = subprocess.run([sys.executable, "-m", "external_dns", "--once", "--dry-run",
-                               "--plan-output-file=json=/dev/stdout", *env.flags()], stdout=fh,
+                               f"--plan-output-file=json={stdout}", *env.flags()], stdout=fh,
                               stderr=subprocess.PIPE, text=True, env=clean_env(), timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
-    assert text.startswith("before\n") and '"zones"' in text
+    assert text.startswith("before\n") and '"zones"' in text and stdout.is_symlink()
 
 
 # -- item 19 ---------------------------------------------------------------------------------------------------------
