@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP_FILTER := grep -v "is ignored" || true
 
-.PHONY: venv system-deps kube go-peers run test test-unit lint bench clean
+.PHONY: venv system-deps kube go-peers run test test-unit lint bench clean image image-deps
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -55,12 +55,30 @@ test-unit: venv
 	$(PY) -m pytest -q -m "not integration"
 
 lint: venv
-	$(VENV)/bin/ruff check external_dns tests bench
+	$(VENV)/bin/ruff check external_dns tests bench image
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
 bench: venv system-deps go-peers
 	$(PY) -m bench
+
+# The container image, built without a container engine (docs/image.md): an OCI layout in dist/oci and a
+# `docker load`-able dist/external-dns-py-<version>.tar. As root: Debian's mmdebstrap and skopeo build it,
+# umoci and runc run it in the tests (installed when missing). Downloads are kept in IMAGE_CACHE.
+IMAGE_CACHE ?= $(HOME)/.cache/external-dns-py/image
+IMAGE_TOOLS := mmdebstrap skopeo umoci runc
+
+image-deps:
+	@missing=$$(for t in $(IMAGE_TOOLS); do command -v $$t >/dev/null || echo $$t; done); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
+	  else echo "make image needs root and Debian's $$missing (apt-get install $$missing)"; exit 1; fi; \
+	fi
+
+image: image-deps
+	python3 -m image.build --cache $(IMAGE_CACHE)
 
 clean:
 	rm -rf $(VENV) .demo .mypy_cache .pytest_cache .ruff_cache .import_linter_cache

@@ -1,0 +1,95 @@
+"""The project in the image: wheels made on the host, installed into a virtualenv by the image's own Python.
+
+The host's pip (a pinned version, in a tools venv under the cache) builds the project's wheel from a copy of
+what the Dockerfile copies and fetches every dependency as a wheel, only ones uploaded before
+SOURCE_DATE_EPOCH: one commit always resolves to the same versions. Inside the root filesystem (chroot), the
+image's /usr/bin/python3.11 makes /opt/external-dns without pip and runs pip from its wheel with
+`--no-index`: nothing is fetched there, and neither pip nor setuptools stays in the image. Then every module,
+the standard library's included, is byte-compiled with hash-checked .pyc (`unchecked-hash`: the same bytes
+every build, and no source stat or hash at import).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+PIP_VERSION = "26.3"
+CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
+VENV = "/opt/external-dns"
+SITE_PACKAGES = f"{VENV}/lib/python3.11/site-packages"
+PYTHON = "/usr/bin/python3.11"
+# The build context, as the Dockerfile copies it (.dockerignore).
+SOURCES = ("pyproject.toml", "README.md", "external_dns")
+# pip settings of this machine that would change what is resolved; the index and its certificate stay.
+_PIP_ENV_DROPPED = ("PIP_FIND_LINKS", "PIP_NO_INDEX", "PIP_EXTRA_INDEX_URL", "PIP_CONSTRAINT", "PIP_REQUIREMENT",
+                    "PIP_PRE", "PIP_UPLOADED_PRIOR_TO", "PIP_ONLY_BINARY", "PIP_NO_BINARY")
+
+
+def _host_env(cache: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _PIP_ENV_DROPPED}
+    env.update(PIP_CACHE_DIR=str(cache / "pip"), PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONDONTWRITEBYTECODE="1")
+    return env
+
+
+def tools_pip(cache: Path) -> Path:
+    """The pinned pip, in a venv under the cache (made once)."""
+    venv = cache / f"tools-pip-{PIP_VERSION}"
+    pip = venv / "bin" / "pip"
+    if not pip.exists():
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run(["python3", "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(pip), "install", "-q", f"pip=={PIP_VERSION}"], check=True, env=_host_env(cache))
+    return pip
+
+
+def copy_sources(repo: Path, dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    for name in SOURCES:
+        src = repo / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def wheels(repo: Path, requirement: str, work: Path, cache: Path, epoch: int) -> Path:
+    """A directory with the project's wheel, every dependency's and pip's own."""
+    pip = tools_pip(cache)
+    out = work / "wheels"
+    src = copy_sources(repo, work / "src")
+    cutoff = datetime.datetime.fromtimestamp(epoch, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    env = {**_host_env(cache), "SOURCE_DATE_EPOCH": str(epoch), "PIP_UPLOADED_PRIOR_TO": cutoff}
+    extras = requirement[requirement.index("["):requirement.index("]") + 1] if "[" in requirement else ""
+    subprocess.run([str(pip), "wheel", "-q", "--wheel-dir", str(out), f"{src}{extras}"], check=True, env=env)
+    subprocess.run([str(pip), "download", "-q", "--no-deps", "--dest", str(out), f"pip=={PIP_VERSION}"],
+                   check=True, env=env)
+    return out
+
+
+def _chroot(rootfs: Path, *args: str, epoch: int) -> None:
+    env = {"PATH": "/usr/bin", "HOME": "/nonexistent", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "SOURCE_DATE_EPOCH": str(epoch)}
+    subprocess.run([CHROOT, str(rootfs), *args], check=True, env=env, stdin=subprocess.DEVNULL)
+
+
+def install(rootfs: Path, wheel_dir: Path, requirement: str, epoch: int) -> None:
+    staged = rootfs / "tmp" / "wheels"
+    shutil.copytree(wheel_dir, staged)
+    try:
+        pip_wheel = next(staged.glob(f"pip-{PIP_VERSION}-*.whl")).name
+        _chroot(rootfs, PYTHON, "-m", "venv", "--without-pip", VENV, epoch=epoch)
+        _chroot(rootfs, f"{VENV}/bin/python", f"/tmp/wheels/{pip_wheel}/pip", "install", "--quiet", "--no-index",
+                "--find-links=/tmp/wheels", "--no-compile", "--no-cache-dir", "--disable-pip-version-check",
+                requirement, epoch=epoch)
+    finally:
+        shutil.rmtree(staged)
+
+
+def byte_compile(rootfs: Path, epoch: int) -> None:
+    _chroot(rootfs, PYTHON, "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash",
+            "/usr/lib/python3.11", SITE_PACKAGES, epoch=epoch)
