@@ -65,7 +65,7 @@ bench: venv system-deps go-peers
 # The container image, built without a container engine (docs/image.md): an OCI layout in dist/oci and a
 # `docker load`-able dist/external-dns-py-<version>.tar. As root: Debian's mmdebstrap and skopeo build it,
 # umoci and runc run it in the tests (installed when missing). Downloads are kept in IMAGE_CACHE.
-IMAGE_CACHE ?= $(HOME)/.cache/external-dns-py/image
+export IMAGE_CACHE ?= $(HOME)/.cache/external-dns-py/image
 IMAGE_TOOLS := mmdebstrap skopeo umoci runc
 
 image-deps:
@@ -78,7 +78,7 @@ image-deps:
 	fi
 
 image: image-deps
-	python3 -m image.build --cache $(IMAGE_CACHE)
+	python3 -m image.build
 
 clean:
 	rm -rf $(VENV) .demo .mypy_cache .pytest_cache .ruff_cache .import_linter_cache

@@ -2,7 +2,8 @@
 
     python3 -m image.build [--dist dist] [--cache DIR] [--keep-work]
 
-Steps: the Debian base (debian.py) -> the venv with the project (venv.py) -> three layers (Debian; the
+Steps: the Debian base (debian.py) -> the venv with the project (venv.py), less the data it never loads
+(prune.py) -> three layers (Debian; the
 dependencies; the project, so a new commit ships one small layer) -> an OCI layout in dist/oci, tagged with
 the version -> the same image as a `docker load`-able archive (skopeo) -> dist/image.json: digests, sizes,
 what is inside, each step's time. SOURCE_DATE_EPOCH (default: the commit's time) fixes every time stamp
@@ -26,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from image import debian, oci, venv
+from image import debian, oci, prune, venv
 from image.extras import project, requirement
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,7 +40,7 @@ ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",  # the root filesystem is read-only in the pod; every module is compiled
     "PYTHONUNBUFFERED": "1",  # log lines leave the process as they are written
 }
-DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "external-dns-py" / "image"
+DEFAULT_CACHE = Path(os.environ.get("IMAGE_CACHE") or Path.home() / ".cache" / "external-dns-py" / "image")
 
 
 def source_date_epoch(repo: Path) -> int:
@@ -59,15 +60,13 @@ def revision(repo: Path) -> str:
 def labels(pyproject: Path, rev: str) -> dict[str, str]:
     """The OCI annotations the image carries as labels (the Dockerfile's LABEL says the same)."""
     meta = project(pyproject)
-    out = {
+    return {
         "org.opencontainers.image.title": str(meta["name"]),
         "org.opencontainers.image.description": str(meta["description"]),
         "org.opencontainers.image.version": str(meta["version"]),
         "org.opencontainers.image.licenses": str(meta["license"]),
+        "org.opencontainers.image.revision": rev,  # "" outside a git checkout
     }
-    if rev:
-        out["org.opencontainers.image.revision"] = rev
-    return out
 
 
 def _in_app(path: str) -> bool:
@@ -140,9 +139,11 @@ def build(dist: Path, cache: Path, keep_work: bool = False, repo: Path = REPO) -
             cas = debian.ca_certificates(rootfs)
             debian.configure(rootfs)
         with steps("wheels"):
-            wheel_dir = venv.wheels(repo, req, work, cache, epoch)
+            wheel_dir = venv.wheels(repo, work, cache, epoch)
         with steps("venv"):
             venv.install(rootfs, wheel_dir, req, epoch)
+            pruned = prune.prune(rootfs / venv.SITE_PACKAGES.lstrip("/"))
+            shared_objects = venv.check_shared_libraries(rootfs)
         with steps("byte-compile"):
             venv.byte_compile(rootfs, epoch)
             debian.finish(rootfs)
@@ -156,6 +157,7 @@ def build(dist: Path, cache: Path, keep_work: bool = False, repo: Path = REPO) -
         with steps("docker archive (skopeo)"):
             _docker_archive(dist / "oci", archive, f"{NAME}:{version}", version)
         summary = _summary(dist / "oci", digest, version, epoch, req, keep, wheel_dir, cas, archive)
+        summary.update(shared_objects_checked=shared_objects, pruned_bytes=pruned)
     finally:
         if keep_work:
             print(f"image: work directory kept: {work}", file=sys.stderr)

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SUITE = "bookworm"
-# Roots of the package set; apt adds their dependencies.
-PACKAGES = ("python3.11-minimal", "libpython3.11-stdlib", "ca-certificates", "netbase", "tzdata", "base-files")
+# Roots of the package set; apt adds their dependencies. manylinux wheels take libstdc++ from the system
+# (google-re2's extension links it).
+PACKAGES = ("python3.11-minimal", "libpython3.11-stdlib", "ca-certificates", "netbase", "tzdata", "base-files",
+            "libstdc++6")
 # Install-time tools pulled in by dependencies (readline-common -> dpkg, tzdata -> debconf, base-files -> awk):
 # removed again, with the libraries only they need.
 INSTALL_ONLY = frozenset({"dpkg", "tar", "debconf", "mawk"})

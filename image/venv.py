@@ -17,11 +17,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from image.extras import source_requirement
+
 PIP_VERSION = "26.3"
 CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
 VENV = "/opt/external-dns"
 SITE_PACKAGES = f"{VENV}/lib/python3.11/site-packages"
 PYTHON = "/usr/bin/python3.11"
+LOADER = "/lib64/ld-linux-x86-64.so.2"
 # The build context, as the Dockerfile copies it (.dockerignore).
 SOURCES = ("pyproject.toml", "README.md", "external_dns")
 # pip settings of this machine that would change what is resolved; the index and its certificate stay.
@@ -57,15 +60,14 @@ def copy_sources(repo: Path, dest: Path) -> Path:
     return dest
 
 
-def wheels(repo: Path, requirement: str, work: Path, cache: Path, epoch: int) -> Path:
+def wheels(repo: Path, work: Path, cache: Path, epoch: int) -> Path:
     """A directory with the project's wheel, every dependency's and pip's own."""
     pip = tools_pip(cache)
     out = work / "wheels"
     src = copy_sources(repo, work / "src")
     cutoff = datetime.datetime.fromtimestamp(epoch, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     env = {**_host_env(cache), "SOURCE_DATE_EPOCH": str(epoch), "PIP_UPLOADED_PRIOR_TO": cutoff}
-    extras = requirement[requirement.index("["):requirement.index("]") + 1] if "[" in requirement else ""
-    subprocess.run([str(pip), "wheel", "-q", "--wheel-dir", str(out), f"{src}{extras}"], check=True, env=env)
+    subprocess.run([str(pip), "wheel", "-q", "--wheel-dir", str(out), source_requirement(src)], check=True, env=env)
     subprocess.run([str(pip), "download", "-q", "--no-deps", "--dest", str(out), f"pip=={PIP_VERSION}"],
                    check=True, env=env)
     return out
@@ -88,6 +90,24 @@ def install(rootfs: Path, wheel_dir: Path, requirement: str, epoch: int) -> None
                 requirement, epoch=epoch)
     finally:
         shutil.rmtree(staged)
+
+
+def check_shared_libraries(rootfs: Path) -> int:
+    """Every ELF shared object of the venv and the standard library finds its libraries in the image (the
+    image's own loader lists them); a wheel needing a library Debian's set lacks fails the build here, not at
+    import time in a cluster. The number of objects checked."""
+    objects = sorted(p for d in (SITE_PACKAGES, "/usr/lib/python3.11/lib-dynload")
+                     for p in (rootfs / d.lstrip("/")).rglob("*.so*") if p.is_file())
+    missing = {}
+    for path in objects:
+        inside = "/" + path.relative_to(rootfs).as_posix()
+        out = subprocess.run([CHROOT, str(rootfs), LOADER, "--list", inside], capture_output=True, text=True,
+                             env={"PATH": "/usr/bin"}, check=False).stdout
+        if "not found" in out:
+            missing[inside] = [line.split()[0] for line in out.splitlines() if "not found" in line]
+    if missing:
+        raise RuntimeError(f"shared libraries missing from the image: {missing}")
+    return len(objects)
 
 
 def byte_compile(rootfs: Path, epoch: int) -> None:

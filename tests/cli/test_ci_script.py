@@ -1,5 +1,5 @@
 """`.ci/run` on a machine that lacks things: it installs the missing Debian packages, then runs `make venv`,
-`make lint` and `make test` with CI=true, and stops at the first failure (fake apt-get/make/python3 on PATH)."""
+`make lint`, `make image` and `make test` with CI=true, and stops at the first failure (fake apt-get/make/python3 on PATH)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_installs_python3_venv_when_missing_then_lints_and_tests_with_ci_true(tm
     assert len(installs) == 1 and "python3-venv" in installs[0]
     assert "bind9" in installs[0] or os.access("/usr/sbin/named", os.X_OK)
     assert [c for c in calls if c.startswith("make")] == ["make venv CI=true", "make lint CI=true",
-                                                          "make test CI=true"]
+                                                          "make image CI=true", "make test CI=true"]
     # the real kube-apiserver's Go build is started first, in the background, beside the installs (when the
     # background job gets to run is up to the scheduler: the script's order is what is checked); the Go
     # ExternalDNS is built in the same job after it
