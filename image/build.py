@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import fcntl
 import json
 import os
 import shutil
@@ -127,12 +128,16 @@ def build(dist: Path, cache: Path, keep_work: bool = False, repo: Path = REPO) -
     steps = Steps()
     started = time.monotonic()
     cache.mkdir(parents=True, exist_ok=True)
+    lock = open(cache / ".lock", "w")  # noqa: SIM115 - held for the whole build, closed in `finally`
+    fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time per cache: they share its downloads and layers
+    for stale in cache.glob("work-*"):  # left by a build that was killed
+        shutil.rmtree(stale, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix="work-", dir=cache))
     rootfs = work / "rootfs"
     try:
         with steps("debian base (mmdebstrap)"):
-            debian.mmdebstrap(rootfs, cache / "debs", epoch)
-            pkgs = debian.packages(rootfs, cache / "debs")
+            debian.mmdebstrap(rootfs, cache, epoch)
+            pkgs = debian.packages(rootfs, cache)
             keep = debian.runtime_closure(pkgs)
             debian.prune(rootfs, pkgs, keep)
             debian.write_status(rootfs, keep)
@@ -151,7 +156,7 @@ def build(dist: Path, cache: Path, keep_work: bool = False, repo: Path = REPO) -
                              env=ENV, labels=labels(pyproject, revision(repo)), exposed_ports=[PORT],
                              owners={"home/nonroot": debian.NONROOT})
         with steps("oci layout"):
-            digest = oci.write_layout(rootfs, work / "oci", spec, LAYERS, version)
+            digest = oci.write_layout(rootfs, work / "oci", spec, LAYERS, version, cache / "layers")
             _replace(work / "oci", dist / "oci")
         archive = dist / f"{NAME}-{version}.tar"
         with steps("docker archive (skopeo)"):
@@ -163,6 +168,7 @@ def build(dist: Path, cache: Path, keep_work: bool = False, repo: Path = REPO) -
             print(f"image: work directory kept: {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
+        lock.close()
     summary["seconds"] = {**steps.seconds, "total": round(time.monotonic() - started, 1)}
     (dist / "image.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary

@@ -78,24 +78,32 @@ class Package:
         return [re.sub(r"[\s(].*", "", p.strip()) for p in m.group(1).split(",")] if m else []
 
 
-def mmdebstrap(rootfs: Path, debs: Path, epoch: int, mirrors: tuple[str, ...] = MIRRORS) -> None:
-    """Extracts PACKAGES and their dependencies into rootfs (a new directory); .debs kept in `debs`."""
+def mmdebstrap(rootfs: Path, cache: Path, epoch: int, mirrors: tuple[str, ...] = MIRRORS) -> None:
+    """Extracts PACKAGES and their dependencies into rootfs (a new directory). The .debs (cache/debs) and apt's
+    lists (cache/apt-lists) are kept across builds: apt takes a cached .deb whose checksum matches, and its
+    update of kept lists fetches only what changed (17 s -> 2 s here)."""
+    debs, lists = cache / "debs", cache / "apt-lists"
     debs.mkdir(parents=True, exist_ok=True)
+    lists.mkdir(parents=True, exist_ok=True)
     cmd = ["mmdebstrap", "--quiet", "--mode=root", "--variant=extract", f"--include={','.join(PACKAGES)}",
            # merged /usr, as debootstrap lays it out for bookworm
            '--setup-hook=for d in bin sbin lib lib64; do ln -s usr/$d "$1/$d"; mkdir -p "$1/usr/$d"; done',
-           # downloaded packages are kept across builds (apt takes a cached .deb whose checksum matches)
-           '--setup-hook=mkdir -p "$1"/var/cache/apt/archives',
+           '--setup-hook=mkdir -p "$1"/var/cache/apt/archives "$1"/var/lib/apt/lists',
            f"--setup-hook=sync-in {debs} /var/cache/apt/archives/",
-           "--skip=cleanup/apt/cache", "--skip=essential/unlink",
+           f"--setup-hook=sync-in {lists} /var/lib/apt/lists/",
+           "--skip=cleanup/apt", "--skip=essential/unlink",
            *(f"--dpkgopt={opt}" for opt in DPKG_FILTER),
            SUITE, str(rootfs), *mirrors]
     env = {**os.environ, "SOURCE_DATE_EPOCH": str(epoch)}
     subprocess.run(cmd, check=True, env=env, stdin=subprocess.DEVNULL)
+    shutil.rmtree(lists)
+    shutil.copytree(rootfs / "var" / "lib" / "apt" / "lists", lists, symlinks=True,
+                    ignore=shutil.ignore_patterns("lock", "partial"))
 
 
-def packages(rootfs: Path, debs: Path) -> list[Package]:
-    """The packages mmdebstrap extracted (its apt cache), moved into the `debs` cache."""
+def packages(rootfs: Path, cache: Path) -> list[Package]:
+    """The packages mmdebstrap extracted (its apt cache); the .deb cache keeps these and only these."""
+    debs = cache / "debs"
     archives = rootfs / "var" / "cache" / "apt" / "archives"
     found = []
     for deb in sorted(archives.glob("*.deb")):
@@ -106,6 +114,8 @@ def packages(rootfs: Path, debs: Path) -> list[Package]:
                                  text=True).stdout
         fields = dict(re.findall(r"^(Package|Version): (.*)$", control, re.M))
         found.append(Package(fields["Package"], fields["Version"], control.rstrip("\n"), kept))
+    for old in set(debs.glob("*.deb")) - {p.deb for p in found}:
+        old.unlink()
     return found
 
 

@@ -9,6 +9,7 @@ the source tree DIR (`DIR[azure,cloudflare]`). The Dockerfile's build stage runs
 
 from __future__ import annotations
 
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -26,6 +27,15 @@ def project(pyproject: Path) -> dict[str, Any]:
 def runtime_extras(pyproject: Path) -> list[str]:
     groups = project(pyproject).get("optional-dependencies") or {}
     return sorted(name for name in groups if name not in DEVELOPMENT_EXTRAS)
+
+
+def dependency_requirements(pyproject: Path) -> list[str]:
+    """What the project needs installed beside itself: its dependencies and those of its runtime extras."""
+    meta = project(pyproject)
+    groups = meta.get("optional-dependencies") or {}
+    own = re.sub(r"[-_.]+", "-", meta["name"]).lower()
+    wanted = [*meta.get("dependencies", []), *(r for extra in runtime_extras(pyproject) for r in groups[extra])]
+    return [r for r in wanted if re.sub(r"[-_.]+", "-", re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0]).lower() != own]
 
 
 def _with_extras(name: str, pyproject: Path) -> str:

@@ -2,7 +2,7 @@
 
 The host's pip (a pinned version, in a tools venv under the cache) builds the project's wheel from a copy of
 what the Dockerfile copies and fetches every dependency as a wheel, only ones uploaded before
-SOURCE_DATE_EPOCH: one commit always resolves to the same versions. Inside the root filesystem (chroot), the
+SOURCE_DATE_EPOCH: one commit always resolves to the same versions (kept in the cache by that key). Inside the root filesystem (chroot), the
 image's /usr/bin/python3.11 makes /opt/external-dns without pip and runs pip from its wheel with
 `--no-index`: nothing is fetched there, and neither pip nor setuptools stays in the image. Then every module,
 the standard library's included, is byte-compiled with hash-checked .pyc (`unchecked-hash`: the same bytes
@@ -12,12 +12,14 @@ every build, and no source stat or hash at import).
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
-from image.extras import source_requirement
+from image.extras import dependency_requirements
 
 PIP_VERSION = "26.3"
 CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
@@ -61,15 +63,30 @@ def copy_sources(repo: Path, dest: Path) -> Path:
 
 
 def wheels(repo: Path, work: Path, cache: Path, epoch: int) -> Path:
-    """A directory with the project's wheel, every dependency's and pip's own."""
+    """A directory with the project's wheel (built from the source tree every time), every dependency's and
+    pip's own. The dependency wheels are kept in the cache under a key of what decides them (the requirements,
+    the upload cut-off, pip's and Python's versions): the same key always resolves to the same wheels."""
     pip = tools_pip(cache)
     out = work / "wheels"
     src = copy_sources(repo, work / "src")
     cutoff = datetime.datetime.fromtimestamp(epoch, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     env = {**_host_env(cache), "SOURCE_DATE_EPOCH": str(epoch), "PIP_UPLOADED_PRIOR_TO": cutoff}
-    subprocess.run([str(pip), "wheel", "-q", "--wheel-dir", str(out), source_requirement(src)], check=True, env=env)
-    subprocess.run([str(pip), "download", "-q", "--no-deps", "--dest", str(out), f"pip=={PIP_VERSION}"],
-                   check=True, env=env)
+    subprocess.run([str(pip), "wheel", "-q", "--no-deps", "--wheel-dir", str(out), str(src)], check=True, env=env)
+    requirements = [*dependency_requirements(repo / "pyproject.toml"), f"pip=={PIP_VERSION}"]
+    key = hashlib.sha256(json.dumps([requirements, cutoff, PIP_VERSION, PYTHON]).encode()).hexdigest()[:16]
+    store = cache / "wheels"
+    kept = store / key
+    if not (kept / ".complete").exists():
+        shutil.rmtree(kept, ignore_errors=True)
+        (work / "requirements.txt").write_text("".join(f"{r}\n" for r in requirements), encoding="utf-8")
+        subprocess.run([str(pip), "wheel", "-q", "--wheel-dir", str(kept), "-r", str(work / "requirements.txt")],
+                       check=True, env=env)
+        (kept / ".complete").touch()
+    for other in store.iterdir():
+        if other != kept:
+            shutil.rmtree(other)
+    for wheel in kept.glob("*.whl"):
+        shutil.copy2(wheel, out / wheel.name)
     return out
 
 

@@ -20,7 +20,7 @@ from tests.charts.render import ROOT, render_chart
 DOCS = ROOT / "docs"
 GUIDES = ("README.md", "install-helm.md", "migrate-from-external-dns.md", "ci-once-plan.md",
           "metrics-and-alerts.md", "troubleshooting.md", "sources.md", "powerdns.md", "providers/cloudflare.md",
-          "providers/google.md", "providers/azure.md")
+          "providers/google.md", "providers/azure.md", "image.md")
 # Flags of other tools (kubectl, helm, gh) that the guides use.
 OTHER_TOOLS_FLAGS = {"--body-file", "--from-literal", "--previous", "--replicas", "--strict"}
 METRIC_MODULES = (

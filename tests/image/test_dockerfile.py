@@ -45,7 +45,7 @@ def test_hadolint_catches_problems(tmp_path: Path) -> None:
 
 
 def _instructions() -> list[tuple[str, str]]:
-    text = re.sub(r"\\\n\s*", " ", DOCKERFILE.read_text())
+    text = re.sub(r"[ \t]*\\\n\s*", " ", DOCKERFILE.read_text())
     out = []
     for line in text.splitlines():
         line = line.strip()

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from image.extras import project, requirement, runtime_extras, source_requirement
+from image.extras import dependency_requirements, project, requirement, runtime_extras, source_requirement
 from tests.charts.render import ROOT
 
 PYPROJECT = """\
@@ -19,6 +19,7 @@ test = ["pytest"]
 cloudflare = ["cloudflare>=4"]
 azure = ["azure-identity"]
 docs = ["mkdocs"]
+all = ["external-dns-py[azure,cloudflare]"]
 """
 
 
@@ -27,6 +28,12 @@ def test_runtime_extras_leave_the_development_groups_out(tmp_path: Path) -> None
     assert runtime_extras(tmp_path / "pyproject.toml") == ["azure", "cloudflare"]
     assert requirement(tmp_path / "pyproject.toml") == "external-dns-py[azure,cloudflare]==1.2.3"
     assert source_requirement(tmp_path) == f"{tmp_path}[azure,cloudflare]"
+
+
+def test_dependency_requirements_are_the_dependencies_and_the_runtime_extras(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT.replace('version = "1.2.3"',
+                                                               'version = "1.2.3"\ndependencies = ["dnspython>=2"]'))
+    assert dependency_requirements(tmp_path / "pyproject.toml") == ["dnspython>=2", "azure-identity", "cloudflare>=4"]
 
 
 def test_no_extras_no_brackets(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """image/oci.py, the OCI layout writer, on small trees (no root, no image needed): the same tree gives the same
-digest whatever its files' times, owners and group/other write bits; tar entries are sorted, numeric, stamped
-with SOURCE_DATE_EPOCH; the gzip stream carries no name or time; layers partition the tree; set-uid files,
-device nodes and paths in no layer are refused."""
+digest whatever its files' times, owners and group/other write bits; tar entries are sorted, numeric, with one
+file time, the config's `created` from SOURCE_DATE_EPOCH; the gzip stream carries no name or time; layers
+partition the tree; the layer cache gives back the same blobs; set-uid files, device nodes and paths in no
+layer are refused."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def test_entries_sorted_numeric_and_stamped(tmp_path: Path) -> None:
     base = _members(layout, layers[0]["digest"])
     names = [m.name for m in base]
     assert names == sorted(names, key=os.fsencode)
-    assert {m.mtime for m in base} == {EPOCH}
+    assert {m.mtime for m in base} == {oci.FILE_TIME}
     by_name = {m.name: m for m in base}
     assert (by_name["home/nonroot"].uid, by_name["home/nonroot"].gid) == (65532, 65532)
     assert {(m.uid, m.gid, m.uname, m.gname) for m in base if m.name != "home/nonroot"} == {(0, 0, "", "")}
@@ -127,6 +128,20 @@ def test_a_rebuild_leaves_only_its_own_blobs(tmp_path: Path) -> None:
     wanted = {d.split(":")[1] for d in (config_ref["digest"], index["manifests"][0]["digest"],
                                         *(layer["digest"] for layer in layers))}
     assert set(os.listdir(layout / "blobs/sha256")) == wanted
+
+
+def test_the_layer_cache_gives_the_same_blobs_and_keeps_only_the_last_builds(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "root")
+    cache = tmp_path / "cache"
+    first = oci.write_layout(root, tmp_path / "o1", _spec(), LAYERS, "1", cache)
+    kept = set(os.listdir(cache))
+    assert len(kept) == 2
+    assert oci.write_layout(root, tmp_path / "o2", _spec(), LAYERS, "1", cache) == first  # from the cache
+    assert oci.write_layout(root, tmp_path / "o3", _spec(), LAYERS, "1") == first  # without it
+    (root / "opt/app/lib/mod.py").write_text("print('changed')\n")
+    oci.write_layout(root, tmp_path / "o4", _spec(), LAYERS, "1", cache)
+    now = set(os.listdir(cache))
+    assert len(now) == 2 and len(now & kept) == 1  # the base layer kept, the old app layer dropped
 
 
 def test_refuses_setuid_files_devices_and_unplaced_paths(tmp_path: Path) -> None:
