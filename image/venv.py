@@ -22,6 +22,9 @@ from pathlib import Path
 from image.extras import dependency_requirements
 
 PIP_VERSION = "26.3"
+# The project's build backend, pinned too: its version is in the wheel's metadata (WHEEL's Generator), and a
+# build without isolation skips setting up a fresh one each time.
+SETUPTOOLS_VERSION = "84.2.1"
 CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
 VENV = "/opt/external-dns"
 SITE_PACKAGES = f"{VENV}/lib/python3.11/site-packages"
@@ -41,13 +44,18 @@ def _host_env(cache: Path) -> dict[str, str]:
 
 
 def tools_pip(cache: Path) -> Path:
-    """The pinned pip, in a venv under the cache (made once)."""
-    venv = cache / f"tools-pip-{PIP_VERSION}"
+    """The pinned pip and build backend, in a venv under the cache (made once)."""
+    venv = cache / f"tools-pip-{PIP_VERSION}-setuptools-{SETUPTOOLS_VERSION}"
     pip = venv / "bin" / "pip"
-    if not pip.exists():
+    if not (venv / ".complete").exists():
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run(["python3", "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(pip), "install", "-q", f"pip=={PIP_VERSION}"], check=True, env=_host_env(cache))
+        subprocess.run([str(pip), "install", "-q", f"pip=={PIP_VERSION}", f"setuptools=={SETUPTOOLS_VERSION}"],
+                       check=True, env=_host_env(cache))
+        (venv / ".complete").touch()
+    for old in cache.glob("tools-pip-*"):
+        if old != venv:
+            shutil.rmtree(old)
     return pip
 
 
@@ -71,7 +79,8 @@ def wheels(repo: Path, work: Path, cache: Path, epoch: int) -> Path:
     src = copy_sources(repo, work / "src")
     cutoff = datetime.datetime.fromtimestamp(epoch, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     env = {**_host_env(cache), "SOURCE_DATE_EPOCH": str(epoch), "PIP_UPLOADED_PRIOR_TO": cutoff}
-    subprocess.run([str(pip), "wheel", "-q", "--no-deps", "--wheel-dir", str(out), str(src)], check=True, env=env)
+    subprocess.run([str(pip), "wheel", "-q", "--no-deps", "--no-build-isolation", "--wheel-dir", str(out), str(src)],
+                   check=True, env=env)
     requirements = [*dependency_requirements(repo / "pyproject.toml"), f"pip=={PIP_VERSION}"]
     key = hashlib.sha256(json.dumps([requirements, cutoff, PIP_VERSION, PYTHON]).encode()).hexdigest()[:16]
     store = cache / "wheels"
