@@ -32,7 +32,7 @@ RUN python3.11 -m venv --without-pip /opt/external-dns \
        --find-links=/wheels --no-compile --no-cache-dir "$(python3.11 image/extras.py)" \
     && python3.11 image/prune.py /opt/external-dns/lib/python3.11/site-packages \
     && /opt/external-dns/bin/python -m compileall -q --invalidation-mode unchecked-hash \
-       -x '/cloudflare/(resources|types)/(?!(dns|zones|shared)/)[^/]+/' /opt/external-dns/lib/python3.11/site-packages
+       -x '/cloudflare/(resources|types)/(?!(addressing|dns|shared|zones)/)[^/]+/' /opt/external-dns/lib/python3.11/site-packages
 
 FROM ${BASE_IMAGE}
 ARG VERSION

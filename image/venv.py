@@ -140,7 +140,7 @@ def check_shared_libraries(rootfs: Path) -> int:
 # 5.7 MB of compressed .pyc), loaded only when used: only the APIs the cloudflare provider calls are compiled
 # ahead (tests/image/test_prune.py checks the provider names no other); another one, if ever imported, is
 # compiled in memory at import.
-CLOUDFLARE_APIS = ("dns", "zones", "shared")
+CLOUDFLARE_APIS = ("addressing", "dns", "shared", "zones")  # addressing: regional hostnames
 NOT_COMPILED = rf"/cloudflare/(resources|types)/(?!({'|'.join(CLOUDFLARE_APIS)})/)[^/]+/"
 
 
