@@ -136,13 +136,7 @@ def build(dist: Path, cache: Path, keep_work: bool = False, repo: Path = REPO) -
     rootfs = work / "rootfs"
     try:
         with steps("debian base (mmdebstrap)"):
-            debian.mmdebstrap(rootfs, cache, epoch)
-            pkgs = debian.packages(rootfs, cache)
-            keep = debian.runtime_closure(pkgs)
-            debian.prune(rootfs, pkgs, keep)
-            debian.write_status(rootfs, keep)
-            cas = debian.ca_certificates(rootfs)
-            debian.configure(rootfs)
+            keep, cas = debian.base(rootfs, cache, epoch)
         with steps("wheels"):
             wheel_dir = venv.wheels(repo, work, cache, epoch)
         with steps("venv"):

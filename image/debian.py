@@ -229,6 +229,18 @@ def configure(rootfs: Path) -> None:
     home.chmod(0o700)
 
 
+def base(rootfs: Path, cache: Path, epoch: int) -> tuple[list[Package], int]:
+    """The base root filesystem in rootfs: the packages kept and the number of CA certificates enabled."""
+    mmdebstrap(rootfs, cache, epoch)
+    pkgs = packages(rootfs, cache)
+    keep = runtime_closure(pkgs)
+    prune(rootfs, pkgs, keep)
+    write_status(rootfs, keep)
+    cas = ca_certificates(rootfs)
+    configure(rootfs)
+    return keep, cas
+
+
 def finish(rootfs: Path) -> None:
     """After the last chroot step: mmdebstrap's leftovers, device nodes and scratch files removed."""
     for rel in LEFTOVERS:

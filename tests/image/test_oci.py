@@ -12,6 +12,7 @@ import json
 import os
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,11 +53,18 @@ def _members(layout: Path, digest: str) -> list[tarfile.TarInfo]:
         return tar.getmembers()
 
 
-def _manifest(layout: Path) -> dict[str, object]:
+def _manifest(layout: Path) -> dict[str, Any]:
     index = json.loads((layout / "index.json").read_text())
     digest = index["manifests"][0]["digest"].split(":")[1]
-    data: dict[str, object] = json.loads((layout / "blobs/sha256" / digest).read_bytes())
+    data: dict[str, Any] = json.loads((layout / "blobs/sha256" / digest).read_bytes())
     return data
+
+
+def _written(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """The small tree's layout and its manifest."""
+    layout = tmp_path / "out"
+    oci.write_layout(_tree(tmp_path / "root"), layout, _spec(), LAYERS, "1")
+    return layout, _manifest(layout)
 
 
 def test_same_tree_same_digest_whatever_the_files_times_and_write_bits(tmp_path: Path) -> None:
@@ -72,11 +80,8 @@ def test_same_tree_same_digest_whatever_the_files_times_and_write_bits(tmp_path:
 
 
 def test_entries_sorted_numeric_and_stamped(tmp_path: Path) -> None:
-    layout = tmp_path / "out"
-    oci.write_layout(_tree(tmp_path / "root"), layout, _spec(), LAYERS, "1")
-    manifest = _manifest(layout)
+    layout, manifest = _written(tmp_path)
     layers = manifest["layers"]
-    assert isinstance(layers, list)
     base = _members(layout, layers[0]["digest"])
     names = [m.name for m in base]
     assert names == sorted(names, key=os.fsencode)
@@ -94,14 +99,9 @@ def test_entries_sorted_numeric_and_stamped(tmp_path: Path) -> None:
 
 
 def test_gzip_has_no_name_or_time_and_diff_ids_hash_the_tars(tmp_path: Path) -> None:
-    layout = tmp_path / "out"
-    oci.write_layout(_tree(tmp_path / "root"), layout, _spec(), LAYERS, "1")
-    manifest = _manifest(layout)
-    config_ref = manifest["config"]
-    assert isinstance(config_ref, dict)
-    config = json.loads((layout / "blobs/sha256" / config_ref["digest"].split(":")[1]).read_bytes())
+    layout, manifest = _written(tmp_path)
+    config = json.loads((layout / "blobs/sha256" / manifest["config"]["digest"].split(":")[1]).read_bytes())
     layers = manifest["layers"]
-    assert isinstance(layers, list)
     for layer, diff_id in zip(layers, config["rootfs"]["diff_ids"], strict=True):
         blob = (layout / "blobs/sha256" / layer["digest"].split(":")[1]).read_bytes()
         assert layer["size"] == len(blob) and hashlib.sha256(blob).hexdigest() == layer["digest"].split(":")[1]
@@ -123,7 +123,6 @@ def test_a_rebuild_leaves_only_its_own_blobs(tmp_path: Path) -> None:
     oci.write_layout(root, layout, _spec(), LAYERS, "1")
     manifest = _manifest(layout)
     config_ref, layers = manifest["config"], manifest["layers"]
-    assert isinstance(config_ref, dict) and isinstance(layers, list)
     index = json.loads((layout / "index.json").read_text())
     wanted = {d.split(":")[1] for d in (config_ref["digest"], index["manifests"][0]["digest"],
                                         *(layer["digest"] for layer in layers))}
