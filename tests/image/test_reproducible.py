@@ -32,6 +32,10 @@ def test_a_second_build_gives_the_same_digest(image: Built, tmp_path: Path) -> N
                           capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-5000:]
     again = json.loads((tmp_path / "image.json").read_text())
-    assert again["digest"] == image.summary["digest"], (again["debian_packages"], again["wheels"])
+    assert again["source_date_epoch"] == image.summary["source_date_epoch"], "dist/ holds another commit's image"
+    for key in ("debian_packages", "wheels"):  # what the mirror and the index served: the same inputs
+        assert again[key] == image.summary[key], key
+    assert again["layers"] == image.summary["layers"]
+    assert again["digest"] == image.summary["digest"]
     archive = image.summary["archive"]
     assert _sha256(tmp_path / archive) == _sha256(ROOT / "dist" / archive)
