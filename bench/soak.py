@@ -309,7 +309,7 @@ class Soak:
                 "mismatch": mismatch[:10],
                 "records without ownership TXT": len(missing_owner),
                 "foreign records touched": sum(1 for k, v in foreign_before.items() if foreign.get(k) != v),
-                "syncs applied": log_text.count("successfully updated"),
+                "syncs applied": log_text.count("Applied: "),
                 "syncs with nothing to do": log_text.count("already up to date"),
                 "error lines": len(re.findall(r"level=error", log_text)),
                 "invalid endpoints skipped (log lines)": log_text.count("due to invalid configuration"),

@@ -18,7 +18,7 @@ external_dns() {
   "$PY" -m external_dns --once \
     --source=manifest --manifest-dir=examples/manifests \
     --provider=zonefile --zonefile-dir="$ZONES" --zonefile-create-zone=example.org \
-    --policy=sync --txt-owner-id=demo "$@" 2>&1 | grep -v 'msg="config"' | sed -E 's/^time="[^"]*" //'
+    --policy=sync --txt-owner-id=demo "$@" 2>&1 | grep -Ev ' msg="?config"?( |$)' | sed -E 's/^time="[^"]*" //'
 }
 
 echo "=== 1. first sync: manifests in examples/manifests -> $ZONE_FILE"

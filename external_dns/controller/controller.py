@@ -29,7 +29,7 @@ from external_dns.controller.pipeline import (
 )
 from external_dns.endpoint.domain_filter import DomainFilterInterface, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import DEFAULT_MANAGED_RECORD_TYPES, Endpoint
-from external_dns.endpoint.zones import zone_finder
+from external_dns.endpoint.zones import log_zone, zone_finder
 from external_dns.errors import error_text
 from external_dns.plan import Changes, Policy, get_policy
 from external_dns.registry.registry import Registry
@@ -133,6 +133,13 @@ def partition_by_zone(
     cur = split_by_zone(current, zones)
     des = split_by_zone(desired, zones)
     return {z: (cur.get(z, []), des.get(z, [])) for z in sorted(set(cur) | set(des), key=lambda z: z or "")}
+
+
+def applied_text(changes: Changes) -> str:
+    """The line logged once a zone's changes are written: what was created, updated and deleted (not all
+    "updated": a first sync only creates)."""
+    return (f"Applied: {len(changes.create)} created, {len(changes.update_new)} updated, "
+            f"{len(changes.delete)} deleted")
 
 
 def change_lines(changes: Changes) -> list[str]:
@@ -291,7 +298,7 @@ class Controller(Pipeline):
                desired: list[Endpoint]) -> None:
         """Log the plan, check it and write it (not in dry-run)."""
         changes = result.changes
-        zlog = log.bind(zone=zone) if zone is not None else log
+        zlog = log.bind(zone=log_zone(zone)) if zone is not None else log
         if self.dry_run:
             zlog = zlog.bind(dry_run=True)
         if not changes.has_changes():  # write only real changes, as RunOnce
@@ -320,7 +327,7 @@ class Controller(Pipeline):
             self.check(zone, changes, current, desired)
         self.apply_changes(changes)
         result.applied = True
-        zlog.info(f"{result.created + result.updated + result.deleted} record(s) were successfully updated")
+        zlog.info(applied_text(changes))
 
     # -- the steps of one sync, shared by `sync` and the plan-first engine (zone_plans.py) --------------------
     def read(self, zone: str | None = None, given: list[Endpoint] | None = None

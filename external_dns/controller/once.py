@@ -26,7 +26,7 @@ from external_dns.controller.zone_plans import (
     log_desired_changes,
 )
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import zone_finder
+from external_dns.endpoint.zones import log_zone, zone_finder
 from external_dns.events import Recorder
 from external_dns.plan import Changes, planfile
 from external_dns.plan.admission import adopt_current_labels, ownership_problems
@@ -94,7 +94,7 @@ def refused_zones(works: Sequence[tuple[str, Changes, Verdict]], force: bool,
             continue
         if force:
             for problem in verdict.problems:
-                log.warning(f"Applying with --force: {problem}", zone=zone)
+                log.warning(f"Applying with --force: {problem}", zone=log_zone(zone))
             continue
         report_unsafe(verdict.problems[0], changes, recorder)
         refused.append((zone, changes, verdict))
@@ -179,7 +179,7 @@ def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: 
     try:
         plan.check_state(state)
     except planfile.StalePlanError as exc:
-        log.error(f"Refusing to apply {path}: {exc}", zone=exc.zone)
+        log.error(f"Refusing to apply {path}: {exc}", zone=log_zone(exc.zone))
         return EXIT_STALE_PLAN
     log.info(f"Plan {path} matches the provider state", zones=sorted(plan.zones),
              plan_checksum=plan.plan_checksum())

@@ -26,7 +26,7 @@ from typing import TextIO
 
 import structlog
 
-from external_dns.endpoint.zones import display_zone
+from external_dns.endpoint.zones import display_zone, log_zone
 from external_dns.logging_setup import STATUS
 
 log = structlog.get_logger(__name__)
@@ -101,7 +101,7 @@ class Progress:
                 self._last_log = now
                 self._logged = (self.zone_index, self._zone_done)
                 self.log_lines += 1
-                log.info("Apply progress", zone=display_zone(self._zone), zone_done=self._zone_done,
+                log.info("Apply progress", zone=log_zone(self._zone), zone_done=self._zone_done,
                          zone_total=self._zone_total, zone_index=self.zone_index, zones=self.zones,
                          done=self.done, total=self.total, percent=round(self._percent(), 1))
 

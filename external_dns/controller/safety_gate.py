@@ -13,7 +13,7 @@ import structlog
 from prometheus_client import Counter
 
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import display_zone, zone_for_name
+from external_dns.endpoint.zones import display_zone, log_zone, zone_for_name
 from external_dns.events import Recorder, objects_of
 from external_dns.plan.changes import Changes
 from external_dns.plan.safety import SafetyConfig, UnsafePlanError, UnsafePlansError, Verdict, check_zone
@@ -32,7 +32,7 @@ def report_unsafe(error: UnsafePlanError, changes: Changes | None = None, record
     """Log the refusal, count it and, with a recorder, send a Warning `UnsafePlan` Event to (at most 10 of)
     the Kubernetes objects behind the zone's changes. Returns the events sent."""
     UNSAFE_PLANS.labels(zone=display_zone(error.zone), reason=error.reason).inc()
-    log.error(f"Unsafe plan, not applied: {error}", zone=display_zone(error.zone), reason=error.reason)
+    log.error(f"Unsafe plan, not applied: {error}", zone=log_zone(error.zone), reason=error.reason)
     if recorder is None or changes is None:
         return 0
     seen: set[tuple[str, str, str]] = set()

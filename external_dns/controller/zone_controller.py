@@ -34,6 +34,7 @@ from external_dns.controller.scheduler import EVENT, PERIODIC, Scheduler
 from external_dns.controller.workers import Done, Term, WorkerLoop
 from external_dns.controller.zone_runs import ZoneRuns
 from external_dns.durations import format_go_duration
+from external_dns.endpoint.zones import log_zone
 from external_dns.events import Recorder
 from external_dns.gcsettings import release_free_heap
 from external_dns.plan.changes import Changes
@@ -326,9 +327,9 @@ class ZoneController:
                 count = self._soft_failures.get(zone, 0)
                 self._update_soft_gauge()
             if soft:
-                log.error(f"Failed to do run once: {exc} (consecutive soft errors: {count})", zone=zone)
+                log.error(f"Failed to do run once: {exc} (consecutive soft errors: {count})", zone=log_zone(zone))
             elif not self.loop.fatal(exc):  # else on_fatal logs its own line
-                log.error(f"Failed to do run once: {exc}", zone=zone, failures=requeues + 1)
+                log.error(f"Failed to do run once: {exc}", zone=log_zone(zone), failures=requeues + 1)
             return self._ended(ZoneOutcome(zone, False, started, time.monotonic(), error=str(exc), soft=soft,
                                            requeues=requeues, full=run.full), exc)
         self.runs.end(zone, run, ok=True)
@@ -338,7 +339,7 @@ class ZoneController:
             self._failures.pop(zone, None)
             self._update_soft_gauge()
         if recovered:
-            log.info("Reconciliation succeeded after soft errors", zone=zone)
+            log.info("Reconciliation succeeded after soft errors", zone=log_zone(zone))
         result.fingerprints = None  # kept by the dirty-name state; a result stays in the history
         return self._ended(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues,
                                        full=run.full))

@@ -10,11 +10,17 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from external_dns.controller.controller import Controller, RunOnceError, change_lines, partition_by_zone
+from external_dns.controller.controller import (
+    Controller,
+    RunOnceError,
+    applied_text,
+    change_lines,
+    partition_by_zone,
+)
 from external_dns.controller.progress import Progress
 from external_dns.controller.safety_gate import SafetyGate
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.zones import display_zone, name_key
+from external_dns.endpoint.zones import display_zone, log_zone, name_key
 from external_dns.plan import Changes
 from external_dns.plan.output import ZonePlan
 from external_dns.plan.safety import SafetyConfig, Verdict, check_zone
@@ -72,7 +78,7 @@ def log_desired_changes(works: Iterable[ZoneWork]) -> None:
     for w in works:
         if not w.has_changes:
             continue
-        zlog = log.bind(zone=w.zone)
+        zlog = log.bind(zone=log_zone(w.zone))
         for line in w.lines:
             zlog.info(f"Desired change: {line}")
         zlog.info(f"Plan: {len(w.changes.create)} to create, {len(w.changes.update_new)} to update, "
@@ -143,13 +149,13 @@ def apply_zone_plans(registry: Registry, works: Sequence[tuple[str, Changes]], p
                     if isinstance(exc, RunOnceError) and exc.__cause__ is not None:
                         exc = exc.__cause__  # type: ignore[assignment]  # report the registry's own error
                     failed.append((zone, exc, batch))
-                    log.error(f"failed to apply changes: {exc}", zone=display_zone(zone))
+                    log.error(f"failed to apply changes: {exc}", zone=log_zone(zone))
                     break
                 applied += change_count(batch)
                 progress.batch_done(zone, change_count(batch))
             else:
                 progress.zone_done(zone)
-                log.info(f"{change_count(changes)} record(s) were successfully updated", zone=display_zone(zone))
+                log.info(applied_text(changes), zone=log_zone(zone))
     finally:
         progress.finish()
     if failed:

@@ -15,6 +15,12 @@ def normalize_zone(zone: str) -> str:
     return z[:-1] if z.endswith(".") else z
 
 
+def log_zone(zone: str | None) -> str:
+    """The zone as the `zone=` field of log lines names it, in every mode: without the trailing dot (`.` for
+    the catch-all zone, never an empty field)."""
+    return normalize_zone(zone or "") or "."
+
+
 def display_zone(zone: str | None) -> str:
     """The zone as octoDNS prints it: fully qualified with a trailing dot (`.` for the catch-all zone)."""
     z = normalize_zone(zone or "")

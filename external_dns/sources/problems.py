@@ -62,4 +62,5 @@ def log_problems(problems: Iterable[Problem], logger: Any = None) -> None:
     out = logger if logger is not None else log
     for p in problems:
         emit = out.error if p.severity == ERROR else out.warning
-        emit(str(p), ref=p.ref, field=p.field, value=p.value)
+        # only the fields a problem has: no empty `field= value=` on the line
+        emit(str(p), **{k: v for k, v in (("ref", p.ref), ("field", p.field), ("value", p.value)) if v})

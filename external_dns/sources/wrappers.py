@@ -97,7 +97,8 @@ def dedup_endpoints(endpoints: Iterable[Endpoint], skipped: list[Problem] | None
             where = endpoint_ref(ep)
             log.warning(f"Skipping endpoint [{short(ep.set_identifier, 40)[1:-1]}:{short(ep.dns_name)[1:-1]}] "
                         f"due to invalid configuration [{ep.record_type}:{short(';'.join(ep.targets))[1:-1]}]",
-                        object=where, field=problem.field, reason=problem.reason)
+                        **{k: v for k, v in (("object", where), ("field", problem.field),
+                                             ("reason", problem.reason)) if v})
             invalid[(ep.record_type, _source_type(ep))] += 1
             if skipped is not None:
                 obj = ep.ref_objects[0] if ep.ref_objects else None

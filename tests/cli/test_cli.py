@@ -183,7 +183,7 @@ def test_loop_mode_syncs_and_stops_on_sigterm(env: Env) -> None:
                             stdout=subprocess.DEVNULL, env=clean_env(), cwd=ROOT)
     output = b""
     try:
-        output = read_until(proc.stderr, b"record(s) were successfully updated", 60)
+        output = read_until(proc.stderr, b"Applied: ", 60)
         assert ("www.example.org", "A") in env.records()
         proc.send_signal(signal.SIGTERM)
         output += proc.communicate(timeout=30)[1]

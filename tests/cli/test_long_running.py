@@ -137,7 +137,7 @@ def test_sigterm_during_a_reconcile_lets_it_finish_and_exits_zero(tmp_path: Path
     assert code == 0, text
     assert elapsed < 10, elapsed
     assert slow_webhook.writes_started == slow_webhook.writes_finished == 1
-    assert "record(s) were successfully updated" in text  # the in-flight reconcile completed
+    assert "Applied: " in text  # the in-flight reconcile completed
     assert "Terminating main controller loop" in text
     assert {r["dnsName"] for r in slow_webhook.records} >= {"www.example.org"}
 
@@ -172,7 +172,7 @@ def test_standby_takes_over_after_the_leader_is_killed(tmp_path: Path, kubeapi: 
     procs = [(first, first_tail)]
     try:
         assert first_tail.wait_for("successfully acquired lease", 30), first_tail.text()
-        assert first_tail.wait_for("record(s) were successfully updated", 30), first_tail.text()
+        assert first_tail.wait_for("Applied: ", 30), first_tail.text()
         second, second_tail = start_cli(args, "second")
         procs.append((second, second_tail))
         assert second_tail.wait_for("Waiting for leadership", 30), second_tail.text()
@@ -186,7 +186,7 @@ def test_standby_takes_over_after_the_leader_is_killed(tmp_path: Path, kubeapi: 
         failover = time.monotonic() - killed
         # the new leader reconciles: a manifest change reaches the zone file
         (manifests / "api.yaml").write_text(dns_endpoint("api", "api.example.org", "192.0.2.20"))
-        assert second_tail.wait_for("record(s) were successfully updated", 15), second_tail.text()
+        assert second_tail.wait_for("Applied: ", 15), second_tail.text()
         assert "192.0.2.20" in (zones / "example.org.zone").read_text()
         second.send_signal(signal.SIGTERM)
         assert second.wait(timeout=15) == 0, second_tail.text()
@@ -223,13 +223,13 @@ def test_service_changes_reach_the_zone_through_informer_events(tmp_path: Path, 
     proc, tail = start_cli(args, "events")
     zone_file = zones / "example.org.zone"
     try:
-        assert tail.wait_for("record(s) were successfully updated", 30), tail.text()
+        assert tail.wait_for("Applied: ", 30), tail.text()
         assert "192.0.2.1" in zone_file.read_text()
         _set_ip(kubeapi, "web", "192.0.2.2")  # with --interval=1h only the informer event can sync this
-        assert tail.wait_for("record(s) were successfully updated", 15, occurrences=2), tail.text()
+        assert tail.wait_for("Applied: ", 15, occurrences=2), tail.text()
         assert "192.0.2.2" in zone_file.read_text()
         kubeapi.delete("v1", "Service", "default", "web")
-        assert tail.wait_for("record(s) were successfully updated", 15, occurrences=3), tail.text()
+        assert tail.wait_for("Applied: ", 15, occurrences=3), tail.text()
         assert "192.0.2.2" not in zone_file.read_text()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0, tail.text()

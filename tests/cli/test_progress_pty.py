@@ -59,4 +59,4 @@ def test_bar_is_cleared_before_each_log_line_on_a_terminal(tmp_path: Path) -> No
             before = line.split(CLEAR_LINE + "time=")[0]
             assert "time=" not in before, line
     assert "100% 12/12 changes, zone 1/1" in screen_lines[-2] and screen_lines[-1] == ""
-    assert "12 record(s) were successfully updated" in out
+    assert "Applied: 12 created, 0 updated, 0 deleted" in out

@@ -55,7 +55,7 @@ def test_log_lines_are_throttled_but_every_zone_end_is_logged() -> None:
         p.zone_done("example.org")  # always
     lines = [e for e in logs if e["event"] == "Apply progress"]
     assert [e["done"] for e in lines] == [5, 75, 100]
-    assert lines[-1] == {"event": "Apply progress", "log_level": "info", "zone": "example.org.", "zone_done": 100,
+    assert lines[-1] == {"event": "Apply progress", "log_level": "info", "zone": "example.org", "zone_done": 100,
                          "zone_total": 100, "zone_index": 1, "zones": 1, "done": 100, "total": 100, "percent": 100.0}
     assert p.log_lines == 3
 
@@ -81,7 +81,7 @@ def test_single_batch_zone_logs_one_line_not_two() -> None:
             p.batch_done(zone, 2)
             p.zone_done(zone)
     lines = [(e["zone"], e["done"]) for e in logs if e["event"] == "Apply progress"]
-    assert lines == [("a.org.", 2), ("b.org.", 4)]
+    assert lines == [("a.org", 2), ("b.org", 4)]
 
 
 def test_a_log_line_clears_the_bar_and_the_bar_is_redrawn_below_it() -> None:

@@ -253,7 +253,8 @@ class RFC2136Provider(Provider):
     def _zone_snapshot(self, zone: str) -> ZoneSnapshot:
         """The zone's records: the snapshot when the SOA serial has not moved, else a fresh AXFR."""
         last_exc: BaseException | None = None
-        for host in self.transport.host_order():
+        hosts = list(self.transport.host_order())
+        for i, host in enumerate(hosts):
             conn = self.transport.connect(host)
             try:
                 snap = self._snapshots.pop(zone, None)
@@ -277,8 +278,8 @@ class RFC2136Provider(Provider):
             except (AxfrRefused, AxfrLimitExceeded):
                 raise
             except TRANSPORT_ERRORS as exc:
-                log.warning("RFC2136 AXFR failed, trying the next server", zone=zone, host=host,
-                            error=f"{type(exc).__name__}: {exc}")
+                log.warning("RFC2136 AXFR failed" + (", trying the next server" if i + 1 < len(hosts) else ""),
+                            zone=zone, host=host, error=f"{type(exc).__name__}: {exc}")
                 last_exc = exc
             finally:
                 conn.close()

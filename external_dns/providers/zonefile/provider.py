@@ -47,6 +47,10 @@ OWN_WRITE_NAMES_KEPT = 10_000  # the names of a bigger own write are not kept (i
 WRITE_ATTEMPTS = 3  # a zone file that keeps changing under a write is left as it is after this many tries
 
 
+def _not_txt(endpoints: Sequence[Endpoint]) -> int:
+    return sum(1 for ep in endpoints if ep.record_type != "TXT")
+
+
 def _refuse_broken(files: Sequence[ZoneFile], zone: str | None = None) -> None:
     """ProviderError naming the files (of `zone`, or all) that cannot be used: a zone read in part must
     never look empty or complete to the plan."""
@@ -327,8 +331,11 @@ class ZoneFileProvider(Provider):
                     while len(self._own_writes) > OWN_WRITES_KEPT:
                         del self._own_writes[next(iter(self._own_writes))]
                     zc = plan[origin]
-                    log.info("Zone file written", zone=origin, path=zf.path, serial=serial, create=len(zc.create),
-                             update=len(zc.update_new), delete=len(zc.delete))
+                    # the planned records; the TXT record sets written with them (ownership records) apart
+                    counts = {k: _not_txt(eps) for k, eps in (("create", zc.create), ("update", zc.update_new),
+                                                             ("delete", zc.delete))}
+                    log.info("Zone file written", zone=origin, path=zf.path, serial=serial, **counts,
+                             txt=len(zc.create) + len(zc.update_new) + len(zc.delete) - sum(counts.values()))
 
     def _applied(self, zf: ZoneFile, zc: ZoneChanges) -> tuple[ZoneFile, ZoneData]:
         """Under the zone's lock: the zone as it is on disk now, and a copy of it with `zc` applied."""

@@ -159,3 +159,24 @@ def test_adjust_endpoints_canonicalises_and_raises_ttl() -> None:
     assert [(list(e.targets), e.record_ttl) for e in out] == [(["b.example.org"], 120), (["v=1"], 0),
                                                                (["10.0.0.1"], 600)]
     assert list(eps[0].targets) == ["B.example.org."]  # inputs untouched
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed again: connections to it are refused at once
+
+
+@pytest.mark.parametrize("hosts", [("127.0.0.1",), ("127.0.0.1", "127.0.0.1")])
+def test_a_failed_axfr_says_trying_the_next_server_only_when_there_is_one(hosts: tuple[str, ...]) -> None:
+    from structlog.testing import capture_logs
+
+    from external_dns.providers.provider import SoftError
+
+    p = RFC2136Provider(cfg(hosts=hosts, port=_closed_port(), axfr=True, insecure=True, timeout=2.0))
+    with capture_logs() as logs, pytest.raises(SoftError):
+        p.records()
+    events = [e["event"] for e in logs if e["event"].startswith("RFC2136 AXFR failed")]
+    assert events == ["RFC2136 AXFR failed, trying the next server"] * (len(hosts) - 1) + ["RFC2136 AXFR failed"]

@@ -91,7 +91,7 @@ def test_long_running_route_change_reaches_the_zone(kubeapi: KubeAPIServer, tmp_
     kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
     zone_file = tmp_path / "zones" / "example.org.zone"
     ctl = Controller(args(kubeconfig, tmp_path / "zones", "--events", "--interval=1h", "--min-event-sync-interval=1s",
-                          "--metrics-address=127.0.0.1:0"))
+                          "--metrics-address=127.0.0.1:0", "--events-emit=RecordError"))
     http = (API_VERSIONS["HTTPRoute"], "HTTPRoute")
     try:
         assert ctl.wait_for(lambda: ("echo.example.org", "A") in zone_records(zone_file), 30) is not None
