@@ -6,9 +6,15 @@ PIP_FILTER := grep -v "is ignored" || true
 
 .PHONY: venv system-deps kube go-peers run test test-unit lint bench clean image image-deps
 
-$(VENV)/.installed: pyproject.toml
+# The program and its runtime dependencies only (what `make run` needs); `.installed` adds the test extras
+# (pytest, mypy, moto, the Helm SDK, the cloud SDKs, ...) for `make test`, `lint` and `bench`.
+$(VENV)/.runtime: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip 2>&1 | $(PIP_FILTER)
+	$(VENV)/bin/pip install -q -e . 2>&1 | $(PIP_FILTER)
+	touch $@
+
+$(VENV)/.installed: pyproject.toml $(VENV)/.runtime
 	$(VENV)/bin/pip install -q -e '.[test]' 2>&1 | $(PIP_FILTER)
 	touch $@
 
@@ -45,7 +51,7 @@ go-peers:
 	python3 -m tests.differential.peer
 
 # The embedded demo: manifests in examples/ -> zone files in .demo/zones (see README).
-run: venv
+run: $(VENV)/.runtime
 	@bash examples/demo.sh $(PY)
 
 test: venv system-deps kube go-peers
