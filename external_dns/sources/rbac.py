@@ -73,11 +73,15 @@ SOURCE_RULES: dict[str, list[Rule]] = {
 def service_informer_resources(service_types: Iterable[str] = ()) -> list[str]:
     """The resources the service source watches for these `--service-type-filter` values (empty = all):
     Services always; Pods and EndpointSlices for ClusterIP (headless) and NodePort
-    (externalTrafficPolicy: Local); Nodes for NodePort and ClusterIP (headless NodeExternalIP)."""
+    (externalTrafficPolicy: Local); Nodes for NodePort only, as Go's service source (a headless Service's
+    NodeExternalIP targets then need NodePort in the filter: without it they are skipped with a warning).
+    So a filter without NodePort needs no cluster-scoped read (the chart's `namespaced`)."""
     types = set(service_types) or {"ClusterIP", "NodePort", "LoadBalancer", "ExternalName"}
     out = ["services"]
     if types & {"ClusterIP", "NodePort"}:
-        out += ["pods", "endpointslices", "nodes"]
+        out += ["pods", "endpointslices"]
+    if "NodePort" in types:
+        out.append("nodes")
     return out
 
 

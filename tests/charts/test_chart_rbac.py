@@ -65,8 +65,10 @@ def test_value_files_grant_what_the_code_declares(values_file: str | None) -> No
     objects = render_chart(values)
     sources = values.get("sources", ["service", "ingress"])
     leader = bool(values.get("leaderElection", {}).get("enabled"))
+    args = find(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+    types = [a.split("=", 1)[1] for a in args if a.startswith("--service-type-filter=")]
     granted = permissions(list(iter_rules(objects, "ClusterRole", "Role")))
-    assert granted == permissions(rules_for_sources(sources, leader_election=leader))
+    assert granted == permissions(rules_for_sources(sources, service_types=types, leader_election=leader))
 
 
 def test_leader_election_lease_rule_is_namespaced() -> None:
@@ -82,18 +84,30 @@ def test_leader_election_lease_rule_is_namespaced() -> None:
     assert lease == permissions(rules_for_sources([], leader_election=True)) - permissions(rules_for_sources([]))
 
 
-def test_namespaced_gives_a_role_and_keeps_only_cluster_scoped_reads_cluster_wide() -> None:
-    objects = render_chart({"namespaced": True, "sources": ["service", "crd"]})
+def test_namespaced_default_sources_create_nothing_cluster_scoped() -> None:
+    """As upstream's chart: `namespaced` with the service source gives a Role only; the service source is told
+    to leave NodePort Services out (--service-type-filter), so it watches no Nodes."""
+    objects = render_chart({"namespaced": True, "sources": ["service", "ingress", "crd"]})
+    assert not find_all(objects, "ClusterRole") and not find_all(objects, "ClusterRoleBinding")
     role = find(objects, "Role")
     assert role["metadata"]["namespace"] == "dns"
     binding = find(objects, "RoleBinding")
     assert binding["roleRef"]["kind"] == "Role" and binding["subjects"] == SUBJECT
+    args = find(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert "--namespace=dns" in args
+    types = [a.split("=", 1)[1] for a in args if a.startswith("--service-type-filter=")]
+    assert types == ["ClusterIP", "LoadBalancer", "ExternalName"]
+    assert permissions(role["rules"]) == permissions(
+        rules_for_sources(["service", "ingress", "crd"], service_types=types))
+
+
+def test_namespaced_keeps_only_cluster_scoped_reads_cluster_wide_when_a_source_needs_them() -> None:
+    objects = render_chart({"namespaced": True, "sources": ["service", "crd"], "serviceTypeFilter": ["NodePort"]})
     cluster = permissions(find(objects, "ClusterRole")["rules"])
     assert cluster and all(resource in CLUSTER_SCOPED_RESOURCES for _g, resource, _v in cluster)
-    namespaced = permissions(role["rules"])
+    namespaced = permissions(find(objects, "Role")["rules"])
     assert not any(resource in CLUSTER_SCOPED_RESOURCES for _g, resource, _v in namespaced)
-    assert cluster | namespaced == permissions(rules_for_sources(["service", "crd"]))
-    assert "--namespace=dns" in find(objects, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert cluster | namespaced == permissions(rules_for_sources(["service", "crd"], service_types=["NodePort"]))
 
 
 def test_namespaced_without_cluster_scoped_needs_no_cluster_role() -> None:

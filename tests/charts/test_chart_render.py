@@ -193,7 +193,6 @@ def test_credentials_are_secret_references() -> None:
     ({"sources": ["servce"]}, "/sources/0"),
     ({"policy": "delete-all"}, "/policy"),
     ({"replicaCount": "2"}, "/replicaCount"),
-    ({"replicaCount": 2}, "/replicaCount"),
     ({"service": {"port": 70000}}, "/service/port"),
     ({"triggerLoopOnEvent": "yes"}, "/triggerLoopOnEvent"),
     ({"domainFilters": "example.com"}, "/domainFilters"),
@@ -223,6 +222,10 @@ def test_schema_accepts_env_secret_references_and_plain_env() -> None:
     ({"provider": {"name": "rfc2136"}, "rfc2136": {"host": ["ns1"]}}, "rfc2136.tsigSecretRef"),
     ({"provider": {"name": "webhook"}}, "provider.webhook.image.repository"),
     ({"txtEncrypt": {"enabled": True}}, "txtEncrypt.aesKeySecretRef"),
+    # upstream 1.21 refuses both too (its deployment template fails)
+    ({"txtPrefix": "pre-", "txtSuffix": "-suf"}, "txtPrefix and txtSuffix are mutually exclusive"),
+    # the hint: what to set for more than one replica
+    ({"replicaCount": 2}, "set leaderElection.enabled=true"),
     ({"serviceMonitor": {"enabled": True}, "service": {"enabled": False}}, "service.enabled"),
 ])
 def test_templates_refuse_incomplete_combinations(values: dict[str, Any], message: str) -> None:

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from external_dns.cmd.config import build_parser
+from external_dns.sources.rbac import rules_for_sources
 from tests.charts.args import SECRET_PLACEHOLDERS, parse_main, provider_name
 from tests.charts.render import (
     CHART_DIR,
@@ -22,6 +23,7 @@ from tests.charts.render import (
     containers,
     find,
     find_all,
+    permissions,
     render_chart,
     render_manifests,
 )
@@ -355,12 +357,57 @@ def test_affinity_and_spread_constraints_get_the_pod_selector_when_they_have_non
     assert "labelSelector" not in values["topologySpreadConstraints"][0]  # type: ignore[index]
 
 
-def test_txt_suffix_is_given_only_without_a_prefix_as_upstream() -> None:
-    both = {"txtPrefix": "pre-", "txtSuffix": "-suf"}
-    cfg = parse_main(render_chart(both))  # upstream's chart renders only the prefix: the program starts
-    assert (cfg.txt.prefix, cfg.txt.suffix) == ("pre-", "")
-    assert "WARNING: txtSuffix is ignored while txtPrefix is set" in render_manifests(both)[NOTES]
+def test_txt_prefix_or_suffix_and_both_refused_as_upstream() -> None:
+    with pytest.raises(helm.HelmRenderError, match="txtPrefix and txtSuffix are mutually exclusive"):
+        render_chart({"txtPrefix": "pre-", "txtSuffix": "-suf"})
     assert parse_main(render_chart({"txtSuffix": "-suf"})).txt.suffix == "-suf"
+    assert parse_main(render_chart({"txtPrefix": "pre-"})).txt.prefix == "pre-"
+
+
+def test_extra_args_map_merges_without_helms_not_a_table_warning(capfd: pytest.CaptureFixture[str]) -> None:
+    """The default `extraArgs` is a map, as upstream's: a map from the user merges without Helm's coalescing
+    warning (`skipped value for ...extraArgs: Not a table.`), and a list still replaces it."""
+    capfd.readouterr()
+    as_map = parse_main(render_chart({"extraArgs": {"interval": "30s"}}))
+    as_list = parse_main(render_chart({"extraArgs": ["--interval=30s"]}))
+    assert as_map.core.interval == as_list.core.interval == 30.0
+    err = capfd.readouterr().err  # Helm (Go) logs the warning to the process's stderr
+    assert "Not a table" not in err and "skipped value" not in err
+
+
+def test_host_aliases_render_into_the_pod() -> None:
+    aliases = [{"ip": "192.0.2.53", "hostnames": ["ns1.corp.example"]}]
+    pod = find(render_chart({"hostAliases": aliases}), "Deployment")["spec"]["template"]["spec"]
+    assert pod["hostAliases"] == aliases
+    assert "hostAliases" not in find(render_chart({}), "Deployment")["spec"]["template"]["spec"]
+
+
+def test_replica_count_above_one_names_leader_election() -> None:
+    with pytest.raises(helm.HelmRenderError) as err:
+        render_chart({"replicaCount": 2})
+    assert "replicaCount: 2 needs leader election: set leaderElection.enabled=true" in str(err.value)
+    assert find(render_chart({"replicaCount": 2, "leaderElection": {"enabled": True}}),
+                "Deployment")["spec"]["replicas"] == 2
+
+
+def test_webhook_sidecar_url_from_extra_args_is_rendered_once() -> None:
+    values: dict[str, Any] = {"provider": {"name": "webhook", "webhook": {"image": {"repository": "example/hook"}}}}
+    for extra in ({"webhook-provider-url": "http://hook.dns:8888"}, ["--webhook-provider-url=http://hook.dns:8888"]):
+        args = containers(render_chart({**values, "extraArgs": extra}))["external-dns"]["args"]
+        assert [a for a in args if a.startswith("--webhook-provider-url")] == \
+            ["--webhook-provider-url=http://hook.dns:8888"]
+    args = containers(render_chart(values))["external-dns"]["args"]
+    assert [a for a in args if a.startswith("--webhook-provider-url")] == ["--webhook-provider-url=http://localhost:8888"]
+
+
+def test_empty_sources_render_as_upstream_with_sources_from_extra_args() -> None:
+    """`sources: []` renders (upstream does): the sources may come from extraArgs, and RBAC covers them."""
+    objects = render_chart({"sources": [], "extraArgs": ["--source=crd"]})
+    assert parse_main(objects).core.source_names == ("crd",)
+    assert permissions(find(objects, "ClusterRole")["rules"]) == permissions(rules_for_sources(["crd"]))
+    notes = render_manifests({"sources": []})[NOTES]
+    assert "WARNING: no source" in notes
+    assert "WARNING: no source" not in render_manifests({"sources": [], "extraArgs": {"source": "crd"}})[NOTES]
 
 
 def test_templated_service_account_annotations_and_secret_configuration() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import structlog.testing
 
 from external_dns.endpoint.endpoint import Endpoint, ProviderSpecificProperty
 from external_dns.sources.objects.service import merge_service_endpoints, service_endpoints
@@ -222,6 +223,16 @@ def test_headless_host_ip_and_node_external_ip() -> None:
     ext = run(headless(endpoints_type="NodeExternalIP"), nodes=NODES, pods=HL_PODS, endpoint_slices=HL_SLICES)
     assert summary(ext) == {("hl.example.org", "A", ("1.1.1.1", "2.2.2.2"), 0),
                             ("hl-0.hl.example.org", "A", ("1.1.1.1",), 0)}
+
+
+def test_headless_node_external_ip_without_node_port_in_the_filter_is_skipped_with_a_warning() -> None:
+    """As Go: Nodes are watched for NodePort only, so a filter without it knows no node addresses."""
+    opts = SourceOptions(service_type_filter=("ClusterIP",))
+    with structlog.testing.capture_logs() as logs:
+        ext = run(headless(endpoints_type="NodeExternalIP"), opts, nodes=NODES, pods=HL_PODS,
+                  endpoint_slices=HL_SLICES)
+    assert summary(ext) == set()
+    assert any(line["log_level"] == "warning" and "NodeExternalIP" in line["event"] for line in logs)
 
 
 def test_headless_pod_target_annotation_and_dedup() -> None:

@@ -62,6 +62,31 @@
 {{- end }}
 {{- end }}
 
+{{/* The sources that run, as a YAML list: `sources` and any --source=NAME in extraArgs (upstream allows
+`sources: []` with the sources given there); RBAC is granted for all of them. */}}
+{{- define "external-dns-py.sources" -}}
+{{- $out := .Values.sources | default list }}
+{{- range (include "external-dns-py.extraArgs" . | fromYamlArray) }}
+{{- if regexMatch "^--source=." (toString .) }}
+{{- $out = append $out (trimPrefix "--source=" (toString .)) }}
+{{- end }}
+{{- end }}
+{{- toYaml ($out | uniq) }}
+{{- end }}
+
+{{/* The service source's --service-type-filter as a YAML list: serviceTypeFilter; with namespaced and none
+given, every type but NodePort (NodePort targets are Node addresses, which only cluster-scoped RBAC can
+read: as upstream's chart, a namespaced release publishes no NodePort Services and needs no ClusterRole). */}}
+{{- define "external-dns-py.serviceTypeFilter" -}}
+{{- if .Values.serviceTypeFilter }}
+{{- toYaml .Values.serviceTypeFilter }}
+{{- else if and .Values.namespaced (has "service" (include "external-dns-py.sources" . | fromYamlArray)) }}
+{{- toYaml (list "ClusterIP" "LoadBalancer" "ExternalName") }}
+{{- else }}
+{{- toYaml list }}
+{{- end }}
+{{- end }}
+
 {{/* extraArgs as a YAML list of "--flag=value" strings, from a list or an upstream-style map
 (flag -> value; a list value repeats the flag; null, "" or true give a bare "--flag"). Each value goes
 through `tpl` as upstream's chart does, so `{{ .Release.Name }}` renders and a --fqdn-template is written
@@ -175,7 +200,10 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{/* Checks of value combinations the schema cannot express. */}}
 {{- define "external-dns-py.validate" -}}
 {{- if and (gt (int .Values.replicaCount) 1) (not .Values.leaderElection.enabled) }}
-{{- fail "replicaCount > 1 needs leaderElection.enabled=true (two replicas without leader election would both write DNS records)" }}
+{{- fail (printf "replicaCount: %v needs leader election: set leaderElection.enabled=true (one replica then writes, the others wait to take over); two replicas without it would both write DNS records" .Values.replicaCount) }}
+{{- end }}
+{{- if and .Values.txtPrefix .Values.txtSuffix }}
+{{- fail "txtPrefix and txtSuffix are mutually exclusive: set one of them (as upstream's chart, and --txt-prefix / --txt-suffix)" }}
 {{- end }}
 {{- if and .Values.txtEncrypt.enabled (not .Values.txtEncrypt.aesKeySecretRef.name) }}
 {{- fail "txtEncrypt.enabled needs txtEncrypt.aesKeySecretRef.name and .key (a Secret holding the AES key)" }}
@@ -242,9 +270,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with .Values.txtPrefix }}
 {{- $a = append $a (printf "--txt-prefix=%s" .) }}
 {{- end }}
-{{- /* As upstream: txtSuffix only without txtPrefix (the two are mutually exclusive). */}}
-{{- if and .Values.txtSuffix (not .Values.txtPrefix) }}
-{{- $a = append $a (printf "--txt-suffix=%s" .Values.txtSuffix) }}
+{{- with .Values.txtSuffix }}
+{{- $a = append $a (printf "--txt-suffix=%s" .) }}
 {{- end }}
 {{- if .Values.txtEncrypt.enabled }}
 {{- $a = append $a "--txt-encrypt-enabled" }}
@@ -255,7 +282,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- range .Values.excludeDomains }}
 {{- $a = append $a (printf "--exclude-domains=%s" .) }}
 {{- end }}
-{{- range .Values.serviceTypeFilter }}
+{{- range (include "external-dns-py.serviceTypeFilter" . | fromYamlArray) }}
 {{- $a = append $a (printf "--service-type-filter=%s" .) }}
 {{- end }}
 {{- range .Values.managedRecordTypes }}
@@ -271,7 +298,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $a = append $a (printf "--annotation-prefix=%s" .) }}
 {{- end }}
 {{- $gatewaySources := false }}
-{{- range .Values.sources }}{{- if hasPrefix "gateway-" . }}{{- $gatewaySources = true }}{{- end }}{{- end }}
+{{- range (include "external-dns-py.sources" . | fromYamlArray) }}{{- if hasPrefix "gateway-" . }}{{- $gatewaySources = true }}{{- end }}{{- end }}
 {{- if .Values.gatewayNamespace }}
 {{- $a = append $a (printf "--gateway-namespace=%s" .Values.gatewayNamespace) }}
 {{- else if and .Values.namespaced $gatewaySources }}
@@ -382,7 +409,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $a = append $a (printf "--azure-user-assigned-identity-client-id=%s" .) }}
 {{- end }}
 {{- end }}
-{{- else if include "external-dns-py.webhookSidecar" . }}
+{{- else if and (include "external-dns-py.webhookSidecar" .) (not (include "external-dns-py.externalWebhookUrl" .)) }}
+{{- /* the sidecar's URL, unless extraArgs give one (the flag is then rendered once, theirs) */}}
 {{- $a = append $a "--webhook-provider-url=http://localhost:8888" }}
 {{- end }}
 {{- if .Values.leaderElection.enabled }}
@@ -483,17 +511,24 @@ rule lists (cluster: rules on cluster-scoped resources, which a Role cannot gran
 {{- range $all.always }}
 {{- $rules = append $rules . }}
 {{- end }}
-{{- /* The service source watches only Services when --service-type-filter has neither ClusterIP nor
-NodePort (external_dns.sources.rbac.service_informer_resources). */}}
-{{- $typeFilter := .Values.serviceTypeFilter | default list }}
-{{- $servicesOnly := and $typeFilter (not (has "ClusterIP" $typeFilter)) (not (has "NodePort" $typeFilter)) }}
-{{- range .Values.sources }}
+{{- /* What the service source watches for its --service-type-filter (all types when empty), as
+external_dns.sources.rbac.service_informer_resources: Services; Pods and EndpointSlices for ClusterIP or
+NodePort; Nodes for NodePort. */}}
+{{- $typeFilter := include "external-dns-py.serviceTypeFilter" . | fromYamlArray }}
+{{- $serviceWatches := list "services" }}
+{{- if or (not $typeFilter) (has "ClusterIP" $typeFilter) (has "NodePort" $typeFilter) }}
+{{- $serviceWatches = concat $serviceWatches (list "pods" "endpointslices") }}
+{{- end }}
+{{- if or (not $typeFilter) (has "NodePort" $typeFilter) }}
+{{- $serviceWatches = append $serviceWatches "nodes" }}
+{{- end }}
+{{- range (include "external-dns-py.sources" . | fromYamlArray) }}
 {{- if not (hasKey $all.sources .) }}
 {{- fail (printf "sources: %q has no RBAC rules (known: %s)" . (keys $all.sources | sortAlpha | join ", ")) }}
 {{- end }}
 {{- $name := . }}
 {{- range (get $all.sources .) }}
-{{- if or (ne $name "service") (not $servicesOnly) (has "services" .resources) }}
+{{- if or (ne $name "service") (has (first .resources) $serviceWatches) }}
 {{- $rules = append $rules . }}
 {{- end }}
 {{- end }}
@@ -554,7 +589,7 @@ constraint without a labelSelector gets one matching this release's pods (argume
 {{- toYaml $out }}
 {{- end }}
 
-{{/* "true" when the PowerDNS TLS client files are mounted from pdns.tls.secretName. */}}
+{{/* "true" when a Google service-account key file is mounted from google.serviceAccountSecretRef. */}}
 {{- define "external-dns-py.googleKey" -}}
 {{- if and (eq (include "external-dns-py.providerName" .) "google") .Values.google.serviceAccountSecretRef.name }}true{{ end }}
 {{- end }}
@@ -563,6 +598,7 @@ constraint without a labelSelector gets one matching this release's pods (argume
 {{- if and (has (include "external-dns-py.providerName" .) (list "azure" "azure-private-dns")) .Values.azure.configSecretName }}true{{ end }}
 {{- end }}
 
+{{/* "true" when the PowerDNS TLS client files are mounted from pdns.tls.secretName. */}}
 {{- define "external-dns-py.pdnsTls" -}}
 {{- if and (eq (include "external-dns-py.providerName" .) "pdns") .Values.pdns.server .Values.pdns.tls.secretName }}true{{ end }}
 {{- end }}

@@ -363,6 +363,12 @@ class _Service:
                 targets = list(pod_targets[pod_name])
                 if not targets:
                     if endpoints_type == ENDPOINTS_TYPE_NODE_EXTERNAL_IP:
+                        if opts.service_type_filter and "NodePort" not in opts.service_type_filter:
+                            # as Go: Nodes are watched for NodePort only (sources/rbac.py), so no node is known
+                            log.warning(f"Skipping EndpointSlice {self.namespace}/{es_name}: NodeExternalIP "
+                                        "targets need the Nodes, which --service-type-filter without NodePort "
+                                        "does not watch")
+                            break
                         node = nodes.get(get_str(pod, "spec.nodeName"))
                         if node is None:
                             log.debug(f"Get node of pod {pod_name}: not found")

@@ -107,6 +107,8 @@ def test_service_type_filter_narrows_rules() -> None:
     assert service_informer_resources(["LoadBalancer"]) == ["services"]
     assert service_informer_resources(["ExternalName", "LoadBalancer"]) == ["services"]
     assert set(service_informer_resources(["NodePort"])) == {"services", "pods", "endpointslices", "nodes"}
+    # as Go: Nodes for NodePort only (headless ClusterIP reads Pods and EndpointSlices)
+    assert service_informer_resources(["ClusterIP", "LoadBalancer"]) == ["services", "pods", "endpointslices"]
     rules = rules_for_sources(["service"], service_types=["LoadBalancer"])
     resources = {r for rule in rules for r in rule["resources"]}
     assert resources == {"services", "events"}
