@@ -6,7 +6,9 @@ Lookup order (external-dns `GetRestConfig`, plus `$KUBECONFIG`): an explicit `--
 
 The returned `ApiClient` applies `--kube-api-request-timeout` to every request that does not pass its own
 `_request_timeout` (watches always should), and a client-side token bucket of `--kube-api-qps` /
-`--kube-api-burst` (like client-go's rest.Config QPS/Burst) in front of every request.
+`--kube-api-burst` (like client-go's rest.Config QPS/Burst) in front of every request, and times every
+request into `external_dns_http_request_duration_seconds` (external-dns wraps its client-go transport the
+same way: to the answer's headers, so a watch counts until it is established).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,7 @@ from kubernetes import config as k8s_config
 from kubernetes.config.config_exception import ConfigException
 
 from external_dns.errors import ConfigError
+from external_dns.metrics_http import observe_request
 from external_dns.workqueue.limiters import BucketRateLimiter
 
 log = structlog.get_logger(__name__)
@@ -134,5 +138,25 @@ def api_client(kubeconfig: str = "", server: str = "", *, qps: float = 5.0, burs
     configuration = _configuration(kubeconfig, server)
     api = k8s_client.ApiClient(configuration)
     throttle_client(api, qps=qps, burst=burst, request_timeout=request_timeout)
+    time_requests(api)
     log.debug("kubernetes API client", host=configuration.host)
     return api
+
+
+def time_requests(api: k8s_client.ApiClient) -> None:
+    """Every request through `api`'s connection pool (the client's calls and the informers' lists and watches)
+    observed into the HTTP request duration metric, with its status, or none when no answer came."""
+    pool = api.rest_client.pool_manager
+    send = pool.request
+
+    def request(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        started = time.monotonic()
+        status = None
+        try:
+            resp = send(method, url, *args, **kwargs)
+            status = resp.status
+            return resp
+        finally:
+            observe_request(url, method, status, time.monotonic() - started)
+
+    pool.request = request

@@ -18,6 +18,7 @@ from prometheus_client import REGISTRY, Metric
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.zones import zone_for_name
+from external_dns.metrics_http import declare_unsuffixed_counter
 from external_dns.plan.changes import Changes
 from external_dns.providers.errors import ProviderError, SoftError
 from external_dns.providers.snapshot import ZoneSnapshot
@@ -191,7 +192,7 @@ class _CacheCallsCollector:
     """The two provider-cache counters under external-dns's exact names, which have no `_total` suffix
     (`external_dns_provider_cache_records_calls{from_cache}`, `external_dns_provider_cache_apply_changes_calls`);
     a prometheus_client `Counter` would expose them as `..._total`, which dashboards written for external-dns
-    do not query."""
+    do not query. Typed `counter` in the text format, as external-dns (metrics_http.declare_unsuffixed_counter)."""
 
     RECORDS = "external_dns_provider_cache_records_calls"
     APPLY = "external_dns_provider_cache_apply_changes_calls"
@@ -223,3 +224,5 @@ class _CacheCallsCollector:
 
 CACHE_CALLS = _CacheCallsCollector()
 REGISTRY.register(CACHE_CALLS)
+declare_unsuffixed_counter(_CacheCallsCollector.RECORDS)
+declare_unsuffixed_counter(_CacheCallsCollector.APPLY)

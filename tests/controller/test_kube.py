@@ -136,6 +136,37 @@ def test_kube_api_client_talks_to_the_api_and_throttles(kubeconfig_file: str, ku
     assert len(gets) == 5
 
 
+@pytest.mark.integration
+def test_kube_api_requests_are_timed_as_external_dns_does(kubeconfig_file: str, kubeapi: Any) -> None:
+    """Every request of the client and of the informers' own lists lands in
+    `external_dns_http_request_duration_seconds` (Go wraps its client-go transport the same way): scheme, host,
+    the path's last segment, method, status."""
+    from prometheus_client import REGISTRY
+
+    from external_dns.informers.api import list_page
+
+    _, cfg = load_config([*BASE, f"--kubeconfig={kubeconfig_file}"], environ={})
+    api = kube_api_client(cfg)
+    host = str(api.configuration.host).split("://", 1)[1]
+    labels = {"handler": "instrumented_http", "scheme": "http", "host": host, "method": "GET"}
+
+    def count(path: str, status: str) -> float:
+        return REGISTRY.get_sample_value("external_dns_http_request_duration_seconds_count",
+                                         {**labels, "path": path, "status": status}) or 0.0
+
+    before = (count("default", "200"), count("nope", "404"), count("services", "200"))
+    try:
+        core = kubernetes.client.CoreV1Api(api)
+        core.read_namespace("default", _preload_content=False)
+        with pytest.raises(kubernetes.client.ApiException):
+            core.read_namespace("nope", _preload_content=False)
+        list_page(api, "/api/v1/services", [("limit", "10")], (5.0, 5.0))
+    finally:
+        api.close()
+    assert (count("default", "200"), count("nope", "404"), count("services", "200")) == \
+        (before[0] + 1, before[1] + 1, before[2] + 1)
+
+
 def test_default_request_timeout_applies_to_requests_without_one() -> None:
     with socket.socket() as silent:  # accepts connections (backlog) but never answers
         silent.bind(("127.0.0.1", 0))

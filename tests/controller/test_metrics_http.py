@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import math
 from collections.abc import Iterator
 
 import pytest
 from prometheus_client import CollectorRegistry, Counter
 
 from external_dns.controller.health import HealthServer
-from external_dns.metrics_http import metrics_response
+from external_dns.metrics_http import RequestDurations, declare_unsuffixed_counter, metrics_response
 from tests.helpers.threads import thread_leak_check
 
 
@@ -85,3 +86,65 @@ def test_metrics_response_without_a_server() -> None:
     registry = CollectorRegistry()
     code, headers, _ = metrics_response("POST", registry=registry)
     assert code == 405 and ("Allow", "OPTIONS,GET") in headers
+
+
+def test_request_durations_rank_the_recent_observations() -> None:
+    """The summary's quantiles come from the observations of the last `max_age` seconds (count and sum from
+    all of them); label sets past `max_series` are counted under path "other"."""
+    now = [0.0]
+    durations = RequestDurations(clock=lambda: now[0], max_age=600.0, window=100, max_series=2)
+    for i in range(1, 101):
+        durations.observe("https", "api:6443", "services", "GET", "200", i / 100)
+    now[0] = 300.0
+    durations.observe("https", "api:6443", "services", "GET", "200", 5.0)  # 101 observed, the window keeps 100
+
+    def samples() -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        return {(s.name, tuple(sorted(s.labels.items()))): s.value for m in durations.collect() for s in m.samples}
+
+    labels = {"handler": "instrumented_http", "scheme": "https", "host": "api:6443", "path": "services",
+              "method": "GET", "status": "200"}
+
+    def q(value: str) -> float:
+        return samples()[(RequestDurations.NAME, tuple(sorted({**labels, "quantile": value}.items())))]
+
+    assert (q("0.5"), q("0.9"), q("0.99")) == (0.51, 0.91, 1.0)  # ranks over 0.02 .. 1.00 and 5.0
+    assert samples()[(RequestDurations.NAME + "_count", tuple(sorted(labels.items())))] == 101
+    assert samples()[(RequestDurations.NAME + "_sum", tuple(sorted(labels.items())))] == pytest.approx(55.5)
+    now[0] = 900.0  # the first hundred are older than 10 minutes
+    assert (q("0.5"), q("0.99")) == (5.0, 5.0)
+    now[0] = 1000.0
+    assert math.isnan(q("0.5"))  # nothing recent: NaN, as a Go summary
+    durations.observe("https", "api:6443", "leases", "PUT", "200", 0.1)
+    durations.observe("https", "api:6443", "my-record", "PATCH", "200", 0.1)  # a third label set
+    assert samples()[(RequestDurations.NAME + "_count", tuple(sorted(
+        {**labels, "path": "other", "method": "PATCH"}.items())))] == 1
+
+
+def test_unsuffixed_counters_are_typed_counter_in_the_text_format() -> None:
+    """external-dns's counters named without `_total` (the provider cache's): `counter` in the text format its
+    own handler serves, `unknown` under OpenMetrics (which would need `_total`), same sample names in both."""
+    from prometheus_client.metrics_core import Metric
+
+    class Calls:
+        def collect(self) -> Iterator[Metric]:
+            family = Metric("external_dns_test_calls", "calls", "unknown")
+            family.add_sample("external_dns_test_calls", {}, 2.0)
+            yield family
+
+    registry = CollectorRegistry()
+    registry.register(Calls())
+    declare_unsuffixed_counter("external_dns_test_calls")
+    _, _, text = metrics_response("GET", registry=registry)
+    assert b"# TYPE external_dns_test_calls counter\nexternal_dns_test_calls 2.0\n" in text
+    _, headers, body = metrics_response("GET", registry=registry, accept_encoding="gzip")
+    assert ("Content-Encoding", "gzip") in headers and gzip.decompress(body) == text
+    _, _, om = metrics_response("GET", registry=registry, accept="application/openmetrics-text; version=1.0.0")
+    assert b"# TYPE external_dns_test_calls unknown\nexternal_dns_test_calls 2.0\n" in om
+
+
+def test_provider_cache_calls_are_typed_counters() -> None:
+    import external_dns.providers.provider  # noqa: F401  (registers the provider-cache counters)
+
+    _, _, text = metrics_response("GET")
+    assert b"# TYPE external_dns_provider_cache_records_calls counter\n" in text
+    assert b"# TYPE external_dns_provider_cache_apply_changes_calls counter\n" in text

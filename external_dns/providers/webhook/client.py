@@ -24,11 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.errors import ConfigError
+from external_dns.metrics_http import observe_request
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, ProviderError, SoftError
 from external_dns.providers.webhook.protocol import (
@@ -46,6 +47,22 @@ log = structlog.get_logger(__name__)
 
 CLIENT_REQUESTS = Counter("external_dns_webhook_provider_requests_total",
                           "Requests sent to the webhook provider, by call and outcome.", ["call", "outcome"])
+
+
+class _CallGauges:
+    """external-dns's per-call metrics of its webhook client, under its names and types (gauges named
+    `..._total`, sic: provider/webhook/webhook.go): `external_dns_webhook_provider_<call>_requests_total`, one
+    more at each call, and `..._errors_total`, one more when the call fails (no answer, an unexpected status,
+    an answer that does not decode)."""
+
+    def __init__(self, call: str, method: str) -> None:
+        self.requests = Gauge(f"external_dns_webhook_provider_{call}_requests_total", f"Requests with {method} method")
+        self.errors = Gauge(f"external_dns_webhook_provider_{call}_errors_total", f"Errors with {method} method")
+
+
+CALL_GAUGES = {"records": _CallGauges("records", "Records"),
+               "apply_changes": _CallGauges("applychanges", "ApplyChanges"),
+               "adjust_endpoints": _CallGauges("adjustendpoints", "AdjustEndpoints")}
 NEGOTIATE_ATTEMPTS = 5
 
 
@@ -91,6 +108,8 @@ class WebhookProvider(Provider):
         self._host = parsed.hostname
         self._port = parsed.port or (443 if parsed.scheme == "https" else 80)
         self._base_path = parsed.path.rstrip("/")
+        # scheme://host[:port] as the URL gives it, without credentials (the HTTP metric's labels)
+        self._metrics_origin = f"{parsed.scheme}://{parsed.netloc.rpartition('@')[2]}"
         self._stop = stop or threading.Event()
         self._domain_filter = self._negotiate()
 
@@ -112,10 +131,12 @@ class WebhookProvider(Provider):
         timer = threading.Timer(total, cut_off)
         timer.daemon = True
         timer.start()
+        status: int | None = None
         try:
             resp = self._exchange(conn, method, path, body, headers)
             if cut.is_set():  # cut off mid-answer: what was read may be partial
                 raise OSError("connection closed at the deadline")
+            status = resp.status
             return resp
         except (OSError, http.client.HTTPException) as exc:
             if cut.is_set():
@@ -126,6 +147,8 @@ class WebhookProvider(Provider):
             timer.cancel()
             timer.join()
             conn.close()
+            observe_request(f"{self._metrics_origin}{(self._base_path + path) or '/'}", method, status,
+                            time.monotonic() - started)
 
     def _exchange(self, conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None,
                   headers: dict[str, str] | None) -> _Response:
@@ -142,14 +165,17 @@ class WebhookProvider(Provider):
 
     def _call(self, call: str, method: str, path: str, ok: int, failure: str, body: bytes | None = None,
               headers: dict[str, str] | None = None) -> _Response:
+        CALL_GAUGES[call].requests.inc()
         try:
             resp = self._request(method, path, body, headers)
         except (TimeoutError, OSError, http.client.HTTPException) as exc:
             CLIENT_REQUESTS.labels(call, "connection_error").inc()
+            CALL_GAUGES[call].errors.inc()
             raise SoftError(f"failed to connect to webhook: {type(exc).__name__}: {exc}") from None
         if resp.status == ok:
             CLIENT_REQUESTS.labels(call, "ok").inc()
             return resp
+        CALL_GAUGES[call].errors.inc()
         detail = resp.body[:200].decode("utf-8", errors="replace").strip()
         message = f"{failure} with code {resp.status}" + (f": {detail}" if detail else "")
         if 500 <= resp.status <= 510:
@@ -211,6 +237,7 @@ class WebhookProvider(Provider):
         try:
             return endpoints_from_body(resp.body)
         except ValueError as exc:
+            CALL_GAUGES["records"].errors.inc()
             raise ProviderError(f"webhook records: bad response: {exc}") from None
 
     def apply_changes(self, changes: Changes) -> None:
@@ -224,6 +251,7 @@ class WebhookProvider(Provider):
         try:
             adjusted = endpoints_from_body(resp.body)
         except ValueError as exc:
+            CALL_GAUGES["adjust_endpoints"].errors.inc()
             raise ProviderError(f"webhook adjustendpoints: bad response: {exc}") from None
         refs = {e.key(): e.ref_objects for e in endpoints if e.ref_objects}
         for e in adjusted:

@@ -144,3 +144,54 @@ def test_build_from_flags(webhook_server: WebhookServer) -> None:
     p = build(cfg)
     assert p.config.read_timeout == 3.0 and p.config.write_timeout == 10.0 and p.config.max_body_size == 1234
     assert p.records() == []
+
+
+def test_upstreams_call_metrics_and_request_durations(webhook_server: WebhookServer, dict_provider: DictProvider,
+                                                      scripted: list[ScriptedServer]) -> None:
+    """external-dns's six `external_dns_webhook_provider_<call>_{requests,errors}_total` (gauges, as Go's) count
+    calls and failed calls; every request lands in `external_dns_http_request_duration_seconds` with Go's
+    labels (the path's last segment, the status code)."""
+    from prometheus_client import REGISTRY, generate_latest
+
+    def value(name: str, labels: dict[str, str] | None = None) -> float:
+        return REGISTRY.get_sample_value(name, labels or {}) or 0.0
+
+    gauges = [f"external_dns_webhook_provider_{call}_{kind}_total"
+              for call in ("records", "applychanges", "adjustendpoints") for kind in ("requests", "errors")]
+    host = webhook_server.url.split("://", 1)[1].rstrip("/")
+    count = "external_dns_http_request_duration_seconds_count"
+    records_ok = {"handler": "instrumented_http", "scheme": "http", "host": host, "path": "records",
+                  "method": "GET", "status": "200"}
+    before = {name: value(name) for name in gauges} | {"durations": value(count, records_ok)}
+
+    c = client(webhook_server.url)
+    c.adjust_endpoints([E("a.example.com", "A", ["10.0.0.1"])])
+    c.apply_changes(Changes(create=[E("a.example.com", "A", ["10.0.0.1"])]))
+    c.records()
+    c.records()
+    dict_provider.fail = True
+    with pytest.raises(SoftError):
+        c.records()
+    dict_provider.fail = False
+    srv = ScriptedServer([(200, MEDIA_TYPE, b"{}"), (200, MEDIA_TYPE, b"not json")])
+    scripted.append(srv)
+    with pytest.raises(ProviderError):
+        client(srv.url).adjust_endpoints([E("a.example.com", "A", ["10.0.0.1"])])
+
+    delta = {name: value(name) - before[name] for name in gauges}
+    assert delta == {
+        "external_dns_webhook_provider_records_requests_total": 3,
+        "external_dns_webhook_provider_records_errors_total": 1,
+        "external_dns_webhook_provider_applychanges_requests_total": 1,
+        "external_dns_webhook_provider_applychanges_errors_total": 0,
+        "external_dns_webhook_provider_adjustendpoints_requests_total": 2,
+        "external_dns_webhook_provider_adjustendpoints_errors_total": 1,
+    }
+    assert value(count, records_ok) - before["durations"] == 2
+    assert value(count, {**records_ok, "status": "500"}) >= 1
+    text = generate_latest(REGISTRY).decode()
+    assert "# TYPE external_dns_webhook_provider_records_requests_total gauge" in text
+    assert "# TYPE external_dns_http_request_duration_seconds summary" in text
+    quantiles = {line.split('quantile="')[1].split('"')[0] for line in text.splitlines()
+                 if line.startswith("external_dns_http_request_duration_seconds{") and 'path="records"' in line}
+    assert quantiles == {"0.5", "0.9", "0.99"}
