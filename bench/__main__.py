@@ -23,6 +23,7 @@ BENCHES: tuple[str, ...] = (
     "gateway_node_pod",
     "template_render",
     "cloud_api_calls",
+    "vs_go",
 )
 
 
