@@ -53,6 +53,7 @@ from tests.kubeapi.server import KubeAPIServer
 from tests.realkube.build import CONTROL_PLANE, ETCD, KUBE_APISERVER
 from tests.realkube.control_plane import ControlPlane
 from tests.realkube.gobuild import binary_path, is_built
+from tests.servers.process import stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE_ZONE = "bench.test"
@@ -350,17 +351,6 @@ def _start(program: Program, flags: Sequence[str], env_extra: dict[str, str], lo
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=log.parent)
 
 
-def _stop(proc: subprocess.Popen[bytes] | None) -> None:
-    if proc is None or proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
-
-
 def _published(proc: subprocess.Popen[bytes], view: BindView, n: int) -> bool:
     """Wait until the zones hold the N A records (and each zone its name server's)."""
     return _wait(lambda: proc.poll() is not None or view.count_a() >= n + len(view.zones), PUBLISH_TIMEOUT, 0.5)
@@ -397,7 +387,8 @@ def long_running(api: Api, program: Program, n: int, zones: Sequence[str], work:
             res.error = f"{type(exc).__name__}: {exc}"
             return res
         finally:
-            _stop(proc)
+            if proc is not None:
+                stop_process(proc, 30)
             view.close()
     return res
 

@@ -18,9 +18,12 @@ def _annotations(short: Mapping[str, str] | None) -> dict[str, str]:
     return {(k if "/" in k else PREFIX + k): v for k, v in (short or {}).items()}
 
 
-def _lb_status(ips: Sequence[str] = (), hostnames: Sequence[str] = ()) -> dict[str, Any]:
+def _with_lb_status(obj: Obj, ips: Sequence[str], hostnames: Sequence[str]) -> Obj:
+    """`obj` with the load-balancer status its controller would write (none without addresses)."""
     ingress: list[dict[str, str]] = [{"ip": ip} for ip in ips] + [{"hostname": h} for h in hostnames]
-    return {"loadBalancer": {"ingress": ingress}} if ingress else {}
+    if ingress:
+        obj["status"] = {"loadBalancer": {"ingress": ingress}}
+    return obj
 
 
 def service(ns: str, name: str, *, kind: str = "LoadBalancer", annotations: Mapping[str, str] | None = None,
@@ -37,13 +40,9 @@ def service(ns: str, name: str, *, kind: str = "LoadBalancer", annotations: Mapp
         spec["clusterIP"] = "None"
     if policy:
         spec["externalTrafficPolicy"] = policy
-    obj: Obj = {"apiVersion": "v1", "kind": "Service",
-                "metadata": {"name": name, "namespace": ns, "annotations": _annotations(annotations)},
-                "spec": spec}
-    status = _lb_status(lb_ips, lb_hostnames)
-    if status:
-        obj["status"] = status
-    return obj
+    return _with_lb_status({"apiVersion": "v1", "kind": "Service",
+                            "metadata": {"name": name, "namespace": ns, "annotations": _annotations(annotations)},
+                            "spec": spec}, lb_ips, lb_hostnames)
 
 
 def node(name: str, external: Sequence[str] = (), internal: Sequence[str] = (),
@@ -105,13 +104,9 @@ def ingress(ns: str, name: str, *, hosts: Sequence[str] = (), tls_hosts: Sequenc
         spec["tls"] = [{"hosts": list(tls_hosts), "secretName": f"{name}-tls"}]
     if ingress_class:
         spec["ingressClassName"] = ingress_class
-    obj: Obj = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
-                "metadata": {"name": name, "namespace": ns, "annotations": _annotations(annotations)},
-                "spec": spec}
-    status = _lb_status(lb_ips, lb_hostnames)
-    if status:
-        obj["status"] = status
-    return obj
+    return _with_lb_status({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+                            "metadata": {"name": name, "namespace": ns, "annotations": _annotations(annotations)},
+                            "spec": spec}, lb_ips, lb_hostnames)
 
 
 def dns_endpoint(ns: str, name: str, endpoints: Sequence[Mapping[str, Any]],
