@@ -28,6 +28,7 @@ shared machine: compare the two programs within one run.
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import os
 import random
@@ -92,7 +93,8 @@ def programs() -> list[Program]:
     if BASELINE:
         out.append(Program("before", (sys.executable, "-m", "external_dns"), {**base, "PYTHONPATH": BASELINE}))
     out.append(Program("external-dns-py", (sys.executable, "-m", "external_dns"), {**base, "PYTHONPATH": str(ROOT)}))
-    return out
+    only = os.environ.get("BENCH_VSGO_ONLY", "")  # e.g. "py" or "Go": the programs whose name contains it
+    return [p for p in out if only.lower() in p.name.lower()]
 
 
 def zone_names(zones: int) -> list[str]:
@@ -328,12 +330,16 @@ class LongResult:
     error: str = ""
 
 
+_ROUNDS = itertools.count()  # every round of events moves Services to addresses no earlier round used
+
+
 def _events(api: Api, view: BindView, n: int, zones: Sequence[str], res: LongResult, into: list[float],
             seed: int) -> None:
     rng = random.Random(seed)
+    round_ = next(_ROUNDS)
     for k in range(EVENTS):
         i = rng.randrange(n)
-        ip = f"172.{16 + seed % 8}.{k // 256 % 256}.{k % 256}"
+        ip = f"172.{16 + round_ % 16}.{k // 256 % 256}.{k % 256}"
         host = host_of(i, zones)
         t0 = time.perf_counter()
         api.set_ip(i, ip)
