@@ -58,6 +58,7 @@ def source_options(cfg: Config) -> SourceOptions:
             exclude_unschedulable=src.exclude_unschedulable,
             exclude_target_nets=_present(src.exclude_target_net),
             target_net_filter=_present(src.target_net_filter),
+            compatibility=src.compatibility,
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

@@ -320,7 +320,7 @@ def one_of(value: str, choices: Sequence[str]) -> str:
     close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6) or [
         c for c in choices if c.lower() == value.lower()]
     hint = f"; did you mean {close[0]}?" if close else ""
-    return f"(one of: {', '.join(choices)}{hint})"
+    return f"(one of: {', '.join(c for c in choices if c)}{hint})"
 
 
 def _choice(conv: Callable[[str], Any], choices: Sequence[str]) -> Callable[[str], Any]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from external_dns.cmd.flags import ConfigError, FlagGroup, FlagParser, duration, flag, flag_group
 from external_dns.durations import format_go_duration as go
 from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
+from external_dns.sources.compat import COMPATIBILITY_MODES
 from external_dns.sources.objects.ingress import INGRESS_CLASS_ANNOTATION
 from external_dns.sources.options import SERVICE_TYPES
 from external_dns.sources.selector import SelectorError, parse_selector
@@ -38,6 +39,9 @@ def add_flags(p: FlagParser) -> None:
     p.add("--fqdn-target-template", repeat=True, split=False,
           help="template for 'host:target' pairs, e.g. '{{.Name}}.example.org:{{.Spec.clusterIP}}' "
                "(repeatable; pairs are comma-separated; used before --fqdn-template)")
+    p.add("--compatibility", default="", choices=("", *COMPATIBILITY_MODES),
+          help="also read the annotations of the controller ExternalDNS replaces (Services: mate, molecule, "
+               "kops-dns-controller; Pods: kops-dns-controller)")
     p.add("--combine-fqdn-annotation", type=bool, default=False,
           help="use the FQDN template together with the hostname annotations")
     p.add("--ignore-hostname-annotation", type=bool, default=False,
@@ -101,6 +105,7 @@ class SourceFlags(FlagGroup):
     fqdn_template: tuple[str, ...] = flag("--fqdn-template")
     target_template: tuple[str, ...] = flag("--target-template")
     fqdn_target_template: tuple[str, ...] = flag("--fqdn-target-template")
+    compatibility: str = flag("--compatibility")
     combine_fqdn_annotation: bool = flag("--combine-fqdn-annotation")
     ignore_hostname_annotation: bool = flag("--ignore-hostname-annotation")
     publish_internal_services: bool = flag("--publish-internal-services")

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from external_dns.sources.annotations import DEFAULT_ANNOTATION_PREFIX
+from external_dns.sources.compat import COMPATIBILITY_MODES
 from external_dns.sources.selector import Selector, SelectorError, parse_selector
 from external_dns.sources.template import FQDNTemplate, GoTemplate, TemplateError, parse_fqdn_template
 
@@ -49,6 +50,8 @@ class SourceOptions:
     exclude_unschedulable: bool = True
     exclude_target_nets: Sequence[str] = ()
     target_net_filter: Sequence[str] = ()
+    # --compatibility: legacy annotations read too (sources/compat.py; "" = none)
+    compatibility: str = ""
     # Injected DNS lookup for resolve_load_balancer_hostname (default: dnspython with a timeout).
     resolver: Resolver | None = field(default=None, repr=False)
 
@@ -76,6 +79,9 @@ class SourceOptions:
         self.fqdn_target = _template("fqdn_target_template", self.fqdn_target_template)
         if self.ignore_hostname_annotation and self.template is None:
             raise ValueError("FQDN Template must be set if ignoring annotations")
+        if self.compatibility and self.compatibility not in COMPATIBILITY_MODES:
+            raise ValueError(f"compatibility: unknown mode {self.compatibility!r} (one of: "
+                             f"{', '.join(COMPATIBILITY_MODES)})")
         unknown = [t for t in self.service_type_filter if t not in SERVICE_TYPES]
         if unknown:
             raise ValueError(f"service_type_filter: unknown service type(s) {', '.join(unknown)} "

@@ -31,6 +31,7 @@ from external_dns.informers import (
     ResourceEventHandlerFuncs,
     SharedInformerFactory,
 )
+from external_dns.sources.compat import legacy_annotation_keys
 from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource, _differs
 from external_dns.sources.informer.by_name import wait_delivered
 from external_dns.sources.informer.filters import (
@@ -61,10 +62,12 @@ log = structlog.get_logger(__name__)
 
 def annotation_keys_read(options: SourceOptions, extra: tuple[str, ...] = ()) -> Any:
     """Which annotations the cache keeps: all when a template is set (it may read any of them: `.Object`,
-    `range` over `.Metadata`, ...), else the prefix, the annotation filter's keys and `extra`."""
+    `range` over `.Metadata`, ...), else the prefix, the annotation filter's keys, the legacy annotations of
+    --compatibility and `extra`."""
     if options.any_template:
         return None
-    return annotation_keeper(options.annotation_prefix, set(options.annotation_selector.key_set()) | set(extra))
+    return annotation_keeper(options.annotation_prefix, set(options.annotation_selector.key_set()) | set(extra)
+                             | set(legacy_annotation_keys(options.compatibility)))
 
 
 class ServiceInformerSource(InformerSource):
@@ -76,7 +79,7 @@ class ServiceInformerSource(InformerSource):
         self.admit = admits_service(options)
         keep = annotation_keys_read(options)
         transformer = generic_transformer(keep) if options.any_template else service_transformer(
-            keep, keep_labels=not options.label_selector.empty())
+            keep, keep_labels=not options.label_selector.empty() or options.compatibility == "molecule")
         self.services = self._informer(SERVICES, transformer, {WITH_SELECTORS: selector_index(self.admit)},
                                        events=self.admit)
         watched = service_informer_resources(options.service_type_filter)
@@ -88,8 +91,9 @@ class ServiceInformerSource(InformerSource):
         if "endpointslices" in watched:
             self.slices = self._informer(ENDPOINTSLICES, endpointslice_transformer,
                                          {BY_SERVICE_NAME: service_name_index}, events=listen_endpoint_events)
-        if "nodes" in watched:
-            self.nodes = self._shared_informer(NODES, lambda needs: node_transformer_for(needs, pod_keep), ())
+        if "nodes" in watched:  # kOps compatibility picks nodes by their role label
+            self.nodes = self._shared_informer(NODES, lambda needs: node_transformer_for(needs, pod_keep),
+                                               (NEED_LABELS,) if options.compatibility == "kops-dns-controller" else ())
         self._by_name_init()
 
     def access_checks(self) -> list[AccessCheck]:

@@ -16,6 +16,7 @@ from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import parse_ip
 from external_dns.endpoint.utils import endpoints_for_hostname, merge_endpoints
 from external_dns.sources.annotations import ParsedAnnotations, parse_annotations
+from external_dns.sources.compat import KOPS_EXTERNAL, KOPS_INTERNAL, split_hosts
 from external_dns.sources.objects.common import (
     FieldError,
     ObjectEndpoints,
@@ -137,6 +138,12 @@ class _Pod:
             node_targets = targets or (self.node_addresses() if host_network else self.pod_ip())
             for host in self.ann.hostnames:
                 self.add(host, node_targets)
+        if opts.compatibility == "kops-dns-controller":  # sources/compat.py
+            annotations = string_map(self.pod, "metadata.annotations")
+            for host in split_hosts(annotations.get(KOPS_INTERNAL, "")):
+                self.add(host, self.pod_ip())
+            for host in split_hosts(annotations.get(KOPS_EXTERNAL, "")):
+                self.add(host, self.node_addresses())
         if popts.pod_source_domain:  # <pod name>.<domain> -> the pod IP
             self.add(f"{self.name}.{popts.pod_source_domain.strip('.')}", targets or self.pod_ip())
         def with_targets(host: str, targets: list[str]) -> list[Endpoint]:

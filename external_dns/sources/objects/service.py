@@ -43,6 +43,15 @@ from external_dns.sources.annotations import (
     parse_annotations,
     target_problem,
 )
+from external_dns.sources.compat import (
+    KOPS_EXTERNAL,
+    KOPS_INTERNAL,
+    KOPS_NODE_ROLE,
+    MATE_HOSTNAME,
+    MOLECULE_HOSTNAME,
+    MOLECULE_LABEL,
+    split_hosts,
+)
 from external_dns.sources.objects.common import (
     FieldError,
     ObjectEndpoints,
@@ -127,6 +136,8 @@ class _Service:
                 endpoints.extend(self.generate(hostname, use_cluster_ip=False))
             for hostname in self.ann.internal_hostnames:
                 endpoints.extend(self.generate(hostname, use_cluster_ip=True))
+        if not endpoints and opts.compatibility:  # as external-dns: legacy names only when ours give none
+            endpoints = self.legacy(opts.compatibility)
         endpoints, problems = template_endpoints(
             self.svc, opts, "Service", self.ref, endpoints,
             own=lambda host: self.generate(host, use_cluster_ip=False),
@@ -226,6 +237,57 @@ class _Service:
             return self.checked(external, "spec.externalIPs")
         name = get_str(self.svc, "spec.externalName")
         return self.checked([name[:-1] if name.endswith(".") else name], "spec.externalName") if name else []
+
+    # -- --compatibility (sources/compat.py) ------------------------------------------------------------------
+    def legacy(self, mode: str) -> list[Endpoint]:
+        annotations = string_map(self.svc, "metadata.annotations")
+        hosts: list[str] = []
+        if mode == "mate" and MATE_HOSTNAME in annotations:
+            hosts = [annotations[MATE_HOSTNAME]]
+        elif mode == "molecule" and string_map(self.svc, "metadata.labels").get(MOLECULE_LABEL[0]) == \
+                MOLECULE_LABEL[1] and MOLECULE_HOSTNAME in annotations:
+            hosts = split_hosts(annotations[MOLECULE_HOSTNAME])
+        elif mode == "kops-dns-controller":
+            external, internal = annotations.get(KOPS_EXTERNAL), annotations.get(KOPS_INTERNAL)
+            if self.type == "NodePort":
+                if (external is None) == (internal is None):  # neither, or both: none, as dns-controller
+                    return []
+                targets = self.kops_node_targets(external is not None)
+                return [ep for host in split_hosts(external if external is not None else internal or "")
+                        for ep in endpoints_for_hostname(host, targets, resource=self.resource)]
+            if self.type == "LoadBalancer":
+                hosts = split_hosts(external or "") + split_hosts(internal or "")
+        targets = self.once("legacy-lb", self.legacy_lb_targets) if hosts else []
+        return [ep for host in hosts for ep in endpoints_for_hostname(host, targets, resource=self.resource)]
+
+    def legacy_lb_targets(self) -> list[str]:
+        """Every `status.loadBalancer.ingress[]` ip and hostname (not resolved, no externalIPs)."""
+        out: list[str] = []
+        for i, ing in enumerate(get_list(self.svc, "status.loadBalancer.ingress")):
+            where = f"status.loadBalancer.ingress[{i}]"
+            if not isinstance(ing, Mapping):
+                raise FieldError(where, ing, "must be an object")
+            for key in ("ip", "hostname"):
+                value = get_str(ing, key, at=where)
+                if value:
+                    out.extend(self.checked([value], f"{where}.{key}"))
+        return out
+
+    def kops_node_targets(self, external: bool) -> list[str]:
+        """Addresses of the nodes with the kOps `node` role: ExternalIPs (and IPv6 InternalIPs with
+        --expose-internal-ipv6) for `external`, InternalIPs for `internal`."""
+        out: list[str] = []
+        for node in self.nodes:
+            if not isinstance(node, Mapping) or KOPS_NODE_ROLE not in string_map(node, "metadata.labels"):
+                continue
+            for addr in get_list(node, "status.addresses"):
+                if not isinstance(addr, Mapping) or not isinstance(addr.get("address"), str):
+                    continue
+                kind, value = addr.get("type"), addr["address"]
+                if (external and (kind == "ExternalIP" or (self.options.expose_internal_ipv6 and kind == "InternalIP"
+                                                          and suitable_type(value) == "AAAA"))) or (not external and kind == "InternalIP"):
+                    out.append(value)
+        return self.checked(out, "status.addresses")
 
     # -- NodePort ------------------------------------------------------------------------------------------
     def namespace_pods(self) -> list[Mapping[str, Any]]:
