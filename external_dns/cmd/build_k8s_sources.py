@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from external_dns.cmd.build_sources import gateway_options, source_options
 from external_dns.errors import ConfigError
 from external_dns.informers import SharedInformerFactory
+from external_dns.informers.resource import LISTENERSETS
 from external_dns.sources.informer.base import AccessCheck, InformerSource, check_access, first_served
 from external_dns.sources.informer.crd import DNSEndpointInformerSource
 from external_dns.sources.informer.gateway import ROUTE_VERSIONS, GatewayRouteInformerSource
@@ -49,6 +50,8 @@ def _build_route(name: str, cfg: Config, context: Mapping[str, Any] | None) -> I
     # the version the API server serves (TLSRoute: v1 since Gateway API v1.5, else v1alpha2); a resource it
     # serves in no version is a start-up error naming it, not an informer retrying 404s
     resource = first_served(factory.api_client, versions, name) if cfg.sources.kube_access_check else versions[-1]
+    if cfg.sources.gateway_listener_sets and cfg.sources.kube_access_check:  # ListenerSets: Gateway API v1.5
+        first_served(factory.api_client, (LISTENERSETS,), f"{name} --gateway-listener-sets")
     source = GatewayRouteInformerSource(factory, source_options(cfg), name, gateway_options(cfg), route_resource=resource)
     return _checked(source, source.access_checks(), cfg)
 

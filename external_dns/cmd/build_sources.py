@@ -68,7 +68,8 @@ def gateway_options(cfg: Config) -> GatewayOptions:
     """`--gateway-name`, `--gateway-namespace`, `--gateway-label-filter` (route sources and manifests)."""
     src = cfg.sources
     try:
-        return GatewayOptions(src.gateway_name, src.gateway_namespace, src.gateway_label_filter)
+        return GatewayOptions(src.gateway_name, src.gateway_namespace, src.gateway_label_filter,
+                              src.gateway_listener_sets)
     except SelectorError as exc:
         raise ConfigError(f"--gateway-label-filter does not specify a valid label selector: {exc}") from None
 

@@ -79,6 +79,8 @@ def add_flags(p: FlagParser) -> None:
           help="gateway sources: only routes attached to Gateways in this namespace (default: all)")
     p.add("--gateway-label-filter", default="",
           help="gateway sources: only routes attached to Gateways whose labels match this label selector")
+    p.add("--gateway-listener-sets", type=bool, default=False,
+          help="gateway sources: also follow routes attached to ListenerSets (Gateway API v1.5) to their Gateway")
     p.add("--ignore-non-host-network-pods", type=bool, default=False,
           help="pod source: skip pods that do not run with hostNetwork")
     p.add("--pod-source-domain", default="",
@@ -128,6 +130,7 @@ class SourceFlags(FlagGroup):
     gateway_name: str = flag("--gateway-name")
     gateway_namespace: str = flag("--gateway-namespace")
     gateway_label_filter: str = flag("--gateway-label-filter")
+    gateway_listener_sets: bool = flag("--gateway-listener-sets")
     ignore_non_host_network_pods: bool = flag("--ignore-non-host-network-pods")
     pod_source_domain: str = flag("--pod-source-domain")
     listen_endpoint_events: bool = flag("--listen-endpoint-events")

@@ -18,13 +18,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description="Print the RBAC rules the named sources need, as YAML.")
     parser.add_argument("sources", nargs="+", help=f"source names ({', '.join(sorted(SOURCE_RULES))})")
     parser.add_argument("--leader-election", action="store_true", help="add the Lease rule of --leader-elect")
+    parser.add_argument("--gateway-listener-sets", action="store_true",
+                        help="add the ListenerSet rule of --gateway-listener-sets (gateway sources)")
     parser.add_argument("--service-type-filter", action="append", default=[],
                         help="narrow the service source as --service-type-filter does (repeatable)")
     parser.add_argument("--cluster-role", default="", help="print a whole ClusterRole with this name")
     args = parser.parse_args(argv)
     try:
         rules = rules_for_sources(args.sources, service_types=args.service_type_filter,
-                                  leader_election=args.leader_election)
+                                  leader_election=args.leader_election, listener_sets=args.gateway_listener_sets)
     except ValueError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2

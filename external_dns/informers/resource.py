@@ -54,8 +54,11 @@ GRPCROUTES = Resource("gateway.networking.k8s.io", "v1", "grpcroutes", "GRPCRout
 TLSROUTES = Resource("gateway.networking.k8s.io", "v1alpha2", "tlsroutes", "TLSRoute")
 TCPROUTES = Resource("gateway.networking.k8s.io", "v1alpha2", "tcproutes", "TCPRoute")
 UDPROUTES = Resource("gateway.networking.k8s.io", "v1alpha2", "udproutes", "UDPRoute")
+# ListenerSet: the standard channel since Gateway API v1.5 (--gateway-listener-sets)
+LISTENERSETS = Resource("gateway.networking.k8s.io", "v1", "listenersets", "ListenerSet")
 
 BY_NAME: dict[str, Resource] = {
     r.plural: r for r in (SERVICES, PODS, NODES, NAMESPACES, INGRESSES, ENDPOINTSLICES, LEASES, DNSENDPOINTS,
-                          DNSRECORDS, GATEWAYS, HTTPROUTES, GRPCROUTES, TLSROUTES, TCPROUTES, UDPROUTES)
+                          DNSRECORDS, GATEWAYS, HTTPROUTES, GRPCROUTES, TLSROUTES, TCPROUTES, UDPROUTES,
+                          LISTENERSETS)
 }

@@ -26,6 +26,7 @@ from external_dns.sources.objects.dnsendpoint import DNSENDPOINT_GROUP, collect_
 from external_dns.sources.objects.gateway import (
     GATEWAY_GROUP,
     GATEWAY_KIND,
+    LISTENER_SET_KIND,
     ROUTE_PROTOCOLS,
     GatewayOptions,
     collect_route_endpoints,
@@ -141,7 +142,7 @@ def _kind_of(obj: Mapping[str, Any]) -> str:
     group = _group(obj.get("apiVersion"))
     if kind in ("Service", "Pod", "Node", "Namespace") and group == "":
         return str(kind)
-    if group == GATEWAY_GROUP and (kind == GATEWAY_KIND or kind in ROUTE_PROTOCOLS):
+    if group == GATEWAY_GROUP and (kind in (GATEWAY_KIND, LISTENER_SET_KIND) or kind in ROUTE_PROTOCOLS):
         return str(kind)
     if kind == "Ingress" and group in ("networking.k8s.io", "extensions"):
         return "Ingress"
@@ -364,8 +365,9 @@ class ManifestSource(Source):
             crds = collect_dnsendpoint_endpoints(objects.get("DNSEndpoint", []), opts)
             result = services.endpoints + ingresses.endpoints + crds.endpoints
             problems.extend(services.problems + ingresses.problems + crds.problems)
-            # Gateway API routes, against the Gateways (and Namespaces) in the same files
-            lookup = lookup_from(objects.get(GATEWAY_KIND, []), objects.get("Namespace", []))
+            # Gateway API routes, against the Gateways (Namespaces, ListenerSets) in the same files
+            lookup = lookup_from(objects.get(GATEWAY_KIND, []), objects.get("Namespace", []),
+                                 objects.get(LISTENER_SET_KIND, []))
             for kind in ROUTE_PROTOCOLS:
                 if objects.get(kind):
                     routes = collect_route_endpoints(objects[kind], kind, opts, self.gateway_options, lookup)

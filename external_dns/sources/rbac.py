@@ -106,10 +106,11 @@ def merge_rules(rules: Iterable[Rule]) -> list[Rule]:
 
 
 def rules_for_sources(names: Iterable[str], *, service_types: Sequence[str] = (),
-                      leader_election: bool = False) -> list[Rule]:
+                      leader_election: bool = False, listener_sets: bool = False) -> list[Rule]:
     """The ClusterRole rules for running these sources plus what every run needs (and the Lease rule with
     `leader_election`), merged (`merge_rules`). `service_types` narrows the service source as
-    `--service-type-filter` narrows its informers. ValueError names an unknown source."""
+    `--service-type-filter` narrows its informers; `listener_sets` (--gateway-listener-sets) adds the
+    ListenerSets the gateway sources then read. ValueError names an unknown source."""
     wanted = list(dict.fromkeys(n for n in names if n))
     unknown = [n for n in wanted if n not in SOURCE_RULES]
     if unknown:
@@ -121,6 +122,8 @@ def rules_for_sources(names: Iterable[str], *, service_types: Sequence[str] = ()
             rules += [SERVICE_RULES[r] for r in service_informer_resources(service_types)]
         else:
             rules += SOURCE_RULES[name]
+        if listener_sets and name.startswith("gateway-"):
+            rules.append({"apiGroups": [GATEWAY_GROUP], "resources": ["listenersets"], "verbs": READ})
     rules += ALWAYS_RULES
     if leader_election:
         rules += LEADER_ELECTION_RULES

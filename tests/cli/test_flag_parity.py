@@ -47,7 +47,7 @@ UPSTREAM: dict[str, Any] = {
     "--crd-source-apiversion": "externaldns.k8s.io/v1alpha1", "--crd-source-kind": "DNSEndpoint",
     "--default-targets": (), "--force-default-targets": "false", "--prefer-alias": "false",
     "--exclude-target-net": (), "--target-net-filter": (), "--nat64-networks": (), "--min-ttl": "0s",
-    "--create-ptr": "false", "--events-emit": (), "--compatibility": "",
+    "--create-ptr": "false", "--events-emit": (), "--compatibility": "", "--gateway-listener-sets": "false",
     # filters and record types
     "--domain-filter": (), "--exclude-domains": (), "--regex-domain-filter": "", "--regex-domain-exclusion": "",
     "--zone-id-filter": (), "--managed-record-types": ("A", "AAAA", "CNAME"), "--exclude-record-types": (),
@@ -110,7 +110,6 @@ LEFT_OUT: dict[str, str] = {
     "--txt-new-format-only": "removed upstream in v0.18 (an unknown flag there too); only new-format TXT is written here",
     **{f: "OpenShift route source" for f in ("--openshift-router-name",)},
     **{f: "connector source" for f in ("--connector-source-server",)},
-    "--gateway-listener-sets": "Gateway API ListenerSet parents are not followed (docs/sources.md)",
     "--crd-registry-namespace": "CRD registry (--registry=crd)",
     **{f: "Alibaba Cloud provider" for f in ("--alibaba-cloud-config-file", "--alibaba-cloud-zone-type")},
     **{f: "AWS Cloud Map (aws-sd) provider and registry" for f in ("--aws-sd-service-cleanup", "--aws-sd-create-tag")},

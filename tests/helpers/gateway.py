@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 GROUP = "gateway.networking.k8s.io"
-API_VERSIONS = {"Gateway": f"{GROUP}/v1", "HTTPRoute": f"{GROUP}/v1", "GRPCRoute": f"{GROUP}/v1",
+API_VERSIONS = {"Gateway": f"{GROUP}/v1", "ListenerSet": f"{GROUP}/v1", "HTTPRoute": f"{GROUP}/v1", "GRPCRoute": f"{GROUP}/v1",
                 "TLSRoute": f"{GROUP}/v1alpha2", "TCPRoute": f"{GROUP}/v1alpha2", "UDPRoute": f"{GROUP}/v1alpha2"}
 PLURALS = {kind: kind.lower() + "s" for kind in API_VERSIONS}
 NOW = "2026-11-25T10:00:00Z"
@@ -27,7 +27,8 @@ def listener(name: str = "http", protocol: str = "HTTP", port: int = 80, hostnam
 
 def gateway(name: str = "gw", namespace: str = "default", listeners: list[dict[str, Any]] | None = None,
             addresses: list[str] | None = None, annotations: dict[str, str] | None = None,
-            labels: dict[str, str] | None = None) -> dict[str, Any]:
+            labels: dict[str, str] | None = None, allowed_listeners: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`allowed_listeners`: spec.allowedListeners.namespaces (which ListenerSets may attach)."""
     meta: dict[str, Any] = {"name": name, "namespace": namespace}
     if annotations:
         meta["annotations"] = annotations
@@ -36,6 +37,8 @@ def gateway(name: str = "gw", namespace: str = "default", listeners: list[dict[s
     obj: dict[str, Any] = {"apiVersion": API_VERSIONS["Gateway"], "kind": "Gateway", "metadata": meta,
                            "spec": {"gatewayClassName": "example",
                                     "listeners": listeners if listeners is not None else [listener()]}}
+    if allowed_listeners is not None:
+        obj["spec"]["allowedListeners"] = {"namespaces": allowed_listeners}
     if addresses is not None:
         obj["status"] = {"addresses": [{"type": "Hostname" if any(c.isalpha() for c in a) and ":" not in a
                                         else "IPAddress", "value": a} for a in addresses]}
@@ -50,6 +53,35 @@ def condition(type_: str = "Accepted", status: str = "True") -> dict[str, Any]:
 def parent_status(ref: dict[str, Any], accepted: bool = True) -> dict[str, Any]:
     return {"parentRef": ref, "controllerName": "example.org/gateway-controller",
             "conditions": [condition("Accepted", "True" if accepted else "False")]}
+
+
+def listener_set(name: str = "ls", namespace: str = "default", *, gateway: str = "gw",
+                 gateway_namespace: str | None = None, listeners: list[dict[str, Any]] | None = None,
+                 accepted: bool | None = True, accepted_listeners: list[str] | None = None,
+                 annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    """A ListenerSet attached to Gateway `gateway`; status: the set `Accepted` (None: no condition) and each
+    listener in `accepted_listeners` (default: all of them) accepted."""
+    meta: dict[str, Any] = {"name": name, "namespace": namespace}
+    if annotations:
+        meta["annotations"] = annotations
+    parent: dict[str, Any] = {"name": gateway}
+    if gateway_namespace is not None:
+        parent["namespace"] = gateway_namespace
+    entries = listeners if listeners is not None else [listener("app", port=8080)]
+    names = accepted_listeners if accepted_listeners is not None else [e["name"] for e in entries]
+    status: dict[str, Any] = {"listeners": [{"name": n, "conditions": [condition()]} for n in names]}
+    if accepted is not None:
+        status["conditions"] = [condition("Accepted", "True" if accepted else "False")]
+    return {"apiVersion": API_VERSIONS["ListenerSet"], "kind": "ListenerSet", "metadata": meta,
+            "spec": {"parentRef": parent, "listeners": entries}, "status": status}
+
+
+def ls_ref(name: str = "ls", namespace: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A parentRef to a ListenerSet."""
+    ref: dict[str, Any] = {"group": GROUP, "kind": "ListenerSet", "name": name, **extra}
+    if namespace is not None:
+        ref["namespace"] = namespace
+    return ref
 
 
 def route(kind: str = "HTTPRoute", name: str = "echo", namespace: str = "default",

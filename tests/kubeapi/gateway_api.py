@@ -1,6 +1,6 @@
-"""Gateway API kinds the test API server serves (gateway.networking.k8s.io): Gateway, HTTPRoute and
-GRPCRoute in v1, TLSRoute, TCPRoute and UDPRoute in v1alpha2 (the experimental channel), all namespaced
-custom resources with a status subresource.
+"""Gateway API kinds the test API server serves (gateway.networking.k8s.io): Gateway, HTTPRoute, GRPCRoute and
+ListenerSet (standard since v1.5) in v1, TLSRoute, TCPRoute and UDPRoute in v1alpha2 (the experimental
+channel), all namespaced custom resources with a status subresource.
 
 Their structural schemas cover the fields external-dns reads, with the upstream CRDs' rules on them
 (patterns, enums, ranges, required fields, list bounds): host names, listeners (name, hostname, port,
@@ -93,10 +93,18 @@ _LISTENER: Schema = {"type": "object", "required": ["name", "port", "protocol"],
     }},
 }}
 
+_ALLOWED_LISTENERS: Schema = {"type": "object", "properties": {
+    "namespaces": {"type": "object", "default": {"from": "None"}, "properties": {
+        "from": {"type": "string", "enum": ["All", "Selector", "Same", "None"], "default": "None"},
+        "selector": {"type": "object"},
+    }},
+}}
+
 GATEWAY_SCHEMA: Schema = {"type": "object", "required": ["spec"], "properties": {
     "spec": {"type": "object", "required": ["gatewayClassName", "listeners"], "properties": {
         "gatewayClassName": _NAME,
         "listeners": {"type": "array", "minItems": 1, "maxItems": 64, "items": _LISTENER},
+        "allowedListeners": _ALLOWED_LISTENERS,
         "addresses": {"type": "array", "maxItems": 16, "items": {"type": "object"}},
         "infrastructure": {"type": "object"},
     }},
@@ -111,8 +119,25 @@ GATEWAY_SCHEMA: Schema = {"type": "object", "required": ["spec"], "properties": 
     }},
 }}
 
+LISTENER_SET_SCHEMA: Schema = {"type": "object", "required": ["spec"], "properties": {
+    "spec": {"type": "object", "required": ["parentRef", "listeners"], "properties": {
+        "parentRef": {"type": "object", "required": ["name"], "properties": {
+            "group": {**_GROUP, "default": GROUP}, "kind": {**_KIND, "default": "Gateway"}, "namespace": _NAMESPACE,
+            "name": _NAME}},
+        "listeners": {"type": "array", "minItems": 1, "maxItems": 64, "items": _LISTENER},
+    }},
+    "status": {"type": "object", "properties": {
+        "conditions": _CONDITIONS,
+        "listeners": {"type": "array", "maxItems": 64, "items": {
+            "type": "object", "required": ["name"], "properties": {"name": _SECTION_NAME, "conditions": _CONDITIONS,
+                                                                   "attachedRoutes": {"type": "integer"},
+                                                                   "supportedKinds": {"type": "array"}}}},
+    }},
+}}
+
 SCHEMAS: dict[tuple[str, str], Schema] = {
     (f"{GROUP}/v1", "Gateway"): GATEWAY_SCHEMA,
+    (f"{GROUP}/v1", "ListenerSet"): LISTENER_SET_SCHEMA,
     (f"{GROUP}/v1", "HTTPRoute"): _route(with_hostnames=True, rules_required=False, rules_default=_HTTP_RULES_DEFAULT),
     (f"{GROUP}/v1", "GRPCRoute"): _route(with_hostnames=True, rules_required=False),
     (f"{GROUP}/v1alpha2", "TLSRoute"): _route(with_hostnames=True, rules_required=True),

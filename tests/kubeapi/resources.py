@@ -103,7 +103,7 @@ RESOURCES: tuple[ResourceType, ...] = (
     *(ResourceType("gateway.networking.k8s.io", version, kind, kind.lower() + "s", True, status_subresource=True,
                    builtin=False, return_deleted_object=True, categories=("gateway-api",),
                    short_names=("gtw",) if kind == "Gateway" else ())
-      for version, kind in (("v1", "Gateway"), ("v1", "HTTPRoute"), ("v1", "GRPCRoute"),
+      for version, kind in (("v1", "Gateway"), ("v1", "HTTPRoute"), ("v1", "GRPCRoute"), ("v1", "ListenerSet"),
                             ("v1alpha2", "TLSRoute"), ("v1alpha2", "TCPRoute"), ("v1alpha2", "UDPRoute"))),
 )
 

@@ -32,7 +32,7 @@ def test_discovery_lists_both_versions(raw: RawClient) -> None:
     assert group["preferredVersion"]["version"] == "v1"
     v1 = {r["name"]: r for r in raw.get("/apis/gateway.networking.k8s.io/v1").json["resources"]}
     assert set(v1) == {"gateways", "gateways/status", "httproutes", "httproutes/status", "grpcroutes",
-                       "grpcroutes/status"}
+                       "grpcroutes/status", "listenersets", "listenersets/status"}
     assert v1["httproutes"]["kind"] == "HTTPRoute" and v1["httproutes"]["namespaced"] is True
     alpha = {r["name"] for r in raw.get("/apis/gateway.networking.k8s.io/v1alpha2").json["resources"]}
     assert {"tlsroutes", "tcproutes", "udproutes", "udproutes/status"} <= alpha

@@ -7,9 +7,10 @@ namespace, label/annotation filters, controller annotation), Gateways (namespace
 all, label selector `--gateway-label-filter` applied by the API server, as external-dns), and Namespaces
 (their labels, for listeners whose `allowedRoutes.namespaces.from` is `Selector`). Every object is slimmed
 (sources/informer/slim.py: routes keep hostnames, parentRefs and the Accepted condition of each parent;
-Gateways their listeners and addresses). All five route sources share the Gateway and Namespace informers.
-Events: route changes, Gateway changes (a new address or listener changes the records of its routes),
-Namespace label changes (allowedRoutes selectors).
+Gateways their listeners and addresses). With --gateway-listener-sets, ListenerSets too (all namespaces:
+a Gateway may admit ListenerSets of others). All five route sources share the Gateway, Namespace and
+ListenerSet informers. Events: route changes, Gateway changes (a new address or listener changes the records
+of its routes), Namespace label changes (allowedRoutes and allowedListeners selectors), ListenerSet changes.
 The route -> endpoints logic is `objects.gateway`.
 """
 
@@ -20,7 +21,15 @@ from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.informers import NAMESPACES, Resource, SharedInformerFactory
-from external_dns.informers.resource import GATEWAYS, GRPCROUTES, HTTPROUTES, TCPROUTES, TLSROUTES, UDPROUTES
+from external_dns.informers.resource import (
+    GATEWAYS,
+    GRPCROUTES,
+    HTTPROUTES,
+    LISTENERSETS,
+    TCPROUTES,
+    TLSROUTES,
+    UDPROUTES,
+)
 from external_dns.sources.informer.base import DEFAULT_SYNC_TIMEOUT, AccessCheck, InformerSource
 from external_dns.sources.informer.filters import (
     WITH_SELECTORS,
@@ -32,6 +41,7 @@ from external_dns.sources.informer.service import annotation_keys_read
 from external_dns.sources.informer.slim import (
     gateway_transformer,
     generic_transformer,
+    listenerset_transformer,
     namespace_transformer,
     route_transformer,
 )
@@ -91,8 +101,10 @@ class GatewayRouteInformerSource(InformerSource):
                                        namespace=gw.gateway_namespace or None)
         # a namespace's new labels may let an `allowedRoutes` selector admit (or drop) its routes
         self.namespaces = self._informer(NAMESPACES, namespace_transformer, namespace=None, events=True)
+        self.listener_sets = self._informer(LISTENERSETS, listenerset_transformer(keep), namespace=None,
+                                            events=True) if gw.listener_sets else None
         # server-side filtering replaces the client-side label check (labels are not cached)
-        self._lookup_options = GatewayOptions(gw.gateway_name, gw.gateway_namespace, "")
+        self._lookup_options = GatewayOptions(gw.gateway_name, gw.gateway_namespace, "", gw.listener_sets)
 
     def access_checks(self) -> list[AccessCheck]:
         ns = self.options.namespace or None
@@ -100,6 +112,8 @@ class GatewayRouteInformerSource(InformerSource):
         checks = [AccessCheck(self.route_resource, verb, ns) for verb in ("list", "watch")]
         checks += [AccessCheck(GATEWAYS, verb, gw_ns) for verb in ("list", "watch")]
         checks += [AccessCheck(NAMESPACES, verb) for verb in ("list", "watch")]
+        if self.listener_sets is not None:
+            checks += [AccessCheck(LISTENERSETS, verb) for verb in ("list", "watch")]
         return checks
 
     def lookup(self) -> GatewayLookup:
@@ -116,8 +130,14 @@ class GatewayRouteInformerSource(InformerSource):
             labels = (ns.get("metadata") or {}).get("labels")
             return labels if isinstance(labels, Mapping) else {}
 
+        sets = self.listener_sets.get_store() if self.listener_sets is not None else None
+
+        def listener_set(namespace: str, name: str) -> Mapping[str, Any] | None:
+            return sets.get_by_key(f"{namespace}/{name}") if sets is not None else None
+
         # with a server-side label filter an absent Gateway may just be filtered out: not reported
-        return GatewayLookup(gateway, namespace_labels, complete=not self.gateway_options.gateway_label_filter)
+        return GatewayLookup(gateway, namespace_labels, complete=not self.gateway_options.gateway_label_filter,
+                             listener_set=listener_set)
 
     def collect(self) -> tuple[list[Endpoint], list[Problem]]:
         return collect_route_endpoints(admitted_objects(self.routes), self.kind, self.options,

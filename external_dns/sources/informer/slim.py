@@ -372,7 +372,8 @@ _LISTENER_KEYS = ("name", "hostname", "port", "protocol", "allowedRoutes")
 
 def gateway_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool) -> Transformer:
     """Gateways: metadata (labels only with `keep_labels`), spec.listeners[name, hostname, port, protocol,
-    allowedRoutes], status.addresses[type, value]; listener status, TLS and infrastructure are dropped."""
+    allowedRoutes], spec.allowedListeners (ListenerSets), status.addresses[type, value]; listener status, TLS
+    and infrastructure are dropped."""
     meta_keys = _META_KEYS if keep_labels else tuple(k for k in _META_KEYS if k != "labels")
 
     def transform(obj: dict[str, Any]) -> dict[str, Any]:
@@ -381,7 +382,7 @@ def gateway_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool
             out["metadata"] = _slim_meta(obj["metadata"], meta_keys, keep)
         spec = obj.get("spec")
         if isinstance(spec, dict):
-            slim = _pick(spec, ("listeners",))
+            slim = _pick(spec, ("listeners", "allowedListeners"))
             if "listeners" in slim:
                 slim["listeners"] = _pick_list(spec["listeners"], _LISTENER_KEYS)
             out["spec"] = _c(slim)
@@ -391,6 +392,43 @@ def gateway_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool
         if isinstance(status, dict):
             out["status"] = _c({"addresses": _pick_list(status["addresses"], ("type", "value"))}) \
                 if "addresses" in status else {}
+        elif "status" in obj:
+            out["status"] = status
+        return out
+
+    return transform
+
+
+def listenerset_transformer(keep: Callable[[str], bool] | None) -> Transformer:
+    """ListenerSets: metadata (kept annotations: `target`), spec.parentRef, spec.listeners[name, hostname,
+    port, protocol, allowedRoutes], the Accepted condition of the set and of each listener."""
+
+    def accepted(conditions: Any) -> Any:
+        return [_pick(c, ("type", "status")) for c in conditions if isinstance(c, dict)
+                and c.get("type") == "Accepted"] if isinstance(conditions, list) else conditions
+
+    def transform(obj: dict[str, Any]) -> dict[str, Any]:
+        out = _top(obj)
+        if "metadata" in obj:
+            out["metadata"] = _slim_meta(obj["metadata"], _META_KEYS, keep)
+        spec = obj.get("spec")
+        if isinstance(spec, dict):
+            slim = _pick(spec, ("parentRef", "listeners"))
+            if "listeners" in slim:
+                slim["listeners"] = _pick_list(spec["listeners"], _LISTENER_KEYS)
+            out["spec"] = _c(slim)
+        elif "spec" in obj:
+            out["spec"] = spec
+        status = obj.get("status")
+        if isinstance(status, dict):
+            slim_status: dict[str, Any] = {}
+            if "conditions" in status:
+                slim_status["conditions"] = accepted(status["conditions"])
+            if isinstance(status.get("listeners"), list):
+                slim_status["listeners"] = [
+                    {**_pick(item, ("name",)), "conditions": accepted(item.get("conditions"))}
+                    if isinstance(item, dict) else item for item in status["listeners"]]
+            out["status"] = _c(slim_status)
         elif "status" in obj:
             out["status"] = status
         return out
@@ -447,6 +485,7 @@ def endpointslice_transformer(obj: dict[str, Any]) -> dict[str, Any]:
 
 __all__ = [
     "annotation_keeper", "dnsendpoint_transformer", "endpointslice_transformer", "gateway_transformer",
-    "generic_transformer", "ingress_transformer", "namespace_transformer", "node_transformer",
+    "generic_transformer", "ingress_transformer", "listenerset_transformer", "namespace_transformer",
+    "node_transformer",
     "node_transformer_for", "pod_transformer", "pod_transformer_for", "route_transformer", "service_transformer",
 ]

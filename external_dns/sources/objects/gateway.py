@@ -1,12 +1,15 @@
 """Gateway API routes (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute) -> endpoints, on raw dicts
 (external-dns's gateway-*route sources): a route's host names, intersected with the host names of the
-listeners of the Gateways that accepted it, get those Gateways' addresses. Each rule sits beside the method
-implementing it (`route_hosts`, `run` for parents, `parent_hosts` for listeners, `_gateway_targets`). Bad
-input is reported as a `Problem` naming the object and field, and never blocks other routes.
+listeners of the Gateways that accepted it, get those Gateways' addresses. With --gateway-listener-sets a
+parent may also be a ListenerSet (Gateway API v1.5): its own listeners, its parent Gateway's addresses (or
+its own `target` annotation). Each rule sits beside the method implementing it (`route_hosts`, `run` for
+parents, `listener_set_parent` for ListenerSets, `parent_hosts` for listeners, `_gateway_targets`). Bad input
+is reported as a `Problem` naming the object and field, and never blocks other routes.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,6 +54,7 @@ log = structlog.get_logger(__name__)
 
 GATEWAY_GROUP = "gateway.networking.k8s.io"
 GATEWAY_KIND = "Gateway"
+LISTENER_SET_KIND = "ListenerSet"
 GATEWAY_HOSTNAME_SOURCE_KEY = "gateway-hostname-source"
 
 # route kind -> listener protocols it can attach to
@@ -73,6 +77,7 @@ class GatewayOptions:
     gateway_name: str = ""
     gateway_namespace: str = ""
     gateway_label_filter: str = ""
+    listener_sets: bool = False  # --gateway-listener-sets: routes attached to ListenerSets are followed
     label_selector: Selector = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -92,26 +97,34 @@ class GatewayLookup:
     gateway: Callable[[str, str], Mapping[str, Any] | None]
     namespace_labels: Callable[[str], Mapping[str, str] | None] = lambda _name: None
     complete: bool = True
+    listener_set: Callable[[str, str], Mapping[str, Any] | None] = lambda _ns, _name: None
     # Per-Gateway results computed once per lookup (one collect pass) and shared by its routes:
     # id(gateway) -> (gateway, targets, problems). The Gateway is kept so its id cannot be reused.
     targets_memo: dict[int, tuple[Mapping[str, Any], list[str], list[Problem]]] = field(default_factory=dict)
 
 
-def lookup_from(gateways: Iterable[Mapping[str, Any]],
-                namespaces: Iterable[Mapping[str, Any]] = ()) -> GatewayLookup:
-    """A GatewayLookup over lists of objects (tests, the manifest source)."""
-    by_key: dict[tuple[str, str], Mapping[str, Any]] = {}
-    for gw in gateways:
-        meta = gw.get("metadata") if isinstance(gw, Mapping) else None
+def _by_key(objects: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], Mapping[str, Any]]:
+    out: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for obj in objects:
+        meta = obj.get("metadata") if isinstance(obj, Mapping) else None
         if isinstance(meta, Mapping):
-            by_key[(str(meta.get("namespace") or ""), str(meta.get("name") or ""))] = gw
+            out[(str(meta.get("namespace") or ""), str(meta.get("name") or ""))] = obj
+    return out
+
+
+def lookup_from(gateways: Iterable[Mapping[str, Any]], namespaces: Iterable[Mapping[str, Any]] = (),
+                listener_sets: Iterable[Mapping[str, Any]] = ()) -> GatewayLookup:
+    """A GatewayLookup over lists of objects (tests, the manifest source)."""
+    by_key = _by_key(gateways)
+    sets = _by_key(listener_sets)
     labels: dict[str, Mapping[str, str]] = {}
     for ns in namespaces:
         meta = ns.get("metadata") if isinstance(ns, Mapping) else None
         if isinstance(meta, Mapping):
             raw = meta.get("labels")
             labels[str(meta.get("name") or "")] = raw if isinstance(raw, Mapping) else {}
-    return GatewayLookup(lambda ns, name: by_key.get((ns, name)), labels.get)
+    return GatewayLookup(lambda ns, name: by_key.get((ns, name)), labels.get,
+                         listener_set=lambda ns, name: sets.get((ns, name)))
 
 
 def _normal(host: str) -> str:
@@ -231,15 +244,20 @@ class _Route:
                 for i, ref in enumerate(get_list(self.route, "spec.parentRefs"))]
 
     def check_missing_parents(self, spec_refs: list[_ParentRef]) -> None:
-        """A parentRef naming a Gateway that does not exist is reported (a filtered-out one is not)."""
-        if not self.lookup.complete:
-            return
+        """A parentRef naming a Gateway (or, with --gateway-listener-sets, a ListenerSet) that does not exist
+        is reported (a filtered-out Gateway is not)."""
         for i, ref in enumerate(spec_refs):
-            if (ref.group, ref.kind) != (GATEWAY_GROUP, GATEWAY_KIND) or not self.wanted(ref):
+            if ref.group != GATEWAY_GROUP:
                 continue
-            if self.lookup.gateway(ref.namespace, ref.name) is None:
+            if ref.kind == GATEWAY_KIND and self.lookup.complete and self.wanted(ref):
+                missing = self.lookup.gateway(ref.namespace, ref.name) is None
+            elif ref.kind == LISTENER_SET_KIND and self.gw_options.listener_sets:
+                missing = self.lookup.listener_set(ref.namespace, ref.name) is None
+            else:
+                continue
+            if missing:
                 self.problem(f"spec.parentRefs[{i}].name", ref.name,
-                             f"Gateway {ref.namespace}/{ref.name} does not exist; this parent publishes nothing")
+                             f"{ref.kind} {ref.namespace}/{ref.name} does not exist; this parent publishes nothing")
 
     def wanted(self, ref: _ParentRef) -> bool:
         g = self.gw_options
@@ -317,11 +335,14 @@ class _Route:
                 f"routes attached to it get no DNS records", obj=gw))
         return out
 
-    def parent_hosts(self, ref: _ParentRef, gw: Mapping[str, Any], hosts: list[str]) -> list[str]:
-        """The host names this route gets through one accepting Gateway's matching listeners: all listeners,
-        or the one `parentRef.sectionName` names; the protocol must suit the route kind; `parentRef.port`,
-        when set, must equal the listener's; `allowedRoutes` must admit the route. Each route host name is
-        intersected with the listener's (`match_hostname`)."""
+    def parent_hosts(self, ref: _ParentRef, gw: Mapping[str, Any], hosts: list[str],
+                     accepted: set[str] | None = None) -> list[str]:
+        """The host names this route gets through one accepting parent's (a Gateway's, or a ListenerSet's)
+        matching listeners: all listeners, or the one `parentRef.sectionName` names; the protocol must suit
+        the route kind; `parentRef.port`, when set, must equal the listener's; `allowedRoutes` must admit the
+        route (`Same`: the parent's namespace); `accepted`, when given, names the listeners the parent's
+        status accepted (a ListenerSet's). Each route host name is intersected with the listener's
+        (`match_hostname`)."""
         out: list[str] = []
         hostless: list[tuple[str, str]] = []  # (listener name, field) of matching listeners without hostname
         gw_ns = name_and_namespace(gw)[1]
@@ -331,6 +352,8 @@ class _Route:
             if not isinstance(listener, Mapping):
                 raise FieldError(at, listener, "must be an object")
             if ref.section and get_str(listener, "name", at=at) != ref.section:
+                continue
+            if accepted is not None and get_str(listener, "name", at=at) not in accepted:
                 continue
             if get_str(listener, "protocol", at=at) not in protocols:
                 continue
@@ -351,16 +374,78 @@ class _Route:
             name, field_path = hostless[0]
             self.problem(
                 "spec.hostnames", "",
-                f"no host name to publish: neither the route nor listener {name!r} ({field_path}) of Gateway "
+                f"no host name to publish: neither the route nor listener {name!r} ({field_path}) of {ref.kind} "
                 f"{gw_ns}/{ref.name} has one (set spec.hostnames or the {self.options.annotation_prefix}hostname "
                 "annotation)")
         return out
 
+    def gateway_parent(self, ref: _ParentRef, gw: Mapping[str, Any], hosts: list[str]) -> tuple[list[str], list[str]]:
+        """(host names, targets) through an accepting Gateway parent."""
+        got = self.parent_hosts(ref, gw, hosts)
+        return got, self.gateway_targets(gw) if got else []
+
+    def listener_set_parent(self, ref: _ParentRef, ls: Mapping[str, Any],
+                            hosts: list[str]) -> tuple[list[str], list[str]]:
+        """(host names, targets) through a ListenerSet parent (--gateway-listener-sets), as external-dns: the
+        ListenerSet exists and is `Accepted`; its `spec.parentRef` Gateway (namespace: the ListenerSet's by
+        default) passes --gateway-name / --gateway-namespace / --gateway-label-filter, exists and admits the
+        ListenerSet's namespace (`spec.allowedListeners.namespaces.from`: All, Same, Selector; none when
+        unset); the ListenerSet's listeners its status accepted are matched as a Gateway's are. Targets: the
+        ListenerSet's `target` annotation, else its Gateway's."""
+        ls_ns = name_and_namespace(ls)[1]
+        if not _condition_true(get_list(ls, "status.conditions"), "Accepted"):
+            log.debug(f"ListenerSet {ref.namespace}/{ref.name} is not accepted by its Gateway")
+            return [], []
+        parent = _parent_ref(get_map(ls, "spec").get("parentRef"), ls_ns, "spec.parentRef")
+        if (parent.group, parent.kind) != (GATEWAY_GROUP, GATEWAY_KIND) or not self.wanted(parent):
+            return [], []
+        gw = self.lookup.gateway(parent.namespace, parent.name)
+        if gw is None:
+            if self.lookup.complete:
+                self.problems.append(Problem(object_ref(ls, LISTENER_SET_KIND), "spec.parentRef.name", parent.name,
+                                             f"Gateway {parent.namespace}/{parent.name} does not exist; routes "
+                                             "attached to this ListenerSet publish nothing", obj=ls))
+            return [], []
+        if not self.label_admits(gw):
+            return [], []
+        if not self.listeners_allowed(gw, ls_ns):
+            log.debug(f"Gateway {parent.namespace}/{parent.name} does not allow ListenerSets of namespace {ls_ns}")
+            return [], []
+        accepted = {get_str(s, "name", at="status.listeners") for s in get_list(ls, "status.listeners")
+                    if isinstance(s, Mapping) and _condition_true(get_list(s, "conditions"), "Accepted")}
+        got = self.parent_hosts(ref, ls, hosts, accepted)
+        if not got:
+            return [], []
+        targets, problems = annotation_targets(string_map(ls, "metadata.annotations"), self.options.annotation_prefix,
+                                               object_ref(ls, LISTENER_SET_KIND), ls)
+        self.problems.extend(problems)
+        return got, targets or self.gateway_targets(gw)
+
+    def label_admits(self, gw: Mapping[str, Any]) -> bool:
+        """--gateway-label-filter admits the Gateway (client-side, for lookups over lists)."""
+        selector = self.gw_options.label_selector
+        return selector.empty() or selector.matches(string_map(gw, "metadata.labels"))
+
+    def listeners_allowed(self, gw: Mapping[str, Any], ls_ns: str) -> bool:
+        """The Gateway's `spec.allowedListeners` admits ListenerSets of namespace `ls_ns` (none when unset)."""
+        namespaces = get_map(gw, "spec.allowedListeners.namespaces")
+        origin = get_str(namespaces, "from", "None", at="spec.allowedListeners.namespaces") or "None"
+        if origin == "All":
+            return True
+        if origin == "Same":
+            return ls_ns == name_and_namespace(gw)[1]
+        if origin == "Selector":
+            labels = self.lookup.namespace_labels(ls_ns)
+            selector = get_map(namespaces, "selector", "spec.allowedListeners.namespaces")
+            return labels is not None and _label_selector_matches(selector, labels)
+        return False
+
     def run(self) -> list[Endpoint]:
         """The route's endpoints. A parent counts when its `status.parents[]` entry names one of the route's
-        `spec.parentRefs` (a Gateway; namespace defaults to the route's), passes --gateway-name /
-        --gateway-namespace / --gateway-label-filter, names a Gateway that exists and is `Accepted`. TTL, set
-        identifier and provider-specific properties come from the route's annotations."""
+        `spec.parentRefs` (a Gateway, or a ListenerSet with --gateway-listener-sets; namespace defaults to the
+        route's) and is `Accepted`; a Gateway must pass --gateway-name / --gateway-namespace /
+        --gateway-label-filter and exist (a ListenerSet: `listener_set_parent`). TTL, set identifier and
+        provider-specific properties come from the route's annotations."""
         opts = self.options
         if not admitted(self.route, opts):
             return []
@@ -379,35 +464,39 @@ class _Route:
         spec_refs = self.spec_parents()
         self.check_missing_parents(spec_refs)
         host_targets: dict[str, list[str]] = {}
-        seen_gateways: set[tuple[str, str, str, int | None]] = set()
+        seen_parents: set[tuple[str, str, str, str, int | None]] = set()
         for i, status in enumerate(get_list(self.route, "status.parents")):
             at = f"status.parents[{i}]"
             if not isinstance(status, Mapping):
                 raise FieldError(at, status, "must be an object")
             ref = _parent_ref(status.get("parentRef"), self.namespace, f"{at}.parentRef")
-            if (ref.group, ref.kind) != (GATEWAY_GROUP, GATEWAY_KIND) or ref not in spec_refs:
+            if ref.group != GATEWAY_GROUP or ref not in spec_refs:
                 continue  # another kind of parent, or a stale status entry for a removed parentRef
-            if not self.wanted(ref):
-                continue
-            gw = self.lookup.gateway(ref.namespace, ref.name)
-            if gw is None:
-                continue  # reported once per parentRef by check_missing_parents
-            if not self.gw_options.label_selector.empty() and \
-                    not self.gw_options.label_selector.matches(string_map(gw, "metadata.labels")):
+            resolve: Callable[[], tuple[list[str], list[str]]]
+            if ref.kind == GATEWAY_KIND:
+                owner = self.lookup.gateway(ref.namespace, ref.name) if self.wanted(ref) else None
+                if owner is None or not self.label_admits(owner):
+                    continue  # filtered out, or reported once per parentRef by check_missing_parents
+                resolve = functools.partial(self.gateway_parent, ref, owner, hosts)
+            elif ref.kind == LISTENER_SET_KIND and self.gw_options.listener_sets:
+                owner = self.lookup.listener_set(ref.namespace, ref.name)
+                if owner is None:
+                    continue
+                resolve = functools.partial(self.listener_set_parent, ref, owner, hosts)
+            else:
                 continue
             if not _condition_true(get_list(status, "conditions", at), "Accepted"):
-                log.debug(f"Gateway {ref.namespace}/{ref.name} has not accepted {self.kind} "
+                log.debug(f"{ref.kind} {ref.namespace}/{ref.name} has not accepted {self.kind} "
                           f"{self.namespace}/{self.name}")
                 continue
-            key = (ref.namespace, ref.name, ref.section, ref.port)
-            if key in seen_gateways:
+            key = (ref.kind, ref.namespace, ref.name, ref.section, ref.port)
+            if key in seen_parents:
                 continue
-            seen_gateways.add(key)
+            seen_parents.add(key)
             try:
-                got = self.parent_hosts(ref, gw, hosts)
-                targets = self.gateway_targets(gw) if got else []
-            except FieldError as exc:  # a malformed Gateway: reported on it, other parents still count
-                self.problems.append(field_problem(object_ref(gw, GATEWAY_KIND), exc, gw))
+                got, targets = resolve()
+            except FieldError as exc:  # a malformed parent: reported on it, other parents still count
+                self.problems.append(field_problem(object_ref(owner, ref.kind), exc, owner))
                 continue
             for host in got:
                 bucket = host_targets.setdefault(host, [])
