@@ -1,5 +1,7 @@
 """DomainFilter: which DNS names are in scope (include / exclude lists or RE2 regexes), as external-dns's
-`endpoint/domain_filter.go`; `to_json` / `from_json` are the webhook negotiation form.
+`endpoint/domain_filter.go`; `to_json` / `from_json` are the webhook negotiation form. Names and filters are
+compared in their IDNA Unicode form (names.to_unicode_name: punycode decoded as Go's lenient profile, so
+`xn--r28h.org` is `😍.org` to a list or a regex), and the lists are serialized in that form, as Go's.
 `MatchAllDomainFilters` ANDs several filters (the CLI filter and the provider's own one in the plan).
 """
 
@@ -188,9 +190,9 @@ class DomainFilter:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DomainFilter):
             return NotImplemented
-        return (
-            self.include == other.include
-            and self.exclude == other.exclude
+        return (  # the lists' order means nothing (Go sorts them when it serializes)
+            sorted(self.include) == sorted(other.include)
+            and sorted(self.exclude) == sorted(other.exclude)
             and self.regex == other.regex
             and self.regex_exclusion == other.regex_exclusion
         )

@@ -9,16 +9,17 @@ Normal forms:
   plan puts in one row (`normalize_dns_name`) have one key, so a by-name read finds every row the plan may
   hold for a name; `a.example.org..` (an empty last label, refused at the edge) shares the key of
   `a.example.org`: a by-name read returns both, which the plan still tells apart.
-- IDNA, as external-dns (`internal/idna/idna.go`: profile MapForLookup + Transitional + non-strict):
-  `normalize_dns_name` (plan rows): trim spaces, ToASCII (lower-case, punycode), ensure a trailing dot;
-  `to_unicode_name` (domain filter): ToUnicode (lower-case, punycode decoded), trailing dot kept as given.
-  Pure-ASCII names (the overwhelmingly common case) are just lower-cased: no IDNA machinery runs. Other names
-  go through the `idna` package (UTS #46 mapping, present in the environment through `requests`), with the
-  transitional deviations (`TRANSITIONAL`: sharp s -> ss, final sigma -> sigma, ZWJ/ZWNJ removed) applied
-  first because idna >= 3.11 no longer implements transitional processing. Labels are converted one by one
-  and leniently, as Go's non-strict profile: `_` and `*` labels stay, and a label that fails conversion is
-  kept lower-cased with a warning (Go also logs and keeps the partial result). Without the `idna` package
-  the standard library's IDNA 2003 codec (`encodings.idna`) is used per label.
+- IDNA, as external-dns (`internal/idna/idna.go`: golang.org/x/net/idna's profile MapForLookup + Transitional
+  + non-strict): `normalize_dns_name` (plan rows): trim spaces, ToASCII (lower-case, punycode), ensure a
+  trailing dot; `to_unicode_name` (domain filter): ToUnicode (lower-case, punycode decoded), trailing dot
+  kept as given. Pure-ASCII names without an `xn--` label (the overwhelmingly common case) are just
+  lower-cased: no IDNA machinery runs. The UTS #46 mapping comes from the `idna` package (present in the
+  environment through `requests`), with the transitional deviations (`TRANSITIONAL`: sharp s -> ss, final
+  sigma -> sigma, ZWJ/ZWNJ removed) applied first for ToASCII only (idna >= 3.11 no longer implements them;
+  Go's ToUnicode is never transitional). Labels are then converted as Go's lenient profile does, validity
+  errors reported but never blocking: an `xn--` label is punycode-decoded whatever it decodes to (emoji,
+  another `xn--` form, `xn--abc-` -> `abc`) and kept as it is only when it does not decode; ToASCII
+  punycode-encodes every non-ASCII label (RFC 3492, Python's codec: Go's encoder gives the same text).
 
 Lexical patterns (compiled, to `fullmatch`; the `*_TEXT` forms embed in larger patterns). ASCII only: `\d`
 and `\w` would also match other scripts' digits and letters, so none is used.
@@ -32,7 +33,6 @@ and `\w` would also match other scripts' digits and letters, so none is used.
 
 from __future__ import annotations
 
-import encodings.idna as _std_idna
 import re
 
 import structlog
@@ -69,8 +69,9 @@ def name_key(name: str) -> str:
     return name if key == name else key
 
 
-def _remap(name: str) -> str:
-    name = name.translate(TRANSITIONAL)
+def _remap(name: str, transitional: bool) -> str:
+    if transitional:
+        name = name.translate(TRANSITIONAL)
     if _idna is not None:
         try:
             return str(_idna.uts46_remap(name, std3_rules=False, transitional=False))
@@ -80,45 +81,67 @@ def _remap(name: str) -> str:
     return name.lower().replace("\u3002", ".").replace("\uff0e", ".").replace("\uff61", ".")
 
 
-def _label_to_ascii(label: str) -> str:
-    if label.isascii():
-        return label
+_MAX_DECODED = 1024  # Go's punycode decoder refuses longer output
+
+
+def _puny_decode(encoded: str) -> str | None:
+    """The label text after `xn--`, punycode-decoded as Go's x/net/idna decoder does; None where it reports an
+    error (the label is then kept as it is): a delimiter first (`xn---abc`) is an error, a delimiter last
+    (`xn--abc-`) leaves the basic code points, nothing (`xn--`) decodes to the empty label."""
+    if not encoded:
+        return ""
+    pos = encoded.rfind("-") + 1
+    if pos == 1:
+        return None
+    if pos == len(encoded):
+        return encoded[:-1]
     try:
-        if _idna is not None:
-            return _idna.alabel(label).decode("ascii")
-        return _std_idna.ToASCII(label).decode("ascii")
-    except (UnicodeError, ValueError) as exc:
-        log.warning("Got error while parsing DNSName label", label=label, error=str(exc))
-        return label
+        decoded = encoded.encode("ascii").decode("punycode")
+    except (UnicodeError, ValueError):
+        return None
+    if len(decoded) > _MAX_DECODED:
+        return None
+    # a surrogate code point cannot be a rune of a Go string: it becomes U+FFFD there
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in decoded) if not decoded.isascii() else decoded
 
 
-def _label_to_unicode(label: str) -> str:
+def _decoded_label(label: str) -> str:
     if not label.startswith("xn--"):
         return label
-    try:
-        if _idna is not None:
-            return str(_idna.ulabel(label))
-        return str(_std_idna.ToUnicode(label))
-    except (UnicodeError, ValueError) as exc:
-        log.warning("Got error while parsing domain label", label=label, error=str(exc))
+    decoded = _puny_decode(label[4:])
+    if decoded is None:
+        log.warning("Got error while parsing domain label", label=label, error="invalid punycode")
         return label
+    return decoded
+
+
+def _label_to_ascii(label: str) -> str:
+    label = _decoded_label(label)
+    if label.isascii():
+        return label
+    return "xn--" + label.encode("punycode").decode("ascii")
 
 
 def to_ascii_name(name: str) -> str:
-    """IDNA ToASCII of a whole name, lenient per label; ASCII input is only lower-cased."""
-    if name.isascii():
-        return name.lower()
-    return ".".join(_label_to_ascii(label) for label in _remap(name).split("."))
-
-
-def to_unicode_name(name: str) -> str:
-    """IDNA ToUnicode of a whole name (lower-cased, punycode labels decoded), lenient per label."""
+    """IDNA ToASCII of a whole name as Go's lenient lookup profile (transitional), per label; ASCII input
+    without an `xn--` label is only lower-cased."""
     if name.isascii():
         name = name.lower()
         if "xn--" not in name:
             return name
-        return ".".join(_label_to_unicode(label) for label in name.split("."))
-    return ".".join(_label_to_unicode(label) for label in _remap(name).split("."))
+        return ".".join(_label_to_ascii(label) for label in name.split("."))
+    return ".".join(_label_to_ascii(label) for label in _remap(name, transitional=True).split("."))
+
+
+def to_unicode_name(name: str) -> str:
+    """IDNA ToUnicode of a whole name as Go's lenient lookup profile (never transitional): lower-cased,
+    punycode labels decoded, per label."""
+    if name.isascii():
+        name = name.lower()
+        if "xn--" not in name:
+            return name
+        return ".".join(_decoded_label(label) for label in name.split("."))
+    return ".".join(_decoded_label(label) for label in _remap(name, transitional=False).split("."))
 
 
 def normalize_dns_name(name: str) -> str:
@@ -126,8 +149,7 @@ def normalize_dns_name(name: str) -> str:
 
     `Foo.Example.com` and `foo.example.com.` give the same result; `bücher.de` -> `xn--bcher-kva.de.`.
     """
-    s = name.strip()
-    s = s.lower() if s.isascii() else to_ascii_name(s)
+    s = to_ascii_name(name.strip())
     if not s.endswith("."):
         s += "."
     return s

@@ -170,6 +170,8 @@ class Plan:
                     name = name.strip()
                 if not name.islower():
                     name = name.lower()
+                if "xn--" in name:  # a punycode label is decoded and encoded again, as Go's ToASCII
+                    name = to_ascii_name(name)
             else:
                 name = to_ascii_name(name.strip())
             if not name.endswith("."):
@@ -302,8 +304,7 @@ class Plan:
 
 def _row_name(name: str) -> str:
     """A name as `Plan._fill` keys its rows (lower case, ASCII, trailing dot)."""
-    name = name.strip()
-    name = name.lower() if name.isascii() else to_ascii_name(name)
+    name = to_ascii_name(name.strip())
     return name if name.endswith(".") else name + "."
 
 

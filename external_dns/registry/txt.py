@@ -30,6 +30,7 @@ from external_dns.endpoint.labels import InvalidHeritageError, parse_labels, ser
 from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
 from external_dns.endpoint.utils import filter_endpoints_by_owner_id
+from external_dns.endpoint.validation import MAX_LABEL_LENGTH
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, zone_for_name
 from external_dns.registry.admission import admit_owned, affix_problem
@@ -342,11 +343,21 @@ class TXTRegistry(Registry):
             txt_names
             and labels.get(OWNER_LABEL_KEY) == self._owner_id
             and rtype in self._managed
-            and (migrated or self.mapper.to_txt_name(name, rtype).removesuffix(".").lower() not in txt_names)
+            and (migrated or self._txt_missing(name, rtype, txt_names))
         ):
             # The TXT this owner would write is missing or still names the old owner: make the plan
             # update the record, so the update writes the TXT.
             ep.set_provider_specific_property(PROVIDER_SPECIFIC_FORCE_UPDATE, "true")
+
+    def _txt_missing(self, name: str, rtype: str, txt_names: Collection[str]) -> bool:
+        """Whether the new-format TXT of `name`/`rtype` is not among `txt_names`, when it can exist at all: a name
+        whose TXT name would have a label over 63 characters (`a-` + a 62-character first label, no prefix) has
+        none to write (generate_txt_record gives nothing), so it is never missing, as in Go (which forces the
+        update only for the TXT records it can generate)."""
+        txt_name = self.mapper.to_txt_name(name, rtype).removesuffix(".")
+        if any(len(label) > MAX_LABEL_LENGTH for label in txt_name.split(".")):
+            return False
+        return txt_name.lower() not in txt_names
 
     def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None:
         """The labels of an ownership TXT record (with targets); None when it is an ordinary TXT."""

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from external_dns.endpoint.domain_filter import DomainFilter
+from external_dns.endpoint.domain_filter import DomainFilter, _normalize_domain
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint, ProviderSpecificProperty
-from external_dns.endpoint.names import to_unicode_name
+from external_dns.endpoint.names import normalize_dns_name, to_unicode_name
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.registry.mapper import AffixNameMapper
@@ -36,13 +36,66 @@ def test_regex_filter_matches_the_unicode_form(name: str) -> None:
         ("xn--bcher-kva.BÜCHER.de", "bücher.bücher.de"),
         ("Bücher.XN--BCHER-KVA.De.", "bücher.bücher.de."),
         ("MÜNCHEN.xn--mnchen-3ya.example", "münchen.münchen.example"),
-        ("faß.de", "fass.de"),  # transitional processing: sharp s maps to ss
+        ("faß.de", "faß.de"),  # Go's ToUnicode is never transitional (x/net/idna drops it there): ß stays
         ("xn--fa-hia.de", "faß.de"),  # an A-label decodes to what it holds
         ("_srv._tcp.Bücher.de", "_srv._tcp.bücher.de"),  # non-strict: underscores stay
     ],
 )
 def test_mixed_labels_normalise_like_go(name: str, unicode: str) -> None:
     assert to_unicode_name(name) == unicode
+
+
+# -- punycode Go's lenient profile decodes whatever it holds (endpoint/domain_filter_test.go, ------------------
+# internal/idna/idna_test.go of v0.22.0)
+
+
+@pytest.mark.parametrize(("name", "unicode"), [
+    ("xn--nordic--w1a.xn--xn--kItty-pd34d-hn01b3542b.com", "nordic-ø.xn--kitty-點看pd34d.com"),
+    ("xn--nordic--w1a.xn--kItty-pd34d.com", "nordic-ø.kitty😸.com"),  # an emoji: no IDNA2008 label, decoded
+    ("nordic-ø.kitty😸.COM", "nordic-ø.kitty😸.com"),
+    ("xn--nordic--w1a.kiTTy😸.com.", "nordic-ø.kitty😸.com"),
+    ("xn--c1yn36f.org.", "點看.org"),
+    ("xn--abc-.org", "abc.org"),  # a delimiter last: the basic code points
+    ("xn--.org", ".org"),
+    ("xn---abc.org", "xn---abc.org"),  # a delimiter first: an error, the label is kept
+])
+def test_domain_filter_normalizes_punycode_as_go(name: str, unicode: str) -> None:
+    assert _normalize_domain(name) == unicode
+
+
+@pytest.mark.parametrize(("name", "ascii"), [
+    ("nordic-ø.xn--kitty-點看pd34d.com", "xn--nordic--w1a.xn--xn--kitty-pd34d-hn01b3542b.com."),
+    ("nordic-ø.kitty😸.com.", "xn--nordic--w1a.xn--kitty-pd34d.com."),
+    ("  nordic-ø.kitty😸.COM", "xn--nordic--w1a.xn--kitty-pd34d.com."),
+    ("xn--nordic--w1a.kitty😸.com.", "xn--nordic--w1a.xn--kitty-pd34d.com."),
+    ("😍.org", "xn--r28h.org."),
+    ("點看.org.", "xn--c1yn36f.org."),
+    ("XN--BCHER-KVA.de", "xn--bcher-kva.de."),
+    ("xn--abc-.org", "abc.org."),  # decoded, then encoded again: what Go's plan rows are keyed by
+    ("*.example.com", "*.example.com."),
+])
+def test_plan_names_normalize_as_go(name: str, ascii: str) -> None:
+    assert normalize_dns_name(name) == ascii
+
+
+@pytest.mark.parametrize("name", ["😍.org", "xn--r28h.org", "🤩.org", "example.😍.org", "example.🤩.org",
+                                  "a.example.xn--r28h.org", "a.example.🤩.org", "XN--R28H.org."])
+def test_regex_filter_on_punycode_emoji_names(name: str) -> None:
+    """Go's regexDomainFilterTests: `(?:😍|🤩)\\.org$` matches the punycode spellings too (the name is decoded
+    before matching, even where IDNA2008 has no such label)."""
+    assert DomainFilter(regex="(?:😍|🤩)\\.org$").match(name)
+    excluded = name.lower().rstrip(".") in ("example.😍.org", "example.🤩.org")
+    assert DomainFilter(regex="(?:😍|🤩)\\.org$", regex_exclusion="^example\\.(?:😍|🤩)\\.org$").match(name) \
+        is not excluded
+
+
+def test_list_filter_serializes_its_unicode_form_as_go() -> None:
+    """Go serializes the filters as prepared (ToUnicode): a punycode filter goes over the webhook wire decoded,
+    and matches both spellings."""
+    f = DomainFilter(include=["xn--r28h.org", " Example.COM. ", ""], exclude=["xn--nordic--w1a.xn--kItty-pd34d.com"])
+    assert f.to_json() == {"include": ["example.com", "😍.org"], "exclude": ["nordic-ø.kitty😸.com"]}
+    assert f.match("a.😍.org") and f.match("a.xn--r28h.org") and not f.match("xn--nordic--w1a.kitty😸.com")
+    assert DomainFilter.from_json(json.loads(json.dumps(f.to_json()))) == f
 
 
 def test_filters_built_from_any_form_are_equal_and_serialize_in_unicode() -> None:

@@ -114,6 +114,33 @@ def test_forced_update_writes_missing_new_format_txt_and_keeps_old() -> None:
     assert not sync(reg, desired).has_changes()
 
 
+def test_no_forced_update_where_the_new_format_txt_cannot_exist() -> None:
+    """Go's testTXTRegistryMissingRecordsNoPrefix: a long first label (Go's is 62 characters) with only an
+    old-format TXT keeps its owner and is not forced (`cname-` + that label is over 63 characters, no DNS label:
+    there is no TXT to write), while a short name beside it is."""
+    long = "this-is-a-63-characters-long-label-that-we-do-expect-will-work.example.com"
+    assert len(long.split(".")[0]) == 62 and len("cname-" + long.split(".")[0]) > 63
+    p = DictProvider([
+        ep(long, "CNAME", "foo.loadbalancer.com"),
+        txt(long, owner_txt("owner")),
+        ep("oldformat.example.com", "CNAME", "foo.loadbalancer.com"),
+        txt("oldformat.example.com", owner_txt("owner")),
+    ])
+    got = by_key(TXTRegistry(p, owner_id="owner", managed_record_types=("A", "CNAME")).records())
+    record = got[(long, "CNAME", "")]
+    assert record.labels == {"owner": "owner"}
+    assert record.get_provider_specific_property(PROVIDER_SPECIFIC_FORCE_UPDATE) is None
+    short = got[("oldformat.example.com", "CNAME", "")]
+    assert short.get_provider_specific_property(PROVIDER_SPECIFIC_FORCE_UPDATE) == "true"
+    # so a sync with the record desired as it is plans nothing for it (it would update it on every run)
+    reg = TXTRegistry(p, owner_id="owner", managed_record_types=("A", "CNAME"))
+    changes = sync(reg, [ep(long, "CNAME", "foo.loadbalancer.com"),
+                         ep("oldformat.example.com", "CNAME", "foo.loadbalancer.com")])
+    assert [e.dns_name for e in changes.update_new] == ["oldformat.example.com"]
+    assert not sync(reg, [ep(long, "CNAME", "foo.loadbalancer.com"),
+                          ep("oldformat.example.com", "CNAME", "foo.loadbalancer.com")]).has_changes()
+
+
 def test_no_forced_update_for_foreign_unmanaged_or_without_txt() -> None:
     p = DictProvider([
         ep("other.example.com", "A", "1.1.1.1"),
