@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 import os
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -221,6 +220,8 @@ class _OneLineErrorParser(argparse.ArgumentParser):
 
     def closest_flag(self, name: str) -> str | None:
         """The known flag closest to a mistyped one (`--polcy` -> `--policy`), if any is close."""
+        import difflib  # only for a mistyped flag: not on every start-up
+
         known = [s for s in self._option_string_actions if s.startswith("--")]
         matches = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
         return matches[0] if matches else None
@@ -317,6 +318,8 @@ class FlagParser:
 
 def one_of(value: str, choices: Sequence[str]) -> str:
     """`(one of: a, b, c)`, with `did you mean b?` when `value` is close to one of them."""
+    import difflib  # only for an error message: not on every start-up
+
     close = difflib.get_close_matches(value, list(choices), n=1, cutoff=0.6) or [
         c for c in choices if c.lower() == value.lower()]
     hint = f"; did you mean {close[0]}?" if close else ""

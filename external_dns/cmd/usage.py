@@ -4,7 +4,7 @@ describes `plan`, and errors name the command (`external-dns plan: error: ...`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 REQUIRED = "--source=SOURCE... --provider=PROVIDER --policy=POLICY"
 
@@ -21,8 +21,7 @@ EXAMPLE = ("external-dns --once --source=manifest --manifest-dir=manifests --pro
            "    --zonefile-dir=zones --zonefile-create-zone=example.org --policy=sync --txt-owner-id=demo")
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     prog: str
     usage: str
     description: str
