@@ -370,11 +370,10 @@ def route_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool) 
 _LISTENER_KEYS = ("name", "hostname", "port", "protocol", "allowedRoutes")
 
 
-def gateway_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool) -> Transformer:
-    """Gateways: metadata (labels only with `keep_labels`), spec.listeners[name, hostname, port, protocol,
-    allowedRoutes], spec.allowedListeners (ListenerSets), status.addresses[type, value]; listener status, TLS
-    and infrastructure are dropped."""
-    meta_keys = _META_KEYS if keep_labels else tuple(k for k in _META_KEYS if k != "labels")
+def _listener_owner(meta_keys: tuple[str, ...], keep: Callable[[str], bool] | None, spec_keys: tuple[str, ...],
+                    slim_status: Callable[[dict[str, Any]], dict[str, Any]]) -> Transformer:
+    """What Gateways and ListenerSets share: metadata, `spec_keys` of the spec with its listeners[name,
+    hostname, port, protocol, allowedRoutes], and the status `slim_status` keeps."""
 
     def transform(obj: dict[str, Any]) -> dict[str, Any]:
         out = _top(obj)
@@ -382,7 +381,7 @@ def gateway_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool
             out["metadata"] = _slim_meta(obj["metadata"], meta_keys, keep)
         spec = obj.get("spec")
         if isinstance(spec, dict):
-            slim = _pick(spec, ("listeners", "allowedListeners"))
+            slim = _pick(spec, spec_keys)
             if "listeners" in slim:
                 slim["listeners"] = _pick_list(spec["listeners"], _LISTENER_KEYS)
             out["spec"] = _c(slim)
@@ -390,50 +389,45 @@ def gateway_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool
             out["spec"] = spec
         status = obj.get("status")
         if isinstance(status, dict):
-            out["status"] = _c({"addresses": _pick_list(status["addresses"], ("type", "value"))}) \
-                if "addresses" in status else {}
+            out["status"] = _c(slim_status(status))
         elif "status" in obj:
             out["status"] = status
         return out
 
     return transform
+
+
+def gateway_transformer(keep: Callable[[str], bool] | None, *, keep_labels: bool) -> Transformer:
+    """Gateways: metadata (labels only with `keep_labels`), spec.listeners[name, hostname, port, protocol,
+    allowedRoutes], spec.allowedListeners (ListenerSets), status.addresses[type, value]; listener status, TLS
+    and infrastructure are dropped."""
+    meta_keys = _META_KEYS if keep_labels else tuple(k for k in _META_KEYS if k != "labels")
+
+    def status(status: dict[str, Any]) -> dict[str, Any]:
+        return {"addresses": _pick_list(status["addresses"], ("type", "value"))} if "addresses" in status else {}
+
+    return _listener_owner(meta_keys, keep, ("listeners", "allowedListeners"), status)
+
+
+def _accepted(conditions: Any) -> Any:
+    return [_pick(c, ("type", "status")) for c in conditions if isinstance(c, dict)
+            and c.get("type") == "Accepted"] if isinstance(conditions, list) else conditions
 
 
 def listenerset_transformer(keep: Callable[[str], bool] | None) -> Transformer:
     """ListenerSets: metadata (kept annotations: `target`), spec.parentRef, spec.listeners[name, hostname,
     port, protocol, allowedRoutes], the Accepted condition of the set and of each listener."""
 
-    def accepted(conditions: Any) -> Any:
-        return [_pick(c, ("type", "status")) for c in conditions if isinstance(c, dict)
-                and c.get("type") == "Accepted"] if isinstance(conditions, list) else conditions
-
-    def transform(obj: dict[str, Any]) -> dict[str, Any]:
-        out = _top(obj)
-        if "metadata" in obj:
-            out["metadata"] = _slim_meta(obj["metadata"], _META_KEYS, keep)
-        spec = obj.get("spec")
-        if isinstance(spec, dict):
-            slim = _pick(spec, ("parentRef", "listeners"))
-            if "listeners" in slim:
-                slim["listeners"] = _pick_list(spec["listeners"], _LISTENER_KEYS)
-            out["spec"] = _c(slim)
-        elif "spec" in obj:
-            out["spec"] = spec
-        status = obj.get("status")
-        if isinstance(status, dict):
-            slim_status: dict[str, Any] = {}
-            if "conditions" in status:
-                slim_status["conditions"] = accepted(status["conditions"])
-            if isinstance(status.get("listeners"), list):
-                slim_status["listeners"] = [
-                    {**_pick(item, ("name",)), "conditions": accepted(item.get("conditions"))}
-                    if isinstance(item, dict) else item for item in status["listeners"]]
-            out["status"] = _c(slim_status)
-        elif "status" in obj:
-            out["status"] = status
+    def status(status: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if "conditions" in status:
+            out["conditions"] = _accepted(status["conditions"])
+        if isinstance(status.get("listeners"), list):
+            out["listeners"] = [{**_pick(item, ("name",)), "conditions": _accepted(item.get("conditions"))}
+                                if isinstance(item, dict) else item for item in status["listeners"]]
         return out
 
-    return transform
+    return _listener_owner(_META_KEYS, keep, ("parentRef", "listeners"), status)
 
 
 def namespace_transformer(obj: dict[str, Any]) -> dict[str, Any]:

@@ -71,6 +71,16 @@ def service(name: str, *, hostname: str | None = None, svc_type: str = "LoadBala
     return {"apiVersion": "v1", "kind": "Service", "metadata": meta, "spec": body}
 
 
+def create_with_status(server: KubeAPIServer, obj: dict[str, Any]) -> dict[str, Any]:
+    """Create `obj`, then write its `status` through the status subresource (create ignores it)."""
+    status = obj.pop("status", None)
+    created = server.create(obj)
+    if status is not None:
+        created["status"] = status
+        created = server.update_status(created)
+    return created
+
+
 def set_lb_status(server: KubeAPIServer, name: str, *ingress: dict[str, str], namespace: str = "default") -> None:
     obj = server.get("v1", "Service", namespace, name)
     assert obj is not None

@@ -8,7 +8,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,21 +16,12 @@ from tests.helpers.cli import ROOT, Controller, check_exit, clean_env, zone_reco
 from tests.helpers.gateway import API_VERSIONS, gateway, listener, route
 from tests.kubeapi.authz import bind_cluster_role, forbidden_requests
 from tests.kubeapi.server import KubeAPIServer
-from tests.sources.informer.conftest import PREFIX
+from tests.sources.informer.conftest import PREFIX, create_with_status
 
 pytestmark = pytest.mark.integration
 
 TOKEN = "edns-gateway"
 SOURCES = ("gateway-httproute", "node", "pod")
-
-
-def create_with_status(server: KubeAPIServer, obj: dict[str, Any]) -> dict[str, Any]:
-    status = obj.pop("status", None)
-    created = server.create(obj)
-    if status is not None:
-        created["status"] = status
-        created = server.update_status(created)
-    return created
 
 
 def populate(server: KubeAPIServer) -> None:

@@ -5,8 +5,6 @@ check, and the RBAC rule `external-dns rbac --gateway-listener-sets` prints."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from external_dns.informers import SharedInformerFactory
@@ -17,20 +15,11 @@ from external_dns.sources.options import SourceOptions
 from external_dns.sources.rbac import rules_for_sources
 from tests.helpers.gateway import API_VERSIONS, gateway, listener, listener_set, ls_ref, route
 from tests.kubeapi.server import KubeAPIServer
-from tests.sources.informer.conftest import Waiter, names
+from tests.sources.informer.conftest import Waiter, create_with_status, names
 
 pytestmark = pytest.mark.integration
 
 LS = (API_VERSIONS["ListenerSet"], "ListenerSet")
-
-
-def create_with_status(server: KubeAPIServer, obj: dict[str, Any]) -> dict[str, Any]:
-    status = obj.pop("status", None)
-    created = server.create(obj)
-    if status is not None:
-        created["status"] = status
-        created = server.update_status(created)
-    return created
 
 
 def test_routes_on_listener_sets_follow_their_changes(kubeapi: KubeAPIServer, factory: SharedInformerFactory,

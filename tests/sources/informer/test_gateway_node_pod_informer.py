@@ -27,7 +27,7 @@ from external_dns.sources.options import SourceOptions
 from external_dns.sources.rbac import rules_for_sources
 from tests.helpers.gateway import API_VERSIONS, gateway, listener, route
 from tests.kubeapi.server import KubeAPIServer
-from tests.sources.informer.conftest import PREFIX, Waiter, names
+from tests.sources.informer.conftest import PREFIX, Waiter, create_with_status, names
 
 pytestmark = pytest.mark.integration
 
@@ -42,15 +42,6 @@ class FakeRecorder:
     def event(self, obj: Any, type: str, reason: str, note: str) -> bool:
         self.events.append((obj["kind"], obj["metadata"]["name"], type, note))
         return True
-
-
-def create_with_status(server: KubeAPIServer, obj: dict[str, Any]) -> dict[str, Any]:
-    status = obj.pop("status", None)
-    created = server.create(obj)
-    if status is not None:
-        created["status"] = status
-        created = server.update_status(created)
-    return created
 
 
 def http_source(factory: SharedInformerFactory, waiter: Waiter | None = None, gw: GatewayOptions | None = None,
