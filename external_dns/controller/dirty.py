@@ -23,25 +23,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from hashlib import blake2b
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
+from external_dns.plan.fingerprint import fingerprint
 from external_dns.providers.provider import zone_for_name
 from external_dns.providers.snapshot import name_key
 
-Fingerprints = dict[str, bytes]  # name key -> `fingerprint` of its desired endpoints
-
-
-def fingerprint(endpoints: Sequence[Endpoint]) -> bytes:
-    """A digest of what `endpoints` ask for (names, types, set identifiers, targets, TTLs, labels, properties),
-    whatever their order: of one name's endpoints (a row of the plan) or of a zone's."""
-    items = [(e.dns_name, e.record_type, e.set_identifier, tuple(e.targets), e.record_ttl,
-              tuple(sorted(e.labels.items())), tuple([(p.name, p.value) for p in e.provider_specific]))
-             for e in endpoints]
-    if len(items) > 1:
-        items.sort()
-    return blake2b(repr(items).encode(), digest_size=16).digest()
+Fingerprints = dict[str, bytes]  # name key -> `fingerprint` (plan/fingerprint.py) of its desired endpoints
 
 
 def group_by_name(endpoints: Iterable[Endpoint]) -> dict[str, list[Endpoint]]:

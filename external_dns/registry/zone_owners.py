@@ -16,13 +16,13 @@ Not thread-safe on its own: the registry calls it under its lock.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from hashlib import blake2b
 from typing import Protocol, runtime_checkable
 
 import structlog
 
 from external_dns.endpoint.endpoint import OWNER_LABEL_KEY, RECORD_TYPE_TXT, Endpoint
 from external_dns.endpoint.names import name_key
+from external_dns.plan.fingerprint import fingerprint
 from external_dns.plan.safety import CountedRecords, is_ownership_txt
 from external_dns.providers.provider import zone_for_name
 from external_dns.providers.snapshot import ZoneSnapshot
@@ -342,7 +342,7 @@ class ZoneOwners:
                 if changed is None:  # nobody asks what changed yet: no digest (see `_digests`)
                     undigested.add(key)
                 else:
-                    after = digests[key] = _digest(out)
+                    after = digests[key] = fingerprint(out)
             else:
                 built.pop(key, None)
                 summary.pop(key, None)
@@ -464,15 +464,6 @@ def _shared(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
             _SHARED.clear()
         held = _SHARED[pairs] = pairs
     return held
-
-
-def _digest(eps: list[Endpoint]) -> bytes:
-    items = [(e.dns_name, e.record_type, e.set_identifier, tuple(e.targets), e.record_ttl,
-              tuple(sorted(e.labels.items())), tuple([(p.name, p.value) for p in e.provider_specific]))
-             for e in eps]
-    if len(items) > 1:
-        items.sort()
-    return blake2b(repr(items).encode(), digest_size=16).digest()
 
 
 def _inside(zone: str, ancestor: str) -> bool:
