@@ -14,15 +14,18 @@ from external_dns.endpoint.endpoint import OWNER_LABEL_KEY
 UNDECRYPTABLE_OWNER = "(undecryptable, another --txt-encrypt-aes-key?)"
 UNDECRYPTABLE_LABELS: dict[str, str] = {OWNER_LABEL_KEY: UNDECRYPTABLE_OWNER}  # shared: never changed
 _MIN_ENCRYPTED = 12 + 16 + 25  # nonce, GCM tag, the smallest gzip member (endpoint/crypto.py)
+_MIN_DISTINCT = 24  # 53 random bytes hold ~48 distinct values; fewer than 24 happens with odds below 1e-15
 
 
 def looks_encrypted(text: str) -> bool:
     """Whether a TXT value has the form of an encrypted ownership value: standard base64 (optionally quoted) of
-    at least a nonce, a tag and a gzip member."""
+    at least a nonce, a tag and a gzip member, of random-looking bytes."""
     raw = text.strip('"')
     if len(raw) < 4 * ((_MIN_ENCRYPTED + 2) // 3) or len(raw) % 4:
         return False
     try:
-        return len(base64.b64decode(raw, validate=True)) >= _MIN_ENCRYPTED
+        data = base64.b64decode(raw, validate=True)
     except (binascii.Error, ValueError):
         return False
+    # a nonce, ciphertext and tag are random: a value of few distinct bytes ('tttt...', 'AAAA...') is text
+    return len(data) >= _MIN_ENCRYPTED and len(set(data)) >= _MIN_DISTINCT

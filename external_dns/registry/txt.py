@@ -163,7 +163,7 @@ class TXTRegistry(Registry):
         """The other owner an ownership TXT read at `key` names ("" when it is ours, or none was read); an
         undecryptable one (another key's) is another owner's too."""
         stored = self._stored_txts.get(key)
-        labels = self._labels_of_text(stored[0]) if stored else None
+        labels = self._labels_at(key[0], stored[0]) if stored else None
         owner = labels.get(OWNER_LABEL_KEY, "") if labels is not None else ""
         if owner == self.old_owner_id and owner:
             return ""  # --migrate-from-txt-owner: the old owner's records are taken over on purpose
@@ -361,7 +361,16 @@ class TXTRegistry(Registry):
 
     def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None:
         """The labels of an ownership TXT record (with targets); None when it is an ordinary TXT."""
-        return self._labels_of_text(record.targets[0])
+        return self._labels_at(record.dns_name, record.targets[0])
+
+    def _labels_at(self, txt_name: str, text: str) -> dict[str, str] | None:
+        """`_labels_of_text`, where an undecryptable value counts only at a name this registry's ownership TXTs
+        take (one that names a record type, as every record's own TXT does): anywhere else an encrypted-looking
+        value is an ordinary TXT (a key, a token)."""
+        labels = self._labels_of_text(text)
+        if labels is UNDECRYPTABLE_LABELS and not self.mapper.to_endpoint_name(txt_name)[1]:
+            return None
+        return labels
 
     def _labels_of_text(self, text: str) -> dict[str, str] | None:
         """The labels a TXT record whose first value is `text` gives (`_ownership_labels`), None for none."""

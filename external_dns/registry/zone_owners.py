@@ -41,7 +41,7 @@ class Labeller(Protocol):
 
     def _ownership_labels(self, record: Endpoint) -> dict[str, str] | None: ...
 
-    def _labels_of_text(self, text: str) -> dict[str, str] | None: ...
+    def _labels_at(self, txt_name: str, text: str) -> dict[str, str] | None: ...
 
     def _is_ownership_txt(self, record: Endpoint) -> bool: ...
 
@@ -176,10 +176,10 @@ class ZoneOwners:
                 records_of = dict(self.snapshot.items())
             else:  # the ownership TXTs handed over as they are read, without an endpoint each
                 taken = []
-                labels_of_text, keep = self.index.registry._labels_of_text, taken.append
+                labels_at, keep = self.index.registry._labels_at, taken.append
 
                 def take(key: str, name: str, values: tuple[str, ...]) -> bool:
-                    labels = labels_of_text(values[0])
+                    labels = labels_at(name, values[0])
                     if labels is None:
                         return False
                     keep((key, name, "", values, labels))

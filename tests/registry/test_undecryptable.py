@@ -5,6 +5,8 @@ counts. Both read paths: the full read and the per-zone maps."""
 
 from __future__ import annotations
 
+import base64
+import os
 from collections.abc import Callable
 
 import pytest
@@ -75,4 +77,17 @@ def test_what_looks_encrypted() -> None:
     for plain in ("v=spf1 -all", '"heritage=external-dns,external-dns/owner=x"', "c2hvcnQ=", "", "A" * 70,
                   "google-site-verification=" + "a" * 43, "A" * 68):
         assert not looks_encrypted(plain), plain
-    assert looks_encrypted('"' + "A" * 72 + '"')  # any base64 of 54 bytes or more has the form (documented)
+    assert not looks_encrypted('"' + "A" * 72 + '"') and not looks_encrypted("t" * 4096)  # base64, not random
+    assert looks_encrypted('"' + base64.b64encode(os.urandom(54)).decode() + '"')
+
+
+@pytest.mark.parametrize("read", list(READS))
+def test_an_encrypted_looking_value_elsewhere_is_an_ordinary_txt(read: str) -> None:
+    """Only at a name an ownership TXT takes (one naming a record type) does such a value count as another
+    key's ownership record: a desired TXT holding a random token at its own name is ours and stays visible."""
+    p = InMemoryProvider([ZONE])
+    reg = TXTRegistry(p, owner_id="me")
+    token = base64.b64encode(os.urandom(60)).decode()
+    reg.apply_changes(Changes(create=[ep("token.example.org", "TXT", token)]))
+    owners = {(e.dns_name, e.record_type): e.labels.get("owner") for e in READS[read](reg)}
+    assert owners[("token.example.org", "TXT")] == "me"
