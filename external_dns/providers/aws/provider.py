@@ -270,9 +270,11 @@ class AWSProvider(Provider):
 
         with self._lock:
             existing = {k: set(v) for k, v in self._existing.items()}
+        taken: dict[str, set[str]] = {}  # zone id -> groups refused: a create over a record set someone else wrote
         for zone_id, zone_changes in per_zone.items():
             for group, reason in _cname_conflicts(zone_changes, existing.get(zone_id, set())).items():
                 bad_groups.setdefault(zone_id, {}).setdefault(group, reason)
+            taken[zone_id] = _taken(zone_changes, existing.get(zone_id, set()), by_id[zone_id].name)
 
         failed: list[str] = []
         for zone_id in sorted(set(per_zone) | set(bad_groups), key=lambda z: by_id[z].name):
@@ -281,7 +283,7 @@ class AWSProvider(Provider):
             for group, reason in sorted(bad.items()):
                 log.error(f"Invalid change in zone {zone.name}, not submitted: {reason}", zone=zone.name,
                           group=group)
-            todo = [c for c in per_zone.get(zone_id, []) if c.group not in bad]
+            todo = [c for c in per_zone.get(zone_id, []) if c.group not in bad and c.group not in taken.get(zone_id, ())]
             ok = self._submit_zone(zone, todo)
             if bad:
                 failed.append(f"{zone.name} (invalid: {'; '.join(bad[g] for g in sorted(bad))})")
@@ -341,6 +343,24 @@ class AWSProvider(Provider):
                 HostedZoneId=zone.id, ChangeBatch={"Changes": [c.to_api() for c in batch]})
         except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as exc:
             raise errors.wrap(f"zone {zone.name}", exc) from None
+
+
+def _taken(changes: list[Route53Change], existing: set[tuple[str, str]], zone: str) -> set[str]:
+    """Groups with a CREATE of a record set (without a set identifier) that the zone as last read already
+    holds and the batch does not delete: written by someone else (the plan never creates what it read as ours).
+    Route53 refuses such a CREATE (moto replaces the record set); refused here with a warning, with the group's
+    other changes (its ownership TXT), and the rest of the zone goes on (issue 27: never joined or replaced)."""
+    deleted = {(c.rrset["Name"], c.rrset["Type"]) for c in changes if c.action == "DELETE"}
+    out: set[str] = set()
+    for c in changes:
+        key = (c.rrset["Name"], c.rrset["Type"])
+        if c.action == "CREATE" and "SetIdentifier" not in c.rrset and key in existing and key not in deleted:
+            if c.group not in out:
+                log.warning(f"Not creating {key[0]} {key[1]} in zone {zone}: a record set of that name and type "
+                            "exists that this owner did not write; left as it is (with the changes at that name "
+                            "and its ownership record)", zone=zone, group=c.group)
+            out.add(c.group)
+    return out
 
 
 def _cname_conflicts(changes: list[Route53Change], existing: set[tuple[str, str]]) -> dict[str, str]:

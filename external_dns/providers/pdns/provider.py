@@ -70,6 +70,7 @@ class _Check:
     key: int
     before: int | None
     result: int | None
+    beside: tuple[int, ...] = ()  # rrsets that must not be there (other data beside a CNAME, a CNAME beside data)
 
 
 @dataclass
@@ -349,10 +350,12 @@ class PDNSProvider(Provider):
         for group in groups:
             bad: list[_Check] = []
             checked: set[int] = set()
+            gone = {c.key for c in group.checks if c.result is None}  # deleted by the group itself (a type change)
             for c in group.checks:  # the first write to an rrset finds the zone as read; later ones follow it
                 if c.key not in checked:
                     checked.add(c.key)
-                    if seen.get(c.key) not in (c.before, c.result):
+                    if seen.get(c.key) not in (c.before, c.result) or any(
+                            k in seen and k not in gone for k in c.beside):
                         bad.append(c)
             if not bad:
                 out.append(group)
@@ -360,6 +363,8 @@ class PDNSProvider(Provider):
             for c in bad:
                 found = "another value" if seen.get(c.key) is not None else "nothing"
                 expected = "no record set" if c.before is None else "the values it replaces"
+                if seen.get(c.key) in (c.before, c.result):
+                    found, expected = "other data", "a CNAME alone at its name, or no CNAME beside data"
                 log.warning(f"PowerDNS zone {zone.name}: {c.label} refused: the rrset holds values this owner did not "
                             f"write ({found} where {expected} was expected), so it is neither replaced nor deleted; "
                             f"its name's other changes and ownership records wait with it: "
@@ -489,10 +494,20 @@ def _rrset_values_key(rrset: dict[str, Any]) -> int | None:
 def _check(kind: str, ep: Endpoint, rrset: dict[str, Any], before: Endpoint | None,
            result: dict[str, Any] | None) -> _Check:
     """What the write `rrset` of `ep` expects: the values of `before` (None: no rrset), or `result` in place."""
+    beside: tuple[int, ...] = ()
+    if result is not None:  # PowerDNS refuses a CNAME beside other data (422): refused here, alone, with a warning
+        name, rtype = name_key(rrset["name"]), "CNAME" if rrset["type"] == "ALIAS" else rrset["type"]
+        beside = tuple(hash((name, t)) for t in _DATA_TYPES if t != "CNAME") if rtype == "CNAME" else (
+            (hash((name, "CNAME")),))
     return _Check(label=f"{kind} {ep.dns_name} {ep.record_type}", key=_rrset_key(rrset["name"], rrset["type"]),
                   before=None if before is None else _values_key(canonical_target(before.record_type, t)
                                                                  for t in before.targets),
-                  result=None if result is None else _rrset_values_key(result))
+                  result=None if result is None else _rrset_values_key(result), beside=beside)
+
+
+# The types a CNAME may not sit beside (what the zone reads give; anything rarer PowerDNS refuses with a 422).
+_DATA_TYPES = ("A", "AAAA", "CNAME", "MX", "TXT", "SRV", "NS", "PTR", "CAA", "NAPTR", "DNAME", "DS", "SSHFP",
+               "TLSA", "HTTPS", "SVCB", "LOC", "SPF", "HINFO", "RP", "URI", "CERT", "DNSKEY", "OPENPGPKEY")
 
 
 def _encode(rrset: dict[str, Any]) -> bytes:

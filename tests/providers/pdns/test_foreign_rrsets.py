@@ -99,3 +99,22 @@ def test_our_own_records_are_updated_and_deleted_as_before(pdns: PdnsServer) -> 
     assert not refused(sync(provider, []))
     assert ("app.example.org", "A") not in pdns.records("example.org")
     assert ("a-app.example.org", "TXT") not in pdns.records("example.org")
+
+
+def test_a_cname_beside_hand_made_data_is_refused_alone(pdns: PdnsServer) -> None:
+    """PowerDNS refuses the CNAME with a 422, which failed the sync; it is refused before, with a warning."""
+    hand_made(pdns, "www.example.org", "MX", "10 mail.example.net.")
+    hand_made(pdns, "alias.example.org", "CNAME", "elsewhere.example.net.")
+    provider = make_provider(pdns)
+    # the plan sees neither hand-made record (MX, and CNAME in the second sync, are not managed)
+    logs = sync(provider, [ep("www.example.org", "CNAME", "target.example.net"), ep("ok.example.org", "A", "192.0.2.8")],
+                managed=("A", "CNAME"))
+    logs += sync(provider, [ep("alias.example.org", "A", "192.0.2.7"), ep("ok.example.org", "A", "192.0.2.8")],
+                 managed=("A",))
+    records = pdns.records("example.org")
+    assert records[("www.example.org", "MX")] == (600, ["10 mail.example.net."])
+    assert records[("alias.example.org", "CNAME")] == (600, ["elsewhere.example.net."])
+    assert ("www.example.org", "CNAME") not in records and ("alias.example.org", "A") not in records
+    assert ("cname-www.example.org", "TXT") not in records and ("a-alias.example.org", "TXT") not in records
+    assert ("ok.example.org", "A") in records
+    assert len(refused(logs)) == 2

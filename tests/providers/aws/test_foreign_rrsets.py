@@ -1,0 +1,39 @@
+"""Route53 on moto: a create over a record set someone else wrote (a hand-made TXT at our ownership TXT's name)
+is refused with a warning, with its group; the rest of the zone is written (issue 27's rule: never joined or
+replaced; moto's CREATE replaced the hand-made record set, Route53's refuses the whole batch)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from external_dns.controller.controller import Controller
+from external_dns.providers.aws import AWSProvider
+from external_dns.registry.txt import TXTRegistry
+from external_dns.sources.wrappers import MultiSource
+from tests.helpers.endpoints import ep
+from tests.helpers.sources import StaticSource
+from tests.providers.aws.conftest import by_name_type, create_zone
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_hand_made_txt_at_our_ownership_name_is_left_alone(r53: Any, make_provider: Callable[..., AWSProvider]
+                                                             ) -> None:
+    zone_id = create_zone(r53, "example.org")
+    r53.change_resource_record_sets(HostedZoneId=zone_id, ChangeBatch={"Changes": [{
+        "Action": "CREATE", "ResourceRecordSet": {"Name": "a-www.example.org.", "Type": "TXT", "TTL": 600,
+                                                  "ResourceRecords": [{"Value": '"v=hand-made"'}]}}]})
+    registry = TXTRegistry(make_provider(), owner_id="owner-27")
+    source = StaticSource([ep("www.example.org", "A", "192.0.2.1"), ep("ok.example.org", "A", "192.0.2.2")])
+    with capture_logs() as logs:
+        Controller(MultiSource([source]), registry, "sync").run_once()
+    held = by_name_type(r53, zone_id)
+    assert held[("a-www.example.org", "TXT", "")]["ResourceRecords"] == [{"Value": '"v=hand-made"'}]
+    assert held[("a-www.example.org", "TXT", "")]["TTL"] == 600
+    assert ("www.example.org", "A", "") not in held
+    assert ("ok.example.org", "A", "") in held and ("a-ok.example.org", "TXT", "") in held
+    assert any(str(line["event"]).startswith("Not creating a-www.example.org TXT") for line in logs)
