@@ -187,3 +187,15 @@ def test_generate_is_capped_and_named_by_file_and_line(tmp_path: Path, directive
 def test_a_small_generate_is_read(tmp_path: Path) -> None:
     (tmp_path / "example.org.zone").write_text(HEAD + "$GENERATE 1-20 host$ A 192.0.2.$\n")
     assert len([k for k in records(ZoneFileProvider(str(tmp_path))) if k[1] == "A"]) == 20
+
+
+def test_two_records_of_one_sync_that_clash_never_leave_an_orphan(tmp_path: Path) -> None:
+    """`www` A owns its TXT at `a-www`, and a CNAME is desired at `a-www`: both were written beside each other
+    (a zone BIND refuses); the later one is refused, nothing is left after a sync of nothing."""
+    zone = tmp_path / "example.org.zone"
+    zone.write_text(HEAD)
+    provider = ZoneFileProvider(str(tmp_path))
+    sync(provider, [ep("www.example.org", "A", "192.0.2.7"), ep("a-www.example.org", "CNAME", "t.example.net")])
+    assert checkzone("example.org", zone).returncode == 0, zone.read_text()
+    sync(provider, [])
+    assert {k for k in records(provider) if k[1] not in ("NS",)} == set()

@@ -485,14 +485,19 @@ class RFC2136Provider(Provider):
         current: list[_Group] = []
         count = size = 0
         limit, budget = self.config.batch_change_size, self.config.max_message_bytes
+        adding: dict[str, set[str]] = {}  # name -> types the current batch adds
         for g in groups:
             g_count, g_size = len(g.ops), g.size()
-            if current and (g.barrier or count + g_count > limit or size + g_size > budget):
+            adds = [(op.name.lower(), op.rtype) for op in g.ops if op.add_rdata]
+            if current and (g.barrier or count + g_count > limit or size + g_size > budget
+                            or _clashes(adds, adding)):
                 batches.append(current)
-                current, count, size = [], 0, 0
+                current, count, size, adding = [], 0, 0, {}
             current.append(g)
             count += g_count
             size += g_size
+            for name, rtype in adds:
+                adding.setdefault(name, set()).add(rtype)
         if current:
             batches.append(current)
         return batches
@@ -731,6 +736,18 @@ def _fold(batch: list[_Group]) -> tuple[list[Removal], list[Addition]]:
             if op.add:
                 additions.append(Addition(op.name, op.rtype, op.ttl, list(op.add)))
     return removals, additions
+
+
+def _clashes(adds: list[tuple[str, str]], adding: dict[str, set[str]]) -> bool:
+    """Whether a group's adds meet another group's in one message: the same record set (the server merges them
+    in silence), or a CNAME and other data at one name (the server drops one in silence; prerequisites, checked
+    before any add, cannot see it). Such groups go in separate messages, so the later one's prerequisites
+    refuse it."""
+    for name, rtype in adds:
+        held = adding.get(name)
+        if held and (rtype in held or rtype == "CNAME" or "CNAME" in held):
+            return True
+    return False
 
 
 def _split_removals(groups: dict[str, _Group]) -> dict[str, _Group]:

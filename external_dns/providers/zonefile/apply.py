@@ -148,21 +148,27 @@ def _refused_groups(data: ZoneData, zc: ZoneChanges, default_ttl: int, path: str
     gone = {key_of(ep) for ep in zc.delete}
     every_type = data.types() | set(ZONEFILE_RECORD_TYPES)
     refused: dict[str, list[str]] = {}
+    added: dict[str, set[str]] = {}  # name -> types the batch's accepted writes put there (another group's)
     for ep, creating in _adds(zc):
         name, rtype = key_of(ep)
-        others = sorted(t for t in every_type if t != rtype and (name, t) in rrsets and (name, t) not in gone)
+        others = sorted({t for t in every_type if t != rtype and (name, t) in rrsets and (name, t) not in gone}
+                        | {t for t in added.get(name, ()) if t != rtype})
         why = ""
         if rtype == "CNAME" and others:
-            why = f"the name also holds {', '.join(others)} (a CNAME must be alone)"
+            why = f"the name also holds {', '.join(others)} (a CNAME must be alone; not written by this record)"
         elif "CNAME" in others:
             why = "the name holds a CNAME"
         elif creating and (name, rtype) in rrsets and (name, rtype) not in gone:
             old = rrsets[(name, rtype)]
             if sorted(old[2]) != sorted(_new_rrset(ep, default_ttl, old[0])[2]):
                 why = f"a {rtype} record set of that name exists with other values"
-        if why:
-            refused.setdefault(_group_of(ep), []).append(describe(ep))
-            if not ep.labels.get(OWNED_RECORD_LABEL_KEY):
-                log.warning(f"{path}: not writing {describe(ep)}: {why}, written by someone else; left as it "
-                            "is (with the changes at that name and its ownership record)", record=describe(ep))
+        elif creating and rtype in added.get(name, ()):
+            why = f"another record of this batch writes a {rtype} record set of that name"
+        if not why:
+            added.setdefault(name, set()).add(rtype)
+            continue
+        refused.setdefault(_group_of(ep), []).append(describe(ep))
+        if not ep.labels.get(OWNED_RECORD_LABEL_KEY):
+            log.warning(f"{path}: not writing {describe(ep)}: {why}; left as it is (with the changes at that name "
+                        "and its ownership record)", record=describe(ep))
     return refused
