@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import MutableMapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 from structlog.testing import capture_logs
 
-from external_dns.controller.controller import Controller
-from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.providers.errors import ProviderError
 from external_dns.providers.zonefile import (
@@ -24,22 +20,11 @@ from external_dns.providers.zonefile import (
     atomic_write,
     parse_zone_file,
 )
-from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.wrappers import MultiSource
 from tests.helpers.endpoints import ep
-from tests.helpers.sources import StaticSource
+from tests.helpers.sync import sync
 from tests.hostile.helpers import checkzone
 
 HEAD = "$TTL 300\n@ IN SOA ns.example.net. hostmaster.example.org. 1 3600 600 86400 300\n@ IN NS ns.example.net.\n"
-
-
-def sync(provider: ZoneFileProvider, desired: Sequence[Endpoint],
-         managed: Sequence[str] = ("A", "AAAA", "CNAME")) -> list[MutableMapping[str, Any]]:
-    registry = TXTRegistry(provider, owner_id="owner-27", managed_record_types=managed)
-    with capture_logs() as logs:
-        Controller(MultiSource([StaticSource(list(desired))]), registry, "sync",
-                   managed_record_types=list(managed)).run_once()
-    return logs
 
 
 def records(provider: ZoneFileProvider) -> dict[tuple[str, str], tuple[list[str], int]]:

@@ -3,10 +3,14 @@ record fails; a delete or update-old must name the record with exactly its store
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
+from external_dns.plan.plan import Plan
 from external_dns.providers.provider import Provider, ProviderError
+from external_dns.registry.txt import TXTRegistry
 from tests.helpers import endpoints
 
 Key = tuple[str, str, str]
@@ -70,3 +74,16 @@ def owner_txt(owner: str, resource: str | None = None) -> str:
     if resource:
         value += f",external-dns/resource={resource}"
     return f'"{value}"'
+
+
+def plan_cycle(reg: TXTRegistry, desired: list[Endpoint], read: Callable[[TXTRegistry], list[Endpoint]]) -> Changes:
+    """One controller cycle over `reg`: `read` its records (all, or a zone's), plan `desired` (sync), apply."""
+    plan = Plan(current=read(reg), desired=desired, policies=["sync"], owner_id=reg.owner_id()).calculate()
+    if plan.changes.has_changes():
+        reg.apply_changes(plan.changes)
+    return plan.changes
+
+
+def reads(zone: str) -> dict[str, Callable[[TXTRegistry], list[Endpoint]]]:
+    """The registry's two ways of reading ownership: the full read and `zone`'s per-zone map."""
+    return {"full": lambda reg: reg.records(), "zone": lambda reg: reg.zone_records(zone)}

@@ -7,31 +7,20 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Callable
 
 import pytest
 from structlog.testing import capture_logs
 
-from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
-from external_dns.plan.plan import Plan
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry
 from external_dns.registry.encrypted import UNDECRYPTABLE_OWNER, looks_encrypted
-from tests.registry.fakes import ep
+from tests.registry.fakes import ep, plan_cycle, reads
 
 OLD_KEY = "passphrasewhichneedstobe32bytes!"
 NEW_KEY = "anotherpassphraseof32bytes-long!"
 ZONE = "example.org"
-Read = Callable[[TXTRegistry], list[Endpoint]]
-READS: dict[str, Read] = {"full": lambda reg: reg.records(), "zone": lambda reg: reg.zone_records(ZONE)}
-
-
-def cycle(reg: TXTRegistry, desired: list[Endpoint], read: Read) -> Changes:
-    plan = Plan(current=read(reg), desired=desired, policies=["sync"], owner_id=reg.owner_id()).calculate()
-    if plan.changes.has_changes():
-        reg.apply_changes(plan.changes)
-    return plan.changes
+READS = reads(ZONE)
 
 
 def written_with_old_key() -> InMemoryProvider:
@@ -55,7 +44,7 @@ def test_records_of_another_key_are_left_alone_and_said_once(read: str, key: str
         # nothing desired: nothing deleted; the same desired: nothing rewritten; a record under the orphan TXT's
         # name: not created (its TXT is another key's, not free)
         for desired in ([], [ep("a.example.org", "A", "192.0.2.9")], [ep("gone.example.org", "A", "192.0.2.3")]):
-            assert not cycle(reg, desired, READS[read]).has_changes() or desired[0].dns_name == "gone.example.org"
+            assert not plan_cycle(reg, desired, READS[read]).has_changes() or desired[0].dns_name == "gone.example.org"
         READS[read](reg)
     assert owners == {"a.example.org": UNDECRYPTABLE_OWNER, "b.example.org": UNDECRYPTABLE_OWNER}
     assert {(e.dns_name, e.record_type): list(e.targets) for e in p.records()} == before

@@ -6,28 +6,17 @@ read (`records()`) and the per-zone maps that follow the provider's zone snapsho
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 from structlog.testing import capture_logs
 
-from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.plan.plan import Plan
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry
-from tests.registry.fakes import ep, owner_txt, txt
+from tests.registry.fakes import ep, owner_txt, plan_cycle, reads, txt
 
 ZONE = "example.org"
-Read = Callable[[TXTRegistry], list[Endpoint]]
-READS: dict[str, Read] = {"full": lambda reg: reg.records(), "zone": lambda reg: reg.zone_records(ZONE)}
-
-
-def cycle(reg: TXTRegistry, desired: list[Endpoint], read: Read) -> Changes:
-    plan = Plan(current=read(reg), desired=desired, policies=["sync"], owner_id=reg.owner_id()).calculate()
-    if plan.changes.has_changes():
-        reg.apply_changes(plan.changes)
-    return plan.changes
+READS = reads(ZONE)
 
 
 def contents(p: InMemoryProvider) -> dict[tuple[str, str], list[str]]:
@@ -40,19 +29,19 @@ def test_a_hand_made_record_at_the_replacement_label_is_never_deleted(read: str)
     no longer wants the wildcard must not delete the hand-made record (it did: the TXT labelled it ours)."""
     p = InMemoryProvider([ZONE])
     reg = TXTRegistry(p, owner_id="me", wildcard_replacement="star")
-    cycle(reg, [ep("*.example.org", "A", "192.0.2.1")], READS[read])
+    plan_cycle(reg, [ep("*.example.org", "A", "192.0.2.1")], READS[read])
     assert ("a-star.example.org", "TXT") in contents(p)
     p.apply_changes(Changes(create=[ep("star.example.org", "A", "198.51.100.7")]))  # by hand
     with capture_logs() as logs:
         labelled = {e.dns_name: e.labels.get("owner") for e in READS[read](reg)}
-        changes = cycle(reg, [], READS[read])
+        changes = plan_cycle(reg, [], READS[read])
     assert labelled["star.example.org"] is None and labelled["*.example.org"] is None
     assert not changes.has_changes()
     assert contents(p)[("star.example.org", "A")] == ["198.51.100.7"]
     assert any("would belong to both" in str(line["event"]) for line in logs)
     # the hand-made record goes: the TXT is the wildcard's again, and the wildcard can be deleted
     p.apply_changes(Changes(delete=[ep("star.example.org", "A", "198.51.100.7")]))
-    cycle(reg, [], READS[read])
+    plan_cycle(reg, [], READS[read])
     assert contents(p) == {}
 
 
@@ -82,9 +71,9 @@ def test_a_create_that_would_share_an_ownership_txt_is_refused(read: str) -> Non
 def test_both_in_one_batch_are_refused_and_one_alone_is_owned() -> None:
     p = InMemoryProvider([ZONE])
     reg = TXTRegistry(p, owner_id="me", wildcard_replacement="star")
-    cycle(reg, [ep("*.example.org", "A", "192.0.2.1"), ep("star.example.org", "A", "192.0.2.2")], READS["full"])
+    plan_cycle(reg, [ep("*.example.org", "A", "192.0.2.1"), ep("star.example.org", "A", "192.0.2.2")], READS["full"])
     assert contents(p) == {}
-    cycle(reg, [ep("star.example.org", "A", "192.0.2.2")], READS["full"])
+    plan_cycle(reg, [ep("star.example.org", "A", "192.0.2.2")], READS["full"])
     assert {e.dns_name: e.labels.get("owner") for e in reg.records()} == {"star.example.org": "me"}
 
 

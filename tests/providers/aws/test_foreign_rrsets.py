@@ -8,14 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
-from external_dns.controller.controller import Controller
 from external_dns.providers.aws import AWSProvider
-from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.wrappers import MultiSource
 from tests.helpers.endpoints import ep
-from tests.helpers.sources import StaticSource
+from tests.helpers.sync import sync
 from tests.providers.aws.conftest import by_name_type, create_zone
 
 pytestmark = pytest.mark.integration
@@ -27,10 +23,7 @@ def test_a_hand_made_txt_at_our_ownership_name_is_left_alone(r53: Any, make_prov
     r53.change_resource_record_sets(HostedZoneId=zone_id, ChangeBatch={"Changes": [{
         "Action": "CREATE", "ResourceRecordSet": {"Name": "a-www.example.org.", "Type": "TXT", "TTL": 600,
                                                   "ResourceRecords": [{"Value": '"v=hand-made"'}]}}]})
-    registry = TXTRegistry(make_provider(), owner_id="owner-27")
-    source = StaticSource([ep("www.example.org", "A", "192.0.2.1"), ep("ok.example.org", "A", "192.0.2.2")])
-    with capture_logs() as logs:
-        Controller(MultiSource([source]), registry, "sync").run_once()
+    logs = sync(make_provider(), [ep("www.example.org", "A", "192.0.2.1"), ep("ok.example.org", "A", "192.0.2.2")])
     held = by_name_type(r53, zone_id)
     assert held[("a-www.example.org", "TXT", "")]["ResourceRecords"] == [{"Value": '"v=hand-made"'}]
     assert held[("a-www.example.org", "TXT", "")]["TTL"] == 600

@@ -5,49 +5,24 @@ with the records of its name and their ownership TXTs; the rest of the zone is w
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
+from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
 from structlog.testing import capture_logs
 
-from external_dns.controller.controller import Controller
-from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
-from external_dns.providers.pdns import PDNSProvider
-from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
-from external_dns.sources.wrappers import MultiSource
+from tests.helpers.endpoints import ep
+from tests.helpers.sync import sync
 from tests.providers.pdns.conftest import make_provider
 from tests.servers.pdns import PdnsServer
 
 pytestmark = pytest.mark.integration
 
 
-class Static(Source):
-    def __init__(self, endpoints: Sequence[Endpoint]) -> None:
-        self.items = list(endpoints)
-
-    def endpoints(self) -> list[Endpoint]:
-        return [ep.copy() for ep in self.items]
-
-
-def ep(name: str, rtype: str, *targets: str) -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets))
-
-
 def hand_made(srv: PdnsServer, name: str, rtype: str, *contents: str) -> None:
     srv.patch("example.org", [{"name": name + ".", "type": rtype, "ttl": 600, "changetype": "REPLACE",
                                "records": [{"content": c, "disabled": False} for c in contents]}])
-
-
-def sync(provider: PDNSProvider, desired: Sequence[Endpoint], managed: Sequence[str] = ("A", "AAAA", "CNAME"),
-         ) -> list[MutableMapping[str, Any]]:
-    registry = TXTRegistry(provider, owner_id="owner-27", managed_record_types=managed)
-    with capture_logs() as logs:
-        Controller(MultiSource([Static(desired)]), registry, "sync", managed_record_types=list(managed)).run_once()
-    return logs
 
 
 def refused(logs: list[MutableMapping[str, Any]]) -> list[str]:

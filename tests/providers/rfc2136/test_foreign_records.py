@@ -4,48 +4,18 @@ server refuses is named in a warning and its ownership TXT is never written (iss
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
-from external_dns.controller.controller import Controller
-from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.providers.rfc2136 import RFC2136Provider
-from external_dns.registry.txt import TXTRegistry
-from external_dns.sources.source import Source
-from external_dns.sources.wrappers import MultiSource
+from tests.helpers.endpoints import ep
+from tests.helpers.sync import sync
 from tests.providers.rfc2136.conftest import sent_messages
 from tests.servers.bind import BindServer
 
 pytestmark = pytest.mark.integration
-
-OWNER = "owner-27"
-
-
-class Static(Source):
-    def __init__(self, endpoints: Sequence[Endpoint]) -> None:
-        self.items = list(endpoints)
-
-    def endpoints(self) -> list[Endpoint]:
-        return [ep.copy() for ep in self.items]
-
-
-def ep(name: str, rtype: str, *targets: str) -> Endpoint:
-    return Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets))
-
-
-def sync(provider: RFC2136Provider, desired: Sequence[Endpoint], managed: Sequence[str] = ("A", "AAAA", "CNAME"),
-         ) -> list[MutableMapping[str, Any]]:
-    """One `--once`-style sync with the TXT registry; the log lines it wrote."""
-    registry = TXTRegistry(provider, owner_id=OWNER, managed_record_types=managed)
-    controller = Controller(MultiSource([Static(desired)]), registry, "sync", managed_record_types=list(managed))
-    with capture_logs() as logs:
-        controller.run_once()
-    return logs
-
 
 def hand_made(srv: BindServer, name: str, rtype: str, *values: str, ttl: int = 600) -> None:
     upd = srv.update(srv.zone_of(name))
