@@ -73,7 +73,7 @@ def add_flags(p: FlagParser) -> None:
     p.add("--progress-interval", type=duration, default=10.0, help="minimum time between progress log lines")
     p.add("--apply-batch-size", type=int, default=DEFAULT_APPLY_BATCH_SIZE,
           help="changes sent to the provider per call when applying a plan (0 = a whole zone at once); "
-               "when not given, pdns sends a whole zone per call")
+               "when not given, pdns sends a whole zone per call; zonefile always does (one write per zone)")
 
 
 @flag_group

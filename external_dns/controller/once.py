@@ -62,7 +62,10 @@ class OnceOptions:
     apply_batch_size_given: bool = True
 
     def batch_size(self, provider: Provider) -> int:
-        """Changes per provider call when applying to `provider`."""
+        """Changes per provider call when applying to `provider` (0: a zone's whole plan in one call, always
+        for a provider that writes whole zones: one write and one serial bump per zone and run)."""
+        if provider.writes_whole_zones:
+            return 0
         preferred = None if self.apply_batch_size_given else provider.preferred_apply_batch_size
         return self.apply_batch_size if preferred is None else preferred
 

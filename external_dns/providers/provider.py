@@ -39,6 +39,10 @@ class Provider(ABC):
     # flag's default); 0 = a zone's whole plan in one call, for a provider that splits a call into requests
     # itself and pays per request whatever its size (PowerDNS).
     preferred_apply_batch_size: int | None = None
+    # True when every `apply_changes` call rewrites each zone it touches whole (a zone file: one write, one
+    # serial bump): a zone's whole plan then goes in one call whatever --apply-batch-size says, as each batch
+    # would only be one more rewrite of the zone and one more serial.
+    writes_whole_zones = False
 
     @abstractmethod
     def records(self) -> list[Endpoint]:
@@ -111,6 +115,7 @@ class CachedProvider(Provider):
         self._fetched_at = 0.0
         self._zone_snaps: dict[str, tuple[ZoneSnapshot, float]] = {}  # zone -> (snapshot, read at)
         self.preferred_apply_batch_size = provider.preferred_apply_batch_size
+        self.writes_whole_zones = provider.writes_whole_zones
 
     def _fresh(self) -> bool:
         return self._cached is not None and self._clock() - self._fetched_at < self.refresh_interval

@@ -78,6 +78,10 @@ class ZoneFileProvider(Provider):
     """Zones kept as RFC 1035 files in one directory. Thread-safe (writes are serialised, and locked
     against other processes)."""
 
+    # Every apply_changes rewrites each zone file it touches and bumps its serial: a run hands it a zone's
+    # whole plan (one write, one serial per zone), whatever --apply-batch-size says.
+    writes_whole_zones = True
+
     def __init__(self, directory: str, create_zones: Iterable[str] = (), default_ttl: int = DEFAULT_TTL,
                  dry_run: bool = False) -> None:
         self.directory = directory
