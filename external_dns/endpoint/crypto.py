@@ -1,11 +1,10 @@
 """AES-256-GCM encryption of ownership TXT values, byte-compatible with external-dns `endpoint/crypto.go`.
 
 Layout of an encrypted value: base64-std(nonce(12) || AES-256-GCM(gzip(plaintext)) || tag(16)), no AAD.
-The gzip framing reproduces Go's `gzip.NewWriterLevel(BestCompression)` + `Flush()` + `Close()`:
-header `1f 8b 08 00 00000000 02 ff`, the raw deflate stream ended by a sync flush, an empty final stored
-block `01 00 00 ff ff`, then CRC-32 and ISIZE (little-endian). For short inputs (ownership labels) zlib at
-level 9 emits the same deflate bytes as Go, so values match Go output exactly; decryption always
-interoperates. The nonce is passed in base64 so a stored nonce can be reused to reproduce a value.
+The compressed bytes are exactly those of Go's `gzip.NewWriterLevel(BestCompression)` + `Flush()` +
+`Close()` (goflate.py, proven against Go): external-dns deletes a value by rebuilding it from the decrypted
+labels and the stored nonce, so a value Go could not rebuild byte for byte would be left behind. Decryption
+takes any valid gzip. The nonce is passed in base64 so a stored nonce can be reused to reproduce a value.
 """
 
 from __future__ import annotations
@@ -13,16 +12,15 @@ from __future__ import annotations
 import base64
 import binascii
 import os
-import struct
 import zlib
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from external_dns.endpoint import goflate
+
 NONCE_SIZE = 12
 KEY_SIZE = 32
-_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
-_FINAL_EMPTY_BLOCK = b"\x01\x00\x00\xff\xff"
 
 
 class CryptoError(ValueError):
@@ -36,10 +34,7 @@ def generate_nonce() -> str:
 
 def gzip_go(data: bytes) -> bytes:
     """Gzip `data` exactly as Go's gzip writer at BestCompression with Flush() then Close()."""
-    comp = zlib.compressobj(9, zlib.DEFLATED, -15)
-    body = comp.compress(data) + comp.flush(zlib.Z_SYNC_FLUSH)
-    trailer = struct.pack("<II", zlib.crc32(data) & 0xFFFFFFFF, len(data) & 0xFFFFFFFF)
-    return _GZIP_HEADER + body + _FINAL_EMPTY_BLOCK + trailer
+    return goflate.gzip(data)
 
 
 def gunzip(data: bytes) -> bytes:
