@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import structlog
+
 from external_dns.cmd.build import SOURCE_BUILDERS, load_builder
 from external_dns.endpoint.target_filter import TargetNetFilter
 from external_dns.errors import ConfigError
@@ -22,6 +24,8 @@ from external_dns.sources.wrappers import MultiSource, PostProcessorSource, Targ
 
 if TYPE_CHECKING:
     from external_dns.cmd.config import Config
+
+log = structlog.get_logger(__name__)
 
 
 def _present(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -100,6 +104,10 @@ def build_source_pipeline(cfg: Config, context: Any = None) -> Source:
     if not names:
         raise ConfigError(f"--source must be set (one of: {', '.join(sorted(SOURCE_BUILDERS))})")
     children = [load_builder(SOURCE_BUILDERS, "source", name)(cfg, context) for name in dict.fromkeys(names)]
+    if any(t.strip() for t in src.target_template):  # checked as Go checks it, then unused, as in Go
+        log.warning("--target-template is not applied by any source here: as external-dns, only sources whose "
+                    "targets come from templates use it, not service, ingress, node or pod; their records keep "
+                    "the objects' own targets")
     source: Source = MultiSource(children, src.default_targets, src.force_default_targets)
     if _present(src.nat64_networks):
         source = Nat64Source(source, src.nat64_networks)

@@ -34,11 +34,13 @@ def add_flags(p: FlagParser) -> None:
           help="template for host names of objects without hostname annotation, e.g. '{{.Name}}.example.org' "
                "(repeatable; each template's output may be a comma-separated list)")
     p.add("--target-template", repeat=True, split=False,
-          help="template for the targets of the --fqdn-template host names, e.g. '{{.Status.endpoint}}' "
-               "(repeatable; output is a comma-separated list; default: the object's own targets)")
+          help="template for the targets of the --fqdn-template host names in sources whose targets come from "
+               "templates (checked, as external-dns, but no source here has such targets: Service, Ingress, "
+               "Node and Pod keep their own, as in external-dns; repeatable)")
     p.add("--fqdn-target-template", repeat=True, split=False,
           help="template for 'host:target' pairs, e.g. '{{.Name}}.example.org:{{.Spec.clusterIP}}' "
-               "(repeatable; pairs are comma-separated; used before --fqdn-template)")
+               "(repeatable; pairs are comma-separated; used before --fqdn-template; not by the ingress "
+               "source, as external-dns)")
     p.add("--compatibility", default="", choices=("", *COMPATIBILITY_MODES),
           help="also read the annotations of the controller ExternalDNS replaces (Services: mate, molecule, "
                "kops-dns-controller; Pods: kops-dns-controller)")

@@ -29,8 +29,9 @@ class SourceOptions:
     annotation_filter: str = ""
     label_filter: str = ""
     fqdn_template: str | Sequence[str] = ""
-    # external-dns's --target-template (targets for the --fqdn-template names) and --fqdn-target-template
-    # (`host:target` pairs)
+    # external-dns's --target-template (targets for the --fqdn-template names in sources whose targets come from
+    # templates: none here, as none of Go's Service, Ingress, Node, Pod) and --fqdn-target-template (`host:target`
+    # pairs)
     target_template: str | Sequence[str] = ""
     fqdn_target_template: str | Sequence[str] = ""
     combine_fqdn_annotation: bool = False
@@ -92,8 +93,9 @@ class SourceOptions:
 
     @property
     def any_template(self) -> bool:
-        """Whether a template may read any field of an object (informers then keep objects whole)."""
-        return self.template is not None or self.target is not None or self.fqdn_target is not None
+        """Whether a template may read any field of an object (informers then keep objects whole). The
+        `--target-template` is parsed and checked as Go does, but no source here applies it (as in Go)."""
+        return self.template is not None or self.fqdn_target is not None
 
 
 def joined_templates(value: str | Sequence[str]) -> str:

@@ -1,5 +1,7 @@
 """--target-template and --fqdn-target-template on the Service and Ingress logic: which endpoints come out,
-how they combine with annotations and --fqdn-template, and what a bad template reports."""
+how they combine with annotations and --fqdn-template, and what a bad template reports. As Go's sources: the
+Service takes `host:target` pairs, the Ingress does not, and neither applies --target-template (Go applies it
+only in sources whose targets come from templates)."""
 
 from __future__ import annotations
 
@@ -22,18 +24,16 @@ def svc_run(svc: dict[str, Any], opts: SourceOptions) -> set[tuple[Any, ...]]:
     return summary(eps)
 
 
-def test_target_template_replaces_the_objects_targets() -> None:
+def test_target_template_is_not_applied_to_services() -> None:
     opts = SourceOptions(fqdn_template="{{.Name}}.example.org",
                          target_template='{{ index .Annotations "lb" }},192.0.2.9')
     svc = service("web", annotations={"lb": "lb.example.net"}, lb_ips=("1.2.3.4",))
-    assert svc_run(svc, opts) == {("web.example.org", "A", ("192.0.2.9",), 0),
-                                  ("web.example.org", "CNAME", ("lb.example.net",), 0)}
-
-
-def test_empty_target_template_output_keeps_the_objects_targets() -> None:
-    opts = SourceOptions(fqdn_template="{{.Name}}.example.org",
-                         target_template='{{ with .Labels.target }}{{ . }}{{ end }}')
-    assert svc_run(service("web", lb_ips=("1.2.3.4",)), opts) == {("web.example.org", "A", ("1.2.3.4",), 0)}
+    assert svc_run(svc, opts) == {("web.example.org", "A", ("1.2.3.4",), 0)}
+    # nor read: a template that would fail on this object reports nothing, and the informers keep objects slim
+    broken = SourceOptions(target_template="{{.Spec.nope}}")
+    assert svc_run(service("web", annotations=ann(hostname="h.example.org"), lb_ips=("1.2.3.4",)), broken) == {
+        ("h.example.org", "A", ("1.2.3.4",), 0)}
+    assert not broken.any_template
 
 
 def test_fqdn_target_pairs_and_their_precedence() -> None:
@@ -64,8 +64,6 @@ def test_incomplete_pairs_are_skipped_until_the_field_is_populated() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "flag", "fragment"),
     [
-        ({"fqdn_template": "{{.Name}}.org", "target_template": "{{.Spec.nope}}"}, "--target-template",
-         "no entry for key 'nope'"),
         ({"fqdn_target_template": "{{.Spec.nope}}:1.2.3.4"}, "--fqdn-target-template", "no entry for key 'nope'"),
         ({"fqdn_target_template": "bad_name!.org:1.2.3.4"}, "--fqdn-target-template", "hostname skipped"),
     ],
@@ -77,14 +75,14 @@ def test_template_failures_are_problems_of_the_object(kwargs: dict[str, Any], fl
     assert p.ref == "service/default/web" and p.field == flag and fragment in p.message
 
 
-def test_ingress_target_template_and_is_source() -> None:
+def test_ingress_takes_fqdn_template_names_only() -> None:
     opts = SourceOptions(fqdn_template='{{ if isSource "ingress" }}{{.Name}}.ing.org{{ end }}',
-                         target_template="ingress-lb.example.net")
+                         target_template="ingress-lb.example.net", fqdn_target_template="{{.Name}}.pair.org:192.0.2.1")
     eps, problems = ingress_endpoints(ingress("shop"), opts)
     assert problems == []
-    assert summary(eps) == {("shop.ing.org", "CNAME", ("ingress-lb.example.net",), 0)}
-    # the same template on a Service gives nothing: isSource names the running source
-    assert service_endpoints(service("shop", lb_ips=("1.2.3.4",)), opts)[0] == []
+    assert summary(eps) == {("shop.ing.org", "A", ("1.2.3.4",), 0)}
+    # the same template on a Service gives only the pair: isSource names the running source
+    assert svc_run(service("shop", lb_ips=("1.2.3.4",)), opts) == {("shop.pair.org", "A", ("192.0.2.1",), 0)}
 
 
 def test_flags_parse_repeat_and_refuse_bad_templates() -> None:

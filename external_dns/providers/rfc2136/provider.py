@@ -356,8 +356,8 @@ class RFC2136Provider(Provider):
 
     # -- desired-state canonicalisation ----------------------------------------------------------------------
     def adjust_endpoints(self, endpoints: list[Endpoint]) -> list[Endpoint]:
-        """Targets in read-back form (see `targets.py`), TTLs raised to `--rfc2136-min-ttl`. Endpoints that
-        need no change are passed through as they are; the others are adjusted copies."""
+        """Targets in read-back form (see `targets.py`), TTLs raised to `--rfc2136-min-ttl`, set identifiers
+        dropped. Endpoints that need no change are passed through as they are; the others are adjusted copies."""
         out: list[Endpoint] = []
         min_ttl = self.config.min_ttl
         for ep in endpoints:
@@ -367,12 +367,21 @@ class RFC2136Provider(Provider):
                 continue
             targets = [canonical_target(rtype, t) for t in ep.targets]
             ttl = max(ep.record_ttl, min_ttl) if ep.record_ttl > 0 else ep.record_ttl
-            if ttl == ep.record_ttl and targets == ep.targets:
+            if ttl == ep.record_ttl and targets == ep.targets and not ep.set_identifier:
                 out.append(ep)
                 continue
             adjusted = ep.copy()
             adjusted.targets = Targets(targets)
             adjusted.record_ttl = ttl
+            if ep.set_identifier:
+                # DNS UPDATE has no routing policies and a zone reads back without set identifiers: ignored, with
+                # a warning, as Go's providers without them do (OCI's AdjustEndpoints); objects claiming one name
+                # then resolve as any conflict does, and a second run plans nothing (Go's rfc2136 keeps them and
+                # rewrites the records on every run: docs/migrating.md#set-identifiers-on-rfc2136)
+                log.warning("Ignoring the set-identifier annotation: RFC2136 has no routing policies",
+                            endpoint=f"{ep.dns_name} {rtype}", set_identifier=ep.set_identifier,
+                            resource=ep.labels.get("resource", ""))
+                adjusted.set_identifier = ""
             out.append(adjusted)
         return out
 

@@ -182,32 +182,27 @@ def template_hostnames(obj: Mapping[str, Any], options: SourceOptions, kind: str
 
 def template_endpoints(obj: Mapping[str, Any], options: SourceOptions, kind: str, ref: str,
                        existing: list[Endpoint], own: Callable[[str], list[Endpoint]],
-                       with_targets: Callable[[str, list[str]], list[Endpoint]],
+                       with_targets: Callable[[str, list[str]], list[Endpoint]], *, pairs: bool = True,
                        ) -> tuple[list[Endpoint], list[Problem]]:
     """The endpoints after the templates, as external-dns's template engine combines them: without
     `--combine-fqdn-annotation` templates are used only when `existing` is empty. First the
-    `--fqdn-target-template` `host:target` pairs; then (if those gave none, or combining) the
-    `--fqdn-template` names with targets from `--target-template` when it renders any, else the object's
-    own targets (`own(host)`). `with_targets(host, targets)` builds endpoints for given targets."""
+    `--fqdn-target-template` `host:target` pairs (unless `pairs` is off: Go's Ingress source reads none); then
+    (if those gave none, or combining) the `--fqdn-template` names with the object's own targets (`own(host)`).
+    `with_targets(host, targets)` builds endpoints for given targets. `--target-template` is not applied: Go
+    applies it only in sources whose targets come from templates (gloo, traefik, f5, unstructured), never in
+    Service, Ingress, Node or Pod (docs/migrating.md#target-template-on-services-and-ingresses)."""
     if not options.any_template or (existing and not options.combine_fqdn_annotation):
         return existing, []
     problems: list[Problem] = []
     result = list(existing) if options.combine_fqdn_annotation else []
-    paired = _pair_endpoints(obj, options, kind, ref, with_targets, problems)
+    paired = _pair_endpoints(obj, options, kind, ref, with_targets, problems) if pairs else []
     result.extend(paired)
     if paired and not options.combine_fqdn_annotation:
         return result, problems
     names, name_problems = template_hostnames(obj, options, kind, ref)
     problems.extend(name_problems)
-    targets: list[str] = []
-    if names and options.target is not None:
-        try:
-            targets = options.target.render(obj, kind, source_name(kind))
-        except TemplateError as exc:
-            problems.append(Problem(ref, "--target-template", options.target.text, str(exc), obj=obj))
-            return result, problems
     for host in names:
-        result.extend(with_targets(host, targets) if targets else own(host))
+        result.extend(own(host))
     return result, problems
 
 

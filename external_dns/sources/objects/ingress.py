@@ -152,7 +152,8 @@ class _Ingress:
             self.ing, opts, "Ingress", self.ref, endpoints,
             own=lambda host: self.for_host(host, "--fqdn-template"),
             with_targets=lambda host, targets: endpoints_for_hostname(
-                host, targets, self.ann.ttl, self.ann.provider_specific, self.ann.set_identifier, self.resource))
+                host, targets, self.ann.ttl, self.ann.provider_specific, self.ann.set_identifier, self.resource),
+            pairs=False)  # as Go's Ingress source: --fqdn-template only
         self.problems.extend(problems)
         if not endpoints:
             log.debug(f"No endpoints could be generated from ingress {self.namespace}/{self.name}")

@@ -113,7 +113,7 @@ def node_endpoints(node: Mapping[str, Any], options: SourceOptions) -> ObjectEnd
             return endpoints_for_hostname(host, host_targets, ann.ttl, (), "", resource)
 
         existing = [ep for host in names for ep in with_targets(host, targets)]
-        # --fqdn-template names (the node's addresses, or --target-template's), --fqdn-target-template pairs
+        # --fqdn-template names (the node's addresses), --fqdn-target-template pairs
         endpoints, template_problems = template_endpoints(node, options, "Node", ref, existing,
                                                           own=lambda host: with_targets(host, targets),
                                                           with_targets=with_targets)

@@ -151,7 +151,7 @@ class _Pod:
 
         existing = [ep for host, host_targets in self.names.items() for ep in with_targets(host, host_targets)]
         # --fqdn-template names (when nothing above gave one, or always with --combine-fqdn-annotation) point
-        # to every pod IP (or --target-template's); --fqdn-target-template pairs
+        # to every pod IP; --fqdn-target-template pairs
         endpoints, problems = template_endpoints(self.pod, opts, "Pod", self.ref, existing,
                                                  own=lambda host: with_targets(host, self.pod_ips()),
                                                  with_targets=with_targets)

@@ -161,6 +161,20 @@ def test_adjust_endpoints_canonicalises_and_raises_ttl() -> None:
     assert list(eps[0].targets) == ["B.example.org."]  # inputs untouched
 
 
+def test_adjust_endpoints_drops_set_identifiers_with_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    """No routing policies in DNS UPDATE and none read back: a set identifier would plan a rewrite on every run.
+    Ignored as Go's providers without routing policies do (OCI's AdjustEndpoints)."""
+    p = RFC2136Provider(cfg())
+    geo = Endpoint("geo.example.org", "A", Targets(["192.0.2.10"]), set_identifier="eu")
+    plain = Endpoint("web.example.org", "A", Targets(["192.0.2.20"]))
+    out = p.adjust_endpoints([geo, plain])
+    assert [(e.dns_name, e.set_identifier, list(e.targets)) for e in out] == [
+        ("geo.example.org", "", ["192.0.2.10"]), ("web.example.org", "", ["192.0.2.20"])]
+    assert out[1] is plain and geo.set_identifier == "eu"  # unchanged endpoints pass through; inputs untouched
+    logged = capsys.readouterr()
+    assert "Ignoring the set-identifier annotation" in logged.out + logged.err and "set_identifier" in logged.out + logged.err
+
+
 def _closed_port() -> int:
     import socket
 
