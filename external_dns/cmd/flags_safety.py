@@ -60,7 +60,8 @@ def add_flags(p: FlagParser) -> None:
     p.add("--zone-threshold", repeat=True, metavar="ZONE=update:F,delete:F",
           help="per-zone thresholds, taking precedence over the global ones (repeatable)")
     p.add("--force", type=bool, default=False,
-          help="apply plans that fail the safety checks (thresholds, root NS changes)")
+          help="apply plans that fail the safety checks (thresholds, root NS changes, a plan deleting every "
+               "record we own in a zone)")
 
     p.group("plan output")
     p.add("--plan-output", repeat=True, default=["log"], choices=FORMATS,

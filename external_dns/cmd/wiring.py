@@ -16,6 +16,7 @@ from external_dns.cmd.flags_safety import apply_batch_size_given, plan_output_fi
 from external_dns.controller.controller import Controller
 from external_dns.controller.once import OnceOptions
 from external_dns.controller.safety_gate import SafetyGate
+from external_dns.plan.safety import SafetyConfig
 from external_dns.providers.provider import CachedProvider, Provider
 from external_dns.registry.registry import Registry
 from external_dns.sources.source import Source
@@ -117,7 +118,8 @@ def once_options(cfg: Config) -> OnceOptions:
         apply_batch_size=int(output.apply_batch_size), apply_batch_size_given=apply_batch_size_given(cfg))
 
 
-def _attach_plan_outputs(formats: list[str], files: dict[str, str], process: ControllerProcess) -> None:
+def _attach_plan_outputs(formats: list[str], files: dict[str, str], safety: SafetyConfig,
+                         process: ControllerProcess) -> None:
     """`--plan-output` formats other than `log` and `--plan-output-file` in the long-running mode: the
     latest plan of every zone, before the safety check, in dry-run too."""
     from external_dns.plan.output.live import LivePlanOutputs
@@ -125,7 +127,8 @@ def _attach_plan_outputs(formats: list[str], files: dict[str, str], process: Con
     controller = process.controller
     controller.plan_observers.append(LivePlanOutputs(formats, files, owner_id=controller.registry.owner_id(),
                                                      managed_record_types=controller.managed_record_types,
-                                                     default_ttl=controller.registry.provider.record_default_ttl))
+                                                     default_ttl=controller.registry.provider.record_default_ttl,
+                                                     safety=safety))
 
 
 def process_features(cfg: Config) -> list[ProcessFeature]:
@@ -135,7 +138,7 @@ def process_features(cfg: Config) -> list[ProcessFeature]:
 
     formats, files = list(cfg.plan_output.formats), plan_output_files(cfg)
     if LivePlanOutputs(formats, files).active:
-        features.append(functools.partial(_attach_plan_outputs, formats, files))
+        features.append(functools.partial(_attach_plan_outputs, formats, files, safety_config(cfg)))
     if "dnsrecord" in cfg.core.source_names:
         if cfg.core.dry_run:
             log.warning("--dry-run: the DNSRecord controller is not started (it would write to the provider, "

@@ -9,7 +9,8 @@ changed since the plan was made), nothing applied."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -30,7 +31,7 @@ from external_dns.endpoint.zones import log_zone, zone_finder
 from external_dns.events import Recorder
 from external_dns.plan import Changes, planfile
 from external_dns.plan.admission import adopt_current_labels, ownership_problems
-from external_dns.plan.output import ZonePlan, emit_outputs, write_file
+from external_dns.plan.output import PlanMeta, ZonePlan, emit_outputs, write_file
 from external_dns.plan.safety import SafetyConfig, Verdict, assess
 from external_dns.providers.provider import Provider
 from external_dns.registry.registry import Registry
@@ -60,6 +61,7 @@ class OnceOptions:
     apply_batch_size: int = 0
     # False when --apply-batch-size was not given: a provider's `preferred_apply_batch_size` then replaces it.
     apply_batch_size_given: bool = True
+    clock: Callable[[], float] = time.time  # when a plan is shown as made
 
     def batch_size(self, provider: Provider) -> int:
         """Changes per provider call when applying to `provider` (0: a zone's whole plan in one call, always
@@ -72,8 +74,10 @@ class OnceOptions:
     def new_progress(self) -> Progress:
         return Progress(self.progress, interval=self.progress_interval)
 
-    def emit(self, plans: Sequence[ZonePlan]) -> None:
-        emit_outputs(self.plan_output, self.plan_output_files, plans)
+    def emit(self, plans: Sequence[ZonePlan], owner_id: str) -> None:
+        """The plan outputs of `plans`, made now for `owner_id`."""
+        emit_outputs(self.plan_output, self.plan_output_files, plans,
+                     PlanMeta(owner_id=owner_id, generated_at=self.clock()))
 
 
 def zone_records(provider: Provider, zones: Sequence[str]) -> dict[str, list[Endpoint]]:
@@ -130,7 +134,8 @@ def run_once(controller: Controller, options: OnceOptions) -> int:
         return EXIT_FAILED
     log_desired_changes(works)
     try:
-        options.emit([w.plan for w in works])  # before the check: a refused plan is still shown
+        # before the check: a refused plan is still shown, with its verdict
+        options.emit([w.plan(forced=safety.force) for w in works], controller.registry.owner_id())
         if options.plan_file:
             write_plan_file(options.plan_file, controller, options, works)
     except OSError as exc:
@@ -203,7 +208,8 @@ def apply_plan(plan: planfile.PlanFile, path: str, registry: Registry, options: 
              for zone, z in sorted(plan.zones.items())]
     try:
         options.emit([ZonePlan(zone=zone, changes=changes, existing=v.existing,
-                               default_ttl=registry.provider.record_default_ttl(zone)) for zone, changes, v in items])
+                               default_ttl=registry.provider.record_default_ttl(zone), verdict=v, forced=safety.force)
+                      for zone, changes, v in items], registry.owner_id())
     except OSError as exc:
         log.error(f"cannot write the plan output: {exc}")
         return EXIT_FAILED

@@ -1,8 +1,9 @@
 """The safety gate of the pipeline: refuses an unsafe plan before it is written, and reports it (log line,
 `external_dns_controller_unsafe_plans_total{zone,reason}`, a Warning `UnsafePlan` Event on the objects behind
 the plan's changes). The verdicts themselves are plan/safety.py's. A zone's plan is judged by the zone's
-records of the registry's owner; a DNSRecord's by what `Judged` says (its own records; deleting them all when
-the record is deleted is no "too many deletes")."""
+records of the registry's owner (a plan deleting all of them is a wipe, refused without --force); a
+DNSRecord's by what `Judged` says (its own records: deleting them all when the record is deleted is no "too
+many deletes", and removing its own records is never a wipe)."""
 
 from __future__ import annotations
 
@@ -84,8 +85,10 @@ class SafetyGate:
         """As a call, for one plan judged by `judged` (raises UnsafePlanError after reporting)."""
         if self.config.force:
             return
+        # no wipe guard: the records counted are the DNSRecord's own, which its lifecycle removes on purpose
         verdict = check_zone(self.config, zone, changes, current, owner_id=judged.owner_id,
-                             managed_record_types=judged.managed_record_types, deletes_exempt=judged.deletes_exempt)
+                             managed_record_types=judged.managed_record_types, deletes_exempt=judged.deletes_exempt,
+                             guard_wipe=False)
         if not verdict.safe:
             report_unsafe(verdict.problems[0], changes, self.recorder)
             verdict.raise_if_unsafe()

@@ -40,10 +40,10 @@ class ZoneWork:
     lines: list[str] = field(default_factory=list)
     default_ttl: int = 0  # the TTL the provider gives a record without one (plan outputs show it)
 
-    @property
-    def plan(self) -> ZonePlan:
+    def plan(self, forced: bool = False) -> ZonePlan:
+        """The zone's plan as the outputs show it, with its verdict (`forced`: the run was given --force)."""
         return ZonePlan(zone=self.zone, changes=self.changes, existing=self.verdict.existing,
-                        default_ttl=self.default_ttl)
+                        default_ttl=self.default_ttl, verdict=self.verdict, forced=forced)
 
     @property
     def has_changes(self) -> bool:

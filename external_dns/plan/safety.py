@@ -1,6 +1,8 @@
-"""Plan safety verdicts (pure): per-zone update/delete thresholds and the root-NS guard, as octoDNS's
-`Plan.raise_if_unsafe` with its pitfalls fixed. `check_zone`/`assess` return a `Verdict` (the delete
-threshold can be waived for deletes that are the point of a plan: `deletes_exempt`); the denominator is
+"""Plan safety verdicts (pure): per-zone update/delete thresholds, the root-NS guard and the wipe guard (a plan
+deleting every record this owner holds in a zone, whatever the zone's size: what a source reading as empty
+produces), as octoDNS's `Plan.raise_if_unsafe` with its pitfalls fixed. `check_zone`/`assess` return a
+`Verdict` (the delete threshold and the wipe guard can be waived for deletes that are the point of a plan:
+`deletes_exempt`, `guard_wipe=False`); the denominator is
 `count_existing` of the zone's records, or of its `CountedRecords` (counts per record type and owner, kept
 by the TXT registry). Refusing, logging, counting and Events are the controller's
 (controller/safety_gate.py)."""
@@ -22,6 +24,7 @@ DEFAULT_MIN_EXISTING_RECORDS = 10
 REASON_TOO_MANY_UPDATES = "too-many-updates"
 REASON_TOO_MANY_DELETES = "too-many-deletes"
 REASON_ROOT_NS_CHANGE = "root-ns-change"
+REASON_DELETES_ALL = "deletes-all"
 
 
 # -- errors ---------------------------------------------------------------------------------------------------
@@ -53,6 +56,20 @@ class RootNsChangeError(UnsafePlanError):
 
     def __init__(self, zone: str) -> None:
         super().__init__(zone, REASON_ROOT_NS_CHANGE, f"[{display_zone(zone)}] Root NS record change, force required")
+
+
+class DeletesAllError(UnsafePlanError):
+    """Every record this owner holds in the zone deleted and nothing created: the mark of a source that reads as
+    empty (wrong annotation prefix, namespace or label filter, a missing CRD), refused whatever the zone's size
+    (the thresholds spare zones under --min-existing-records)."""
+
+    def __init__(self, zone: str, deletes: int, existing: int) -> None:
+        super().__init__(zone, REASON_DELETES_ALL,
+                         f"[{display_zone(zone)}] The plan deletes every record this owner holds in the zone "
+                         f"({deletes}/{existing}) and creates none, force required (check that the sources "
+                         f"still see their objects: --annotation-prefix, --namespace, filters)")
+        self.change_count = deletes
+        self.existing_count = existing
 
 
 class UnsafePlansError(Exception):
@@ -263,11 +280,13 @@ class Verdict:
 
 
 def assess(zone: str | None, changes: Changes, existing_count: int, thresholds: Thresholds, *,
-           force: bool = False, zone_exists: bool = True, deletes_exempt: bool = False) -> Verdict:
+           force: bool = False, zone_exists: bool = True, deletes_exempt: bool = False,
+           guard_wipe: bool = True) -> Verdict:
     """Check one zone's plan (pure: no logging, no metrics). `existing_count` is `count_existing(...)` of
     the zone's current records. With `force` the problems are not looked for; with `deletes_exempt` the
     deletes are not held against the delete threshold (they are the point of the plan: a DNSRecord removing
-    its own records as it is deleted)."""
+    its own records as it is deleted); `guard_wipe` False: a plan deleting every record it counts is no
+    wipe (a DNSRecord's plan counts its own records only)."""
     name = zone or ""
     updates, deletes = len(changes.update_new), len(changes.delete)
     problems: list[UnsafePlanError] = []
@@ -284,14 +303,18 @@ def assess(zone: str | None, changes: Changes, existing_count: int, thresholds: 
         # The apex NS of an existing zone is refused whatever the zone's size.
         if zone_exists and touches_root_ns(name, changes):
             problems.append(RootNsChangeError(name))
+        # So is a plan that leaves none of our records in the zone (deletes are our records only: the plan
+        # filters them by owner), unless it also creates some: a source that reads as empty creates none.
+        if guard_wipe and not deletes_exempt and 0 < existing_count <= deletes and not changes.create:
+            problems.append(DeletesAllError(name, deletes, existing_count))
     return Verdict(zone=name, creates=len(changes.create), updates=updates, deletes=deletes,
                    existing=existing_count, thresholds=thresholds, problems=tuple(problems), forced=force)
 
 
 def check_zone(config: SafetyConfig, zone: str | None, changes: Changes, current: Iterable[Endpoint], *,
                owner_id: str = "", managed_record_types: Iterable[str] | None = None,
-               zone_exists: bool = True, deletes_exempt: bool = False) -> Verdict:
+               zone_exists: bool = True, deletes_exempt: bool = False, guard_wipe: bool = True) -> Verdict:
     """`assess` with the zone's thresholds from `config` and the denominator counted from `current`."""
     existing = count_existing(current, owner_id, managed_record_types)
     return assess(zone, changes, existing, config.for_zone(zone), force=config.force, zone_exists=zone_exists,
-                  deletes_exempt=deletes_exempt)
+                  deletes_exempt=deletes_exempt, guard_wipe=guard_wipe)

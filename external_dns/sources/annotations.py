@@ -26,6 +26,9 @@ from external_dns.endpoint.validation import MAX_NAME_LENGTH, dns_name_problem
 from external_dns.sources.problems import Problem
 
 DEFAULT_ANNOTATION_PREFIX = "external-dns.kubernetes.io/"
+# external-dns's default before v0.22 (which reads no fallback); manifests written for older versions use it
+ALPHA_ANNOTATION_PREFIX = "external-dns.alpha.kubernetes.io/"
+WELL_KNOWN_PREFIXES = (DEFAULT_ANNOTATION_PREFIX, ALPHA_ANNOTATION_PREFIX)
 
 HOSTNAME_KEY = "hostname"
 INTERNAL_HOSTNAME_KEY = "internal-hostname"
@@ -273,11 +276,36 @@ class _Reader:
         return value
 
 
+def ignored_prefix_problem(annotations: Mapping[str, Any], prefix: str, ref: str = "",
+                           obj: Mapping[str, Any] | None = None) -> Problem | None:
+    """A warning naming the annotations under a well-known prefix other than `prefix` (`--annotation-prefix`)
+    that nothing reads: no annotation with the same suffix under `prefix` stands in for them. Objects written
+    for external-dns before v0.22 (`external-dns.alpha.kubernetes.io/`) are otherwise ignored silently, and
+    `--policy=sync` would delete their records. One problem per object (sources report it once per object
+    version)."""
+    for other in WELL_KNOWN_PREFIXES:
+        if other == prefix:
+            continue
+        keys = sorted(k for k in annotations if isinstance(k, str) and k.startswith(other)
+                      and prefix + k[len(other):] not in annotations)
+        if keys:
+            shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+            return Problem(ref, keys[0], "", f"annotations under {other} are not read: --annotation-prefix is "
+                           f"{prefix} ({shown} ignored); set --annotation-prefix={other}, or rename them to "
+                           f"{prefix} (external-dns v0.22 moved its default from {ALPHA_ANNOTATION_PREFIX} to "
+                           f"{DEFAULT_ANNOTATION_PREFIX})", obj=obj)
+    return None
+
+
 def parse_annotations(annotations: Mapping[str, Any] | None, prefix: str = DEFAULT_ANNOTATION_PREFIX,
                       ref: str = "", obj: Mapping[str, Any] | None = None) -> ParsedAnnotations:
     """Read the external-dns annotations of one object. `ref` (`<kind>/<namespace>/<name>`) and `obj`
-    are attached to every problem."""
+    are attached to every problem; annotations under another well-known prefix are one more
+    (`ignored_prefix_problem`)."""
     reader = _Reader(annotations or {}, prefix, ref, obj)
+    ignored = ignored_prefix_problem(reader.annotations, prefix, ref, obj)
+    if ignored is not None:
+        reader.problems.append(ignored)
     ps, set_identifier = reader.provider_specific()
     source = reader.get(INGRESS_HOSTNAME_SOURCE_KEY)
     parsed = ParsedAnnotations(

@@ -13,12 +13,18 @@ import pytest
 from external_dns.cmd.config import Config
 from external_dns.cmd.plan_apply import EXIT_UNSAFE_PLAN, install_safety_gate, run_once_safely
 from external_dns.controller.controller import Controller, RunOnceError
-from external_dns.controller.safety_gate import SafetyGate
+from external_dns.controller.safety_gate import Judged, SafetyGate
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.controller.zone_plans import find_safety_gate
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
-from external_dns.plan.safety import REASON_TOO_MANY_DELETES, SafetyConfig, UnsafePlanError, UnsafePlansError
+from external_dns.plan.safety import (
+    REASON_DELETES_ALL,
+    REASON_TOO_MANY_DELETES,
+    SafetyConfig,
+    UnsafePlanError,
+    UnsafePlansError,
+)
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import NoopRegistry, TXTRegistry
 from external_dns.sources.source import Source
@@ -175,3 +181,37 @@ def test_attach_events_gives_the_gate_the_recorder() -> None:
     gate = find_safety_gate(controller)
     assert gate is not None and gate.recorder is recorder
     assert controller.recorder is recorder
+
+
+def test_long_running_refuses_a_wipe_of_a_small_zone() -> None:
+    """A zone of 2 records (under the thresholds' 10-record minimum) whose source reads as empty: the zone
+    pipeline refuses to delete them all (reason deletes-all), keeps retrying, and applies once the source is
+    back; the other zone, which keeps a record, syncs."""
+    provider = InMemoryProvider(["example.org", "example.com"])
+    registry = TXTRegistry(provider, owner_id=OWNER)
+    source = StaticSource(desired("example.org", 2) + desired("example.com", 2))
+    controller = Controller(source, registry, "sync")
+    install_safety_gate(controller, parse(f"--txt-owner-id={OWNER}"))
+    zc = ZoneController(controller, workers=1, interval=3600.0)
+    assert zc.reconcile("example.org") is True and zc.reconcile("example.com") is True
+    source.desired = desired("example.com", 1)
+    refused = unsafe_count("example.org.", REASON_DELETES_ALL)
+    assert zc.reconcile("example.org") is False
+    assert unsafe_count("example.org.", REASON_DELETES_ALL) == refused + 1
+    assert len(provider.zone_records("example.org")) == 4, "2 records and their ownership TXTs kept"
+    assert zc.reconcile("example.com") is True
+    assert len(provider.zone_records("example.com")) == 2
+    source.desired = desired("example.org", 2) + desired("example.com", 1)
+    assert zc.reconcile("example.org") is True
+
+
+def test_a_dnsrecords_own_deletions_are_no_wipe() -> None:
+    """The DNSRecord lifecycle judges a record's plan by its own records (Judged): removing them all, as the
+    DNSRecord is deleted or emptied, is what it asked for."""
+    gate = SafetyGate(SafetyConfig())
+    mine = existing("example.org", 2)
+    wipe = Changes(delete=[e.copy() for e in mine])
+    gate.judge("example.org", wipe, mine, Judged(OWNER, ["A", "AAAA", "CNAME"], deletes_exempt=False))
+    gate.judge("example.org", wipe, mine, Judged(OWNER, ["A", "AAAA", "CNAME"], deletes_exempt=True))
+    with pytest.raises(UnsafePlanError, match="deletes every record this owner holds"):
+        gate("example.org", wipe, mine, [])

@@ -46,7 +46,9 @@ def test_files_hold_the_latest_plan_of_every_zone(tmp_path: Path) -> None:
     assert sorted(json.loads(js.read_text())["zones"]) == ["b.test."]
     assert "x.a.test" not in md.read_text() and "y.b.test" in md.read_text()
     out("b.test", Changes(), [], [])
-    assert json.loads(js.read_text()) == {"has_changes": False, "version": 1, "zones": {}}
+    doc = json.loads(js.read_text())
+    assert {k: doc[k] for k in ("has_changes", "version", "zones", "safe")} == \
+        {"has_changes": False, "version": 1, "zones": {}, "safe": True}
     assert "No changes were planned" in md.read_text()
 
 
@@ -116,3 +118,19 @@ def test_long_running_dry_run_writes_the_plan_file(tmp_path: Path) -> None:
             proc.kill()
             proc.wait(timeout=10)
     assert proc.returncode == 0, output.decode()
+
+
+def test_files_show_each_zones_verdict(tmp_path: Path) -> None:
+    """The long-running outputs carry the verdict the safety gate gives the plan (here a wipe of the zone's
+    records of this owner), the owner ID and the time."""
+    from external_dns.plan.safety import SafetyConfig
+
+    js = tmp_path / "plan.json"
+    mine = [endpoints.ep(f"h{i}.a.test", "A", "192.0.2.1", owner="live") for i in range(2)]
+    out = LivePlanOutputs(["log"], {"json": str(js)}, owner_id="live", safety=SafetyConfig(), clock=lambda: 0.0)
+    out("a.test", Changes(delete=[e.copy() for e in mine]), mine, [])
+    doc = json.loads(js.read_text())
+    assert (doc["safe"], doc["owner_id"], doc["generated_at"]) == (False, "live", "1970-01-01T00:00:00Z")
+    assert doc["zones"]["a.test."]["safety"]["problems"][0]["reason"] == "deletes-all"
+    out("a.test", Changes(delete=[mine[0].copy()]), mine, [])
+    assert json.loads(js.read_text())["safe"] is True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from markdown_it import MarkdownIt
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
-from external_dns.plan.output import FORMATS, ZonePlan, emit_outputs, render
+from external_dns.plan.output import FORMATS, PlanMeta, ZonePlan, emit_outputs, render
+from external_dns.plan.safety import Thresholds, assess
 from tests.helpers import endpoints
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -41,13 +43,18 @@ def fixed_plan() -> list[ZonePlan]:
                 ep("old.example.org", "AAAA", 300, "2001:db8::9")],
     )
     com = Changes(create=[ep("example.com", "A", 0, "192.0.2.10")])
-    return [ZonePlan("example.org", org, existing=12), ZonePlan("example.net", Changes(), existing=3),
-            ZonePlan("example.com", com, existing=0)]
+    # example.org is refused: 3 of 12 deleted is over a 20 % delete threshold
+    return [ZonePlan("example.org", org, existing=12, verdict=assess("example.org", org, 12, Thresholds(delete=0.2))),
+            ZonePlan("example.net", Changes(), existing=3, verdict=assess("example.net", Changes(), 3, Thresholds())),
+            ZonePlan("example.com", com, existing=0, verdict=assess("example.com", com, 0, Thresholds()))]
+
+
+META = PlanMeta(owner_id="golden", generated_at=1796083200.0)  # 2026-12-01T00:00:00Z
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_golden(fmt: str) -> None:
-    text = render(fmt, fixed_plan())
+    text = render(fmt, fixed_plan(), META)
     path = GOLDEN / f"plan.{EXTENSIONS[fmt]}"
     if os.environ.get("UPDATE_GOLDEN") == "1":
         path.write_text(text, encoding="utf-8")
@@ -58,7 +65,8 @@ def test_golden(fmt: str) -> None:
 def test_no_changes_says_so(fmt: str) -> None:
     text = render(fmt, [ZonePlan("example.org", Changes(), existing=5)])
     if fmt == "json":
-        assert json.loads(text) == {"version": 1, "has_changes": False, "zones": {}}
+        assert json.loads(text) == {"version": 1, "has_changes": False, "zones": {}, "safe": True,
+                                    "unsafe_zones": []}
     else:
         assert "No changes were planned" in text
     assert "example.org" not in text
@@ -68,6 +76,9 @@ def test_log_order_and_update_shows_old_and_new() -> None:
     lines = render("log", fixed_plan()).splitlines()
     assert lines[0] == "Plan for zone example.com."
     org = lines[lines.index("Plan for zone example.org.") + 1:]
+    assert org[0].startswith("Safety: UNSAFE, not applied without --force: Too many deletes")
+    assert org[1].startswith("Thresholds: updates 2/12 = 16.67% (threshold 30.00%), deletes 3/12 = 25.00%")
+    org = org[2:]
     ops = [line.split()[0] for line in org[:-1]]
     assert ops == ["Delete"] * 3 + ["Create"] * 3 + ["Update"] * 2
     assert org[0] == "Delete old.example.org A 300 10.0.0.9"
@@ -157,7 +168,8 @@ def test_html_is_a_standalone_page_with_escaped_values() -> None:
     assert "script" not in parser.tags
     assert parser.tags.count("table") == 2
     assert ["Create", "note.example.org", "TXT", "", "300", '"<script>alert(1)</script> & a|b"'] in parser.rows
-    assert ["", "", "", "", "600", "10.0.0.410.0.0.5"] in parser.rows  # values split by <br/>
+    # an update is one row, old -> new (values split by <br/>)
+    assert ["Update", "api.example.org", "A", "", "300 → 600", "10.0.0.3 → 10.0.0.410.0.0.5"] in parser.rows
     assert ["Summary: Creates=3, Updates=2, Deletes=3, Existing=12"] in parser.rows
 
 
@@ -195,3 +207,54 @@ def test_emit_outputs_writes_files_and_stdout(tmp_path: Path, capsys: pytest.Cap
     assert md.read_text() == render("markdown", fixed_plan())
     assert json.loads(js.read_text())["zones"]["example.com."]["summary"]["creates"] == 1
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".plan-")], "no temporary files left"
+
+
+# -- the safety verdict in every output (issue 28 item 4) -----------------------------------------------------------
+def refused_plan(forced: bool = False) -> list[ZonePlan]:
+    zone = "example.org"
+    changes = Changes(delete=[ep(f"h{i}.example.org", "A", 300, "10.0.0.1") for i in range(9)])
+    return [ZonePlan(zone, changes, existing=20, verdict=assess(zone, changes, 20, Thresholds()), forced=forced)]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_refused_plan_says_so_with_its_figures_owner_and_time(fmt: str) -> None:
+    """A refused plan must not look like an acceptable one in a PR comment: the verdict, why, the thresholds
+    and the figures, whose plan it is and when it was made."""
+    text = render(fmt, refused_plan(), PlanMeta(owner_id="prod-eu-1", generated_at=1796083200.0))
+    if fmt == "json":
+        doc = json.loads(text)
+        assert (doc["safe"], doc["unsafe_zones"], doc["owner_id"], doc["generated_at"]) == \
+            (False, ["example.org."], "prod-eu-1", "2026-12-01T00:00:00Z")
+        assert doc["zones"]["example.org."]["safety"] == {
+            "safe": False, "forced": False, "percentage_checked": True,
+            "problems": [{"reason": "too-many-deletes",
+                          "message": "Too many deletes, 45.00% is over 30.00% (9/20), force required"}],
+            "thresholds": {"update": 0.3, "delete": 0.3, "min_existing_records": 10},
+            "update_fraction": 0.0, "delete_fraction": 0.45}
+        return
+    plain = re.sub(r"<[^>]+>", "", text).replace("\\", "")  # HTML tags, Markdown escapes
+    assert "UNSAFE, not applied without --force" in plain
+    assert "Too many deletes, 45.00% is over 30.00% (9/20)" in plain
+    assert "deletes 9/20 = 45.00% (threshold 30.00%)" in plain
+    assert "prod-eu-1" in plain and "2026-12-01T00:00:00Z" in plain
+    assert "UNSAFE: 1 zone(s) need --force (example.org.)" in plain
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_forced_plan_says_it_was_applied_with_force(fmt: str) -> None:
+    text = render(fmt, refused_plan(forced=True), PlanMeta(owner_id="prod-eu-1"))
+    if fmt == "json":
+        safety = json.loads(text)["zones"]["example.org."]["safety"]
+        assert (safety["safe"], safety["forced"]) == (False, True)
+    else:
+        assert "UNSAFE, applied with --force" in text
+
+
+def test_json_keeps_its_version_1_fields() -> None:
+    """Fields are only added: a reader of version 1 finds every key it knew, with the same values."""
+    doc = json.loads(render("json", fixed_plan(), META))
+    old = json.loads(render("json", [ZonePlan(p.zone, p.changes, p.existing) for p in fixed_plan()]))
+    assert doc["version"] == old["version"] == 1 and doc["has_changes"] == old["has_changes"]
+    for zone, body in old["zones"].items():
+        assert set(body) == {"changes", "summary"}
+        assert doc["zones"][zone]["changes"] == body["changes"] and doc["zones"][zone]["summary"] == body["summary"]

@@ -12,10 +12,12 @@ from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.plan.safety import (
+    REASON_DELETES_ALL,
     REASON_ROOT_NS_CHANGE,
     REASON_TOO_MANY_DELETES,
     REASON_TOO_MANY_UPDATES,
     CountedRecords,
+    DeletesAllError,
     RootNsChangeError,
     SafetyConfig,
     Thresholds,
@@ -75,14 +77,39 @@ def test_creates_never_count() -> None:
 
 
 def test_min_existing_rule() -> None:
-    # 9 existing records: not percentage-checked, even when everything is deleted.
-    assert assess("z.org", churn("z.org", deletes=9, updates=9), 9, Thresholds()).safe
+    # 9 existing records: not percentage-checked, even when almost everything changes.
+    assert assess("z.org", churn("z.org", deletes=8, updates=1), 9, Thresholds()).safe
     # 10 existing: checked.
     assert not assess("z.org", churn("z.org", deletes=4), 10, Thresholds()).safe
     # a lower minimum checks smaller zones.
     assert not assess("z.org", churn("z.org", deletes=4), 5, Thresholds(min_existing=5)).safe
     # an empty zone is never percentage-checked.
     assert assess("z.org", churn("z.org", deletes=3), 0, Thresholds(min_existing=0)).safe
+
+
+@pytest.mark.parametrize("existing_count", [1, 2, 9, 10, 500])
+def test_a_plan_deleting_every_record_we_own_is_refused_whatever_the_zone_size(existing_count: int) -> None:
+    """The wipe guard: a source that reads as empty deletes every record we own and creates none. Small zones
+    (under --min-existing-records) included: the thresholds would let them go."""
+    v = assess("z.org", churn("z.org", deletes=existing_count), existing_count, Thresholds(delete=1.0))
+    assert [p.reason for p in v.problems] == [REASON_DELETES_ALL]
+    err = v.problems[0]
+    assert isinstance(err, DeletesAllError)
+    assert str(err) == (f"[z.org.] The plan deletes every record this owner holds in the zone "
+                        f"({existing_count}/{existing_count}) and creates none, force required (check that the "
+                        "sources still see their objects: --annotation-prefix, --namespace, filters)")
+    assert assess("z.org", churn("z.org", deletes=existing_count), existing_count, Thresholds(delete=1.0),
+                  force=True).safe
+
+
+def test_what_is_no_wipe() -> None:
+    # one record of ours left; a replacement (deletes all, creates others: a type change, a rename); an empty
+    # zone; the deletes of a DNSRecord's own records (guard_wipe=False) or exempt ones (its deletion)
+    assert assess("z.org", churn("z.org", deletes=2), 3, Thresholds(delete=1.0)).safe
+    assert assess("z.org", churn("z.org", deletes=3, creates=1), 3, Thresholds(delete=1.0)).safe
+    assert assess("z.org", churn("z.org", deletes=0), 0, Thresholds()).safe
+    assert assess("z.org", churn("z.org", deletes=3), 3, Thresholds(delete=1.0), guard_wipe=False).safe
+    assert assess("z.org", churn("z.org", deletes=3), 3, Thresholds(delete=1.0), deletes_exempt=True).safe
 
 
 def test_custom_thresholds() -> None:
@@ -132,7 +159,7 @@ def test_root_ns_change_is_unsafe_whatever_the_size(kind: str) -> None:
         c.update_new.append(ns("example.com.", "ns2.example.net"))
     else:
         c.delete.append(ns("Example.COM."))
-    v = assess("example.com", c, 1, Thresholds())
+    v = assess("example.com", c, 2, Thresholds())  # 2: deleting one of them is no wipe
     assert [p.reason for p in v.problems] == [REASON_ROOT_NS_CHANGE]
     assert isinstance(v.problems[0], RootNsChangeError)
     assert str(v.problems[0]) == "[example.com.] Root NS record change, force required"

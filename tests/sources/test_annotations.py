@@ -163,3 +163,41 @@ def test_custom_prefix_ignores_default_prefix() -> None:
     assert parsed.hostnames == ["old.example.org"]
     assert parsed.provider_specific == [ProviderSpecificProperty("aws/weight", "5")]
     assert parse_annotations(annotations, ref=REF).hostnames == ["new.example.org"]
+
+
+# -- annotations under the other well-known prefix -----------------------------------------------------------------
+ALPHA = "external-dns.alpha.kubernetes.io/"
+
+
+def test_annotations_under_the_alpha_prefix_are_named_in_one_warning() -> None:
+    """Objects written for external-dns before v0.22 are not read under the default prefix: one problem per
+    object names the keys and the flag that reads them."""
+    parsed = parse_annotations({ALPHA + "hostname": "a.example.org", ALPHA + "ttl": "60", "other/x": "y"}, ref=REF)
+    assert parsed.hostnames == []
+    [problem] = parsed.problems
+    assert (problem.ref, problem.field, problem.severity) == (REF, ALPHA + "hostname", "warning")
+    assert problem.message == (
+        "annotations under external-dns.alpha.kubernetes.io/ are not read: --annotation-prefix is "
+        "external-dns.kubernetes.io/ (external-dns.alpha.kubernetes.io/hostname, external-dns.alpha.kubernetes.io/"
+        "ttl ignored); set --annotation-prefix=external-dns.alpha.kubernetes.io/, or rename them to "
+        "external-dns.kubernetes.io/ (external-dns v0.22 moved its default from external-dns.alpha.kubernetes.io/ "
+        "to external-dns.kubernetes.io/)")
+
+
+def test_the_other_prefix_is_read_when_named_and_counterparts_silence_the_warning() -> None:
+    both = {ALPHA + "hostname": "a.example.org", PREFIX + "hostname": "a.example.org"}  # mid-migration: fine
+    assert parse_annotations(both, ref=REF).problems == []
+    alpha = parse_annotations({ALPHA + "hostname": "a.example.org"}, prefix=ALPHA, ref=REF)
+    assert alpha.hostnames == ["a.example.org"] and alpha.problems == []
+    # with the alpha prefix named, the default prefix is the ignored one; with a custom prefix, both are
+    [problem] = parse_annotations({PREFIX + "hostname": "a.example.org"}, prefix=ALPHA, ref=REF).problems
+    assert problem.field == PREFIX + "hostname" and "--annotation-prefix=external-dns.kubernetes.io/" in problem.message
+    [problem] = parse_annotations({ALPHA + "hostname": "a.example.org"}, prefix="corp.example/", ref=REF).problems
+    assert problem.field == ALPHA + "hostname"
+
+
+def test_the_informer_transformer_keeps_the_other_prefix_for_the_warning() -> None:
+    from external_dns.sources.informer.slim import annotation_keeper
+
+    keep = annotation_keeper(PREFIX)
+    assert keep(PREFIX + "hostname") and keep(ALPHA + "hostname") and not keep("kubectl.kubernetes.io/x")

@@ -7,7 +7,9 @@ a file is written there (atomically: a temporary file, then renamed); `log` with
 (the controller logs each planned change once, `Desired change: ...`), the others without a file go to
 stdout.
 
-`render(fmt, plans)` returns the text; `emit_outputs(formats, files, plans)` runs every requested output.
+`render(fmt, plans, meta)` returns the text; `emit_outputs(formats, files, plans, meta)` runs every requested
+output. Every format says whether the plan is safe (each zone's verdict, the thresholds and the figures) and,
+with a `PlanMeta`, whose plan it is and when it was made.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 
 from external_dns.plan.output import html, json_output, log, markdown
-from external_dns.plan.output.model import NO_CHANGES, Row, Side, ZonePlan, rows, zones_with_changes
+from external_dns.plan.output.model import NO_CHANGES, PlanMeta, Row, Side, ZonePlan, rows, zones_with_changes
 
-RENDERERS: dict[str, Callable[[Sequence[ZonePlan]], str]] = {
+RENDERERS: dict[str, Callable[[Sequence[ZonePlan], PlanMeta | None], str]] = {
     "log": log.render,
     "markdown": markdown.render,
     "html": html.render,
@@ -32,13 +34,13 @@ RENDERERS: dict[str, Callable[[Sequence[ZonePlan]], str]] = {
 FORMATS: tuple[str, ...] = tuple(RENDERERS)
 
 
-def render(fmt: str, plans: Sequence[ZonePlan]) -> str:
+def render(fmt: str, plans: Sequence[ZonePlan], meta: PlanMeta | None = None) -> str:
     """The plan in format `fmt`; ValueError naming an unknown format."""
     try:
         renderer = RENDERERS[fmt]
     except KeyError:
         raise ValueError(f"unknown plan output {fmt!r} (one of: {', '.join(FORMATS)})") from None
-    return renderer(plans)
+    return renderer(plans, meta)
 
 
 def write_file(path: str, text: str) -> None:
@@ -121,11 +123,12 @@ def _unlink(tmp: str) -> None:
         os.unlink(tmp)
 
 
-def emit_outputs(formats: Sequence[str], files: Mapping[str, str], plans: Sequence[ZonePlan]) -> None:
+def emit_outputs(formats: Sequence[str], files: Mapping[str, str], plans: Sequence[ZonePlan],
+                 meta: PlanMeta | None = None) -> None:
     """Run every output: each format in `formats` and each in `files` (FORMAT -> PATH), once."""
     wanted = list(dict.fromkeys([*formats, *files]))
     for fmt in wanted:
-        text = render(fmt, plans)
+        text = render(fmt, plans, meta)
         path = files.get(fmt)
         if path:
             write_file(path, text)
@@ -136,5 +139,5 @@ def emit_outputs(formats: Sequence[str], files: Mapping[str, str], plans: Sequen
             sys.stdout.flush()
 
 
-__all__ = ["FORMATS", "NO_CHANGES", "RENDERERS", "Row", "Side", "ZonePlan", "emit_outputs", "render", "rows",
-           "write_file", "zones_with_changes"]
+__all__ = ["FORMATS", "NO_CHANGES", "RENDERERS", "PlanMeta", "Row", "Side", "ZonePlan", "emit_outputs", "render",
+           "rows", "write_file", "zones_with_changes"]

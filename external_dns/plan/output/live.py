@@ -12,13 +12,16 @@ zone that has changes*, and is only redone when that changes:
 * `log` adds nothing: the controller already logs every planned change (`Desired change: ...`).
 
 The observer runs right after the plan is calculated, before the safety check, so a refused plan is shown
-too. It never raises (an unwritable file is a logged error; the sync goes on).
+too, with the verdict the safety check gives it (from `safety`, the gate's configuration). It never raises
+(an unwritable file is a logged error; the sync goes on).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TextIO
 
@@ -27,25 +30,30 @@ import structlog
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.plan.output import render, write_file
-from external_dns.plan.output.model import ZonePlan
-from external_dns.plan.safety import count_existing
+from external_dns.plan.output.model import PlanMeta, ZonePlan
+from external_dns.plan.safety import SafetyConfig, check_zone
 
 log = structlog.get_logger(__name__)
 
 
 class LivePlanOutputs:
     """`observer(zone, changes, current, desired)`; `formats` as `--plan-output`, `files` FORMAT -> PATH.
-    `owner_id` and `managed_record_types` select the records counted as Existing (as the safety check)."""
+    `owner_id` and `managed_record_types` select the records counted as Existing (as the safety check);
+    `safety` gives each zone's verdict; `clock` the time a plan is shown as made."""
 
     def __init__(self, formats: Sequence[str], files: Mapping[str, str], *, owner_id: str = "",
                  managed_record_types: Iterable[str] | None = None, stdout: TextIO | None = None,
-                 default_ttl: Callable[[str], int] | None = None) -> None:
+                 default_ttl: Callable[[str], int] | None = None, safety: SafetyConfig | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.files = dict(files)
         self.printed = [f for f in dict.fromkeys(formats) if f != "log" and f not in self.files]
         self.owner_id = owner_id
         self.managed_record_types = list(managed_record_types) if managed_record_types is not None else None
         self.stdout = stdout
         self.default_ttl = default_ttl  # zone -> the TTL a record without one gets (Provider.record_default_ttl)
+        self.safety = safety or SafetyConfig()
+        self._unforced = dataclasses.replace(self.safety, force=False)  # --force shows what it overrides
+        self._clock = clock
         self._lock = threading.Lock()
         self._latest: dict[str, ZonePlan] = {}  # zone -> its latest plan with changes
         self._shown: dict[str, str] = {}  # zone -> JSON of the plan last shown (the identity of a plan)
@@ -60,9 +68,11 @@ class LivePlanOutputs:
                  desired: Sequence[Endpoint]) -> None:
         del desired
         key = zone or ""
-        plan = ZonePlan(zone=key, changes=changes,
-                        existing=count_existing(current, self.owner_id, self.managed_record_types),
-                        default_ttl=self.default_ttl(key) if self.default_ttl is not None else 0)
+        verdict = check_zone(self._unforced, key, changes, current, owner_id=self.owner_id,
+                             managed_record_types=self.managed_record_types)
+        plan = ZonePlan(zone=key, changes=changes, existing=verdict.existing,
+                        default_ttl=self.default_ttl(key) if self.default_ttl is not None else 0,
+                        verdict=verdict, forced=self.safety.force)
         try:
             self._observe(key, plan)
         except Exception as exc:  # an output must never break a sync
@@ -79,12 +89,13 @@ class LivePlanOutputs:
             else:
                 self._latest.pop(key, None)
             plans = [self._latest[z] for z in sorted(self._latest)]
+            meta = PlanMeta(owner_id=self.owner_id, generated_at=self._clock())
             for fmt, path in self.files.items():
-                write_file(path, render(fmt, plans))
+                write_file(path, render(fmt, plans, meta))
             self._files_written = True
             if plan.has_changes:
                 out = self.stdout or sys.stdout
                 for fmt in self.printed:
-                    out.write(render(fmt, [plan]))
+                    out.write(render(fmt, [plan], meta))
                 out.flush()
 

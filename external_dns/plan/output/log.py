@@ -1,9 +1,11 @@
 """The `log` plan output (default): the plan as text lines, each also logged at info level.
 
-Per zone: `Plan for zone example.org.`, then one line per change (`Delete www.example.org A 300 1.2.3.4`,
-`Create ...`, `Update www.example.org A 300 1.2.3.4 -> 600 5.6.7.8`; values joined by `;`, a set
-identifier as `[id]` after the type), then `Summary: Creates=..., Updates=..., Deletes=..., Existing=...`.
-A plan without changes is the single line `No changes were planned`.
+With a `PlanMeta`, first `Plan: owner ID ..., made ...; verdict ...`. Per zone: `Plan for zone example.org.`,
+its verdict (`Safety: Safe` / `Safety: UNSAFE, not applied without --force: ...`) and `Thresholds: ...`, then
+one line per change (`Delete www.example.org A 300 1.2.3.4`, `Create ...`,
+`Update www.example.org A 300 1.2.3.4 -> 600 5.6.7.8`; values joined by `;`, a set identifier as `[id]` after
+the type), then `Summary: Creates=..., Updates=..., Deletes=..., Existing=...`. A plan without changes is the
+line `No changes were planned`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,17 @@ from collections.abc import Sequence
 
 import structlog
 
-from external_dns.plan.output.model import NO_CHANGES, Row, Side, ZonePlan, zones_with_changes
+from external_dns.plan.output.model import (
+    NO_CHANGES,
+    PlanMeta,
+    Row,
+    Side,
+    ZonePlan,
+    figures_text,
+    plan_verdict_text,
+    verdict_text,
+    zones_with_changes,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -30,23 +42,34 @@ def _row(row: Row) -> str:
     return f"{head} {_side(side)}" if side is not None else head
 
 
-def render_lines(plans: Sequence[ZonePlan]) -> list[str]:
+def _head(plans: Sequence[ZonePlan], meta: PlanMeta | None) -> list[str]:
+    if meta is None:
+        return []
+    verdict = plan_verdict_text(plans)
+    parts = [meta.text(), f"verdict {verdict}" if verdict else ""]
+    return [f"Plan: {'; '.join(p for p in parts if p)}"]
+
+
+def render_lines(plans: Sequence[ZonePlan], meta: PlanMeta | None = None) -> list[str]:
     changed = zones_with_changes(plans)
+    lines = _head(plans, meta)
     if not changed:
-        return [NO_CHANGES]
-    lines: list[str] = []
+        return [*lines, NO_CHANGES]
     for plan in changed:
         lines.append(f"Plan for zone {plan.display_name}")
+        verdict = verdict_text(plan)
+        if verdict:
+            lines += [f"Safety: {verdict}", f"Thresholds: {figures_text(plan)}"]
         lines.extend(_row(r) for r in plan.rows())
         lines.append(f"Summary: {plan.summary()}")
     return lines
 
 
-def render(plans: Sequence[ZonePlan]) -> str:
-    return "\n".join(render_lines(plans)) + "\n"
+def render(plans: Sequence[ZonePlan], meta: PlanMeta | None = None) -> str:
+    return "\n".join(render_lines(plans, meta)) + "\n"
 
 
-def emit(plans: Sequence[ZonePlan]) -> None:
+def emit(plans: Sequence[ZonePlan], meta: PlanMeta | None = None) -> None:
     """Log every line of the plan (logger `external_dns.plan.output.log`, level info)."""
-    for line in render_lines(plans):
+    for line in render_lines(plans, meta):
         log.info(line)

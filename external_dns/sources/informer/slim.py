@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from external_dns.informers.transform import LAST_APPLIED, Transformer
+from external_dns.sources.annotations import WELL_KNOWN_PREFIXES
 from external_dns.sources.informer.compact import compact
 
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
@@ -64,11 +65,14 @@ def _interned_map(value: Any) -> Any:
 
 
 def annotation_keeper(prefix: str, extra_keys: Iterable[str] = ()) -> Callable[[str], bool]:
-    """Which annotation keys to keep: the external-dns prefix and the listed keys."""
+    """Which annotation keys to keep: the external-dns prefix, the other well-known external-dns prefixes
+    (only their presence is read: annotations.ignored_prefix_problem warns that they are not) and the listed
+    keys."""
     extra = frozenset(extra_keys)
+    prefixes = tuple(dict.fromkeys((prefix, *WELL_KNOWN_PREFIXES)))
 
     def keep(key: str) -> bool:
-        return key.startswith(prefix) or key in extra
+        return key.startswith(prefixes) or key in extra
 
     return keep
 
