@@ -1,11 +1,18 @@
 """Templates of `--fqdn-template`, `--target-template` and `--fqdn-target-template`: the Go text/template
-subset external-dns's documented templates use (sources/gotemplate/), run on a view of the raw object.
+language with external-dns's functions (sources/gotemplate/), run on a view of the raw object.
 
 Data (external-dns's typed objects and its unstructured view in one): `.Name`, `.Namespace`, `.Kind`,
 `.APIVersion`, `.Labels`, `.Annotations`, `.Metadata` / `.ObjectMeta`, `.TypeMeta`, `.Spec`, `.Status`,
 `.Object` (the whole object), other top-level fields (`.Data`) and promoted metadata (`.UID`). Go struct
 field names find their JSON keys case-insensitively (`.Spec.Type`, `.Status.LoadBalancer.Ingress`);
 labels, annotations, selectors and data are looked up exactly.
+
+Methods, as on Go's typed objects: the ObjectMeta getters on the object and on `.ObjectMeta` / `.Metadata`
+(`.GetName`, `.GetNamespace`, `.GetLabels`, `.GetAnnotations`, `.GetUID`, `.GetGenerateName`,
+`.GetResourceVersion`, `.GetGeneration`, `.GetSelfLink`, `.GetFinalizers`, `.GetOwnerReferences`,
+`.GetManagedFields`, `.GetDeletionGracePeriodSeconds`, `.GetObjectMeta`), `.GetObjectKind` and
+`.TypeMeta.GroupVersionKind` (`.Group`, `.Version`, `.Kind`). The timestamps' getters are not offered (a
+metav1.Time prints in Go's time format, never part of a DNS name).
 
 Output: split on `,`; items trimmed, one trailing dot removed, empty ones dropped, de-duplicated and sorted
 (external-dns's execTemplate). Departures from Go, on purpose: printing a missing key, nil, a list or a
@@ -18,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from external_dns.sources.gotemplate.lexer import TemplateError
-from external_dns.sources.gotemplate.values import StrMap
+from external_dns.sources.gotemplate.values import NO_METHOD, Methods, StrMap
 
 if TYPE_CHECKING:
     from external_dns.sources.gotemplate.parse import Node
@@ -37,7 +44,43 @@ def _str_maps(mapping: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]
     return out
 
 
-class _ObjectView(Mapping[str, Any]):
+# ObjectMeta's getter -> (its field, Go's zero value when the field is absent: a nil slice or map has length
+# 0 and ranges over nothing; a nil *int64 is nil)
+_META_GETTERS: dict[str, tuple[str, Any]] = {
+    "GetName": ("name", ""), "GetNamespace": ("namespace", ""), "GetGenerateName": ("generateName", ""),
+    "GetUID": ("uid", ""), "GetResourceVersion": ("resourceVersion", ""), "GetGeneration": ("generation", 0),
+    "GetSelfLink": ("selfLink", ""), "GetLabels": ("labels", StrMap()), "GetAnnotations": ("annotations", StrMap()),
+    "GetFinalizers": ("finalizers", ()), "GetOwnerReferences": ("ownerReferences", ()),
+    "GetManagedFields": ("managedFields", ()), "GetDeletionGracePeriodSeconds": ("deletionGracePeriodSeconds", None),
+}
+
+
+class _ObjectMeta(dict[str, Any], Methods):
+    """`.ObjectMeta` / `.Metadata`: the metadata's fields, and ObjectMeta's getters."""
+
+    def method(self, name: str) -> Any:
+        if name == "GetObjectMeta":
+            return self
+        getter = _META_GETTERS.get(name)
+        if getter is None:
+            return NO_METHOD
+        value = self.get(getter[0])
+        return getter[1] if value is None else value
+
+
+class _TypeMeta(dict[str, Any], Methods):
+    """`.TypeMeta` (and what `.GetObjectKind` gives): Kind and APIVersion, and `GroupVersionKind`."""
+
+    def method(self, name: str) -> Any:
+        if name == "GetObjectKind":
+            return self
+        if name == "GroupVersionKind":
+            group, _, version = str(self.get("APIVersion") or "").rpartition("/")
+            return {"Group": group, "Version": version, "Kind": self.get("Kind") or ""}
+        return NO_METHOD
+
+
+class _ObjectView(Mapping[str, Any], Methods):
     """The template's root data, built on first use: most templates read `.Name` and `.Namespace` only, so
     the maps (labels, annotations, metadata, the promoted fields) are made only when a template asks."""
 
@@ -64,6 +107,15 @@ class _ObjectView(Mapping[str, Any]):
         value = self._quick(key)
         return self._all()[key] if value is _NOT_QUICK else value
 
+    def method(self, name: str) -> Any:
+        """The object's getters (promoted from its ObjectMeta and TypeMeta, as on Go's typed objects)."""
+        if name in ("GetName", "GetNamespace"):
+            return self._quick(name[3:])
+        if name == "GetObjectKind":
+            return self._all()["TypeMeta"]
+        meta = self._all()["ObjectMeta"]
+        return meta.method(name) if isinstance(meta, _ObjectMeta) else NO_METHOD
+
     def __contains__(self, key: object) -> bool:
         return key in ("Name", "Namespace", "Kind") or key in self._all()
 
@@ -83,7 +135,7 @@ def object_view(obj: Mapping[str, Any], kind: str = "") -> Mapping[str, Any]:
 
 
 def _full_view(obj: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    meta = _str_maps(obj.get("metadata") or {}, _USER_MAPS)
+    meta = _ObjectMeta(_str_maps(obj.get("metadata") or {}, _USER_MAPS))
     spec = obj.get("spec") or {}
     if isinstance(spec, Mapping) and isinstance(spec.get("selector"), Mapping) and all(
             isinstance(v, str) for v in spec["selector"].values()):
@@ -102,7 +154,7 @@ def _full_view(obj: Mapping[str, Any], kind: str) -> dict[str, Any]:
         "Annotations": meta["annotations"],
         "Metadata": meta,
         "ObjectMeta": meta,
-        "TypeMeta": {"Kind": kind, "APIVersion": obj.get("apiVersion", "")},
+        "TypeMeta": _TypeMeta(Kind=kind, APIVersion=obj.get("apiVersion", "")),
         "Spec": spec,
         "Status": obj.get("status") or {},
         "Object": obj,
@@ -128,10 +180,12 @@ class GoTemplate:
     def __init__(self, text: str) -> None:
         # The engine is imported with the first template: a run without one never loads it (start-up time).
         from external_dns.sources.gotemplate.execute import run
-        from external_dns.sources.gotemplate.parse import parse
+        from external_dns.sources.gotemplate.parse import parse_program
 
         self.text = text
-        self._nodes: tuple[Node, ...] = parse(text)
+        program = parse_program(text)
+        self._nodes: tuple[Node, ...] = program.main
+        self._templates = program.templates
         self._run = run
 
     def __repr__(self) -> str:
@@ -140,7 +194,7 @@ class GoTemplate:
     def execute(self, obj: Mapping[str, Any], kind: str = "", source: str = "") -> str:
         """The raw output for `obj`; `source` is what `isSource` compares with (e.g. "service")."""
         try:
-            return self._run(self._nodes, object_view(obj, kind), source)
+            return self._run(self._nodes, object_view(obj, kind), source, self._templates)
         except TemplateError as exc:
             raise TemplateError(f"template {self.text!r}: {exc}") from None
 

@@ -88,12 +88,15 @@ def test_kind_falls_back_to_argument() -> None:
     ("template", "fragment"),
     [
         ("{{.Name", "unclosed action"),
-        ('{{ call .Name }}', "function 'call' not defined"),
+        ("{{ call }}", "wrong number of args for call: want at least 1 got 0"),
         ("{{ .Name + 1 }}", "unexpected '+'"),
         ("{{}}", "empty command"),
         ("{{.__class__.__init__}}", ""),  # parses: only dict keys are ever read (see test_no_python_reach)
-        ('{{ template "x" }}', "{{template}} is not supported"),
-        ('{{ define "x" }}y{{ end }}', "{{define}} is not supported"),
+        ("{{ template .Name }}", "unexpected 'Name' in template clause"),
+        ('{{ if .Name }}{{ define "x" }}y{{ end }}{{ end }}', "unexpected <define> in command"),
+        ('{{ define "x" }}y{{ end }}{{ define "x" }}z{{ end }}', 'multiple definition of template "x"'),
+        ('{{ block "x" }}y{{ end }}', "empty block clause"),
+        ('{{ define "x" }}y', "unexpected EOF in define clause"),
         ("{{ $x }}", "undefined variable '$x'"),
         ("{{ $x = 1 }}", "undefined variable '$x'"),
         ("{{ $k, $v := .Labels }}", "too many declarations"),

@@ -1,15 +1,18 @@
 """Runs a parsed template on JSON data, with Go's text/template semantics and hard limits: at most
-MAX_VALUE_BYTES of output (and per value), MAX_ITERATIONS range iterations and MAX_STEPS evaluation steps
-per run, so no object can make a template loop or grow without bound. Reads only dict keys and list items.
+MAX_VALUE_BYTES of output (and per value), MAX_ITERATIONS range iterations, MAX_STEPS evaluation steps
+and MAX_TEMPLATE_DEPTH nested `{{template}}` calls per run, so no object (and no recursive template) can make
+a template loop or grow without bound. Reads only dict keys, list items and the getters the data declares
+(values.Methods).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from external_dns.sources.gotemplate.funcs import FUNCS, LAZY, arity_problem
+from external_dns.sources.gotemplate.funcs import CALL, FUNCS, LAZY, arity_problem
 from external_dns.sources.gotemplate.lexer import TemplateError
 from external_dns.sources.gotemplate.parse import (
     Action,
@@ -24,8 +27,10 @@ from external_dns.sources.gotemplate.parse import (
     Operand,
     Paren,
     Pipeline,
+    TemplateCall,
     Text,
     Variable,
+    show,
 )
 from external_dns.sources.gotemplate.values import (
     MAX_VALUE_BYTES,
@@ -38,6 +43,7 @@ from external_dns.sources.gotemplate.values import (
 
 MAX_ITERATIONS = 10_000
 MAX_STEPS = 200_000
+MAX_TEMPLATE_DEPTH = 100  # Go allows 100,000 nested calls; a DNS name needs no deep recursion
 _NO_ARG = object()
 
 
@@ -58,6 +64,8 @@ class State:
     size: int = 0
     steps: int = 0
     iterations: int = 0
+    templates: Mapping[str, tuple[Node, ...]] = field(default_factory=dict)
+    depth: int = 0
 
     def step(self) -> None:
         self.steps += 1
@@ -86,10 +94,33 @@ class State:
         raise TemplateError(f"undefined variable {name!r}")
 
 
-def run(nodes: tuple[Node, ...], data: Any, source: str = "") -> str:
-    state = State(data, source)
-    _walk(state, nodes, data)
+def run(nodes: tuple[Node, ...], data: Any, source: str = "",
+        templates: Mapping[str, tuple[Node, ...]] | None = None) -> str:
+    """The output of `nodes` on `data`; `templates` are the named ones `{{template}}` may run."""
+    state = State(data, source, templates=templates or {})
+    try:
+        _walk(state, nodes, data)
+    except RecursionError:  # nested controls in nested template calls: bounded, but deeper than Python's stack
+        raise TemplateError("templates nested too deeply") from None
     return "".join(state.out)
+
+
+def _template(st: State, node: TemplateCall, dot: Any) -> None:
+    """`{{template "name" pipeline}}`: the named template with the pipeline's value as dot and as `$`, and no
+    other variables (Go: a template call starts a new variable scope)."""
+    body = st.templates.get(node.name)
+    if body is None:
+        raise TemplateError(f"template {json.dumps(node.name)} not defined")
+    value = _pipeline(st, node.pipe, dot) if node.pipe is not None else None
+    if st.depth >= MAX_TEMPLATE_DEPTH:
+        raise TemplateError(f"exceeded maximum template depth ({MAX_TEMPLATE_DEPTH})")
+    saved, st.vars = st.vars, [("$", value)]
+    st.depth += 1
+    try:
+        _walk(st, body, value)
+    finally:
+        st.depth -= 1
+        st.vars = saved
 
 
 def _walk(st: State, nodes: tuple[Node, ...], dot: Any) -> None:
@@ -103,6 +134,8 @@ def _walk(st: State, nodes: tuple[Node, ...], dot: Any) -> None:
                 st.write(printable(value))
         elif isinstance(node, Control):
             _control(st, node, dot)
+        elif isinstance(node, TemplateCall):
+            _template(st, node, dot)
         elif isinstance(node, Break):
             raise _Break
         elif isinstance(node, Continue):
@@ -185,6 +218,8 @@ def _call(st: State, name: str, arg_nodes: tuple[Operand, ...], dot: Any, piped:
         raise TemplateError(problem)  # the parser refuses these; kept so no body reads a missing argument
     if name in LAZY:
         return _and_or(st, name, arg_nodes, dot, piped)
+    if name == CALL:
+        return _call_function(st, arg_nodes, dot, piped)
     args = [_operand(st, a, dot) for a in arg_nodes]
     if piped is not _NO_ARG:
         args.append(piped)
@@ -204,6 +239,16 @@ def _and_or(st: State, name: str, arg_nodes: tuple[Operand, ...], dot: Any, pipe
         if truth(value) != (name == "and"):
             return value
     return value
+
+
+def _call_function(st: State, arg_nodes: tuple[Operand, ...], dot: Any, piped: Any) -> Any:
+    """Go's `call fn args...`: fn must be a function value. Template data holds none (JSON values; the
+    objects' getters run when named, `.GetName`), so this fails as Go does for what it is given."""
+    fn = _operand(st, arg_nodes[0], dot) if arg_nodes else piped
+    if fn is None or isinstance(fn, Missing):
+        raise TemplateError("error calling call: call of nil")
+    what = show(arg_nodes[0]) if arg_nodes else "value"
+    raise TemplateError(f"error calling call: non-function {what} of type {type_name(fn)}")
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,16 @@
-"""The functions a template may call: Go's text/template builtins that make sense on JSON data (and, or,
-not, len, index, eq, ne, lt, le, gt, ge, print, printf, println) and external-dns's own (contains,
+"""The functions a template may call: every Go text/template builtin (and, or, not, len, index, slice, eq, ne,
+lt, le, gt, ge, print, printf, println, html, js, urlquery, call) and external-dns's own (contains,
 trimPrefix, trimSuffix, trim, toLower, replace, isIPv4, isIPv6, isSource, hasKey, fromJson), plus
-toUpper. Each takes already evaluated arguments (`and`/`or` are evaluated lazily by the executor) and
-builds no string longer than MAX_VALUE_BYTES. Nothing here reaches Python objects other than the data.
+toUpper. Each takes already evaluated arguments (`and`/`or` are evaluated lazily, `call` by the executor,
+which knows its argument's name) and builds no string longer than MAX_VALUE_BYTES. Nothing here reaches
+Python objects other than the data.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -118,6 +120,81 @@ def _index(_ctx: Context, args: list[Any]) -> Any:
     return item
 
 
+def _slice_index(value: Any, cap: int) -> int:
+    """Go's indexArg: an integer in 0..cap."""
+    if value is None or isinstance(value, Missing):
+        raise TemplateError("cannot index slice/array with nil")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TemplateError(f"cannot index slice/array with type {type_name(value)}")
+    if not 0 <= value <= cap:
+        raise TemplateError(f"index out of range: {value}")
+    return value
+
+
+def _slice(_ctx: Context, args: list[Any]) -> Any:
+    """Go's `slice x i j k`: x[i:j:k] of a string (by bytes, as Go's strings; never 3 indexes) or a list."""
+    item, indexes = args[0], args[1:]
+    if item is None or isinstance(item, Missing):
+        raise TemplateError("slice of untyped nil")
+    if len(indexes) > 3:
+        raise TemplateError(f"too many slice indexes: {len(indexes)}")
+    if isinstance(item, str):
+        if len(indexes) == 3:
+            raise TemplateError("cannot 3-index slice a string")
+        data: Any = item.encode()
+    elif isinstance(item, list | tuple):
+        data = item
+    else:
+        raise TemplateError(f"can't slice item of type {type_name(item)}")
+    idx = [0, len(data), len(data)]
+    for i, index in enumerate(indexes):
+        idx[i] = _slice_index(index, len(data))
+    if idx[0] > idx[1]:
+        raise TemplateError(f"invalid slice index: {idx[0]} > {idx[1]}")
+    if len(indexes) == 3 and idx[1] > idx[2]:
+        raise TemplateError(f"invalid slice index: {idx[1]} > {idx[2]}")
+    part = data[idx[0]:idx[1]]
+    # a cut inside a multi-byte character: Go keeps the bytes, a name or target can only show U+FFFD there
+    return part.decode("utf-8", "replace") if isinstance(item, str) else list(part)
+
+
+def _eval_args(args: list[Any]) -> str:
+    """Go's evalArgs: one string as it is, else fmt.Sprint of the arguments."""
+    if len(args) == 1 and isinstance(args[0], str):
+        return args[0]
+    return _sprint_args(args)
+
+
+_HTML = {"\0": "\ufffd", '"': "&#34;", "'": "&#39;", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_JS = {"\\": "\\\\", "'": "\\'", '"': '\\"', "<": "\\u003C", ">": "\\u003E", "&": "\\u0026", "=": "\\u003D"}
+
+
+def _html(_ctx: Context, args: list[Any]) -> str:
+    """Go's HTMLEscaper: `"'&<>` as character references, NUL as U+FFFD."""
+    return checked("".join(_HTML.get(c, c) for c in _eval_args(args)))
+
+
+def _js_char(c: str) -> str:
+    if c in _JS:
+        return _JS[c]
+    if c < " ":
+        return f"\\u00{ord(c):02X}"
+    if c >= "\x80" and not c.isprintable():  # Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols
+        return f"\\u{ord(c):04X}"
+    return c
+
+
+def _js(_ctx: Context, args: list[Any]) -> str:
+    """Go's JSEscaper: backslash, quote and apostrophe backslash-escaped; `<>&=`, control characters and other
+    non-printable characters as `\\uXXXX`."""
+    return checked("".join(_js_char(c) for c in _eval_args(args)))
+
+
+def _urlquery(_ctx: Context, args: list[Any]) -> str:
+    """Go's URLQueryEscaper (url.QueryEscape): space as `+`, all but letters, digits and `-_.~` as %XX."""
+    return checked(urllib.parse.quote_plus(_eval_args(args), safe=""))
+
+
 def _len(_ctx: Context, args: list[Any]) -> int:
     value = args[0]
     if isinstance(value, str):
@@ -155,6 +232,10 @@ def _is_ip(version: int) -> Func:
 
 
 def _print(_ctx: Context, args: list[Any]) -> str:
+    return _sprint_args(args)
+
+
+def _sprint_args(args: list[Any]) -> str:
     # fmt.Sprint: a space between operands when neither is a string
     out: list[str] = []
     for i, a in enumerate(args):
@@ -209,6 +290,11 @@ FUNCS: dict[str, tuple[Func, int, int | None]] = {
     "not": (lambda _c, a: not truth(a[0]), 1, 1),
     "len": (_len, 1, 1),
     "index": (_index, 1, None),
+    "slice": (_slice, 1, None),
+    "html": (_html, 0, None),
+    "js": (_js, 0, None),
+    "urlquery": (_urlquery, 0, None),
+    "call": (lambda _c, a: a[0], 1, None),  # evaluated by the executor (it names the function argument)
     "eq": (_eq, 2, None),
     "ne": (lambda c, a: not _eq(c, a), 2, 2),
     "lt": (_ordered("lt", lambda a, b: a < b), 2, 2),
@@ -232,3 +318,4 @@ FUNCS: dict[str, tuple[Func, int, int | None]] = {
     "fromJson": (_from_json, 1, 1),
 }
 LAZY = frozenset({"and", "or"})
+CALL = "call"

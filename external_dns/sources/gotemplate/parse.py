@@ -1,14 +1,19 @@
-"""Parser for the Go text/template subset: tokens -> a tree of frozen nodes, checked before anything runs.
+"""Parser for Go's text/template: tokens -> a tree of frozen nodes, checked before anything runs.
 
-Supported actions: `{{pipeline}}`, `{{if}}`/`{{else if}}`/`{{else}}`/`{{end}}`, `{{range}}` (with
-`$v :=` or `$k, $v :=`, `{{else}}`, `{{break}}`, `{{continue}}`), `{{with}}`/`{{else with}}`, variables
-(`$x := ...`, `$x = ...`, `$`), parenthesised pipelines, field chains on dot, variables and parentheses,
-and the functions of `funcs.FUNCS`. `{{template}}`, `{{define}}`, `{{block}}` and any other function are
-refused with the position. Variables must be declared before use, as Go checks at parse time.
+Actions: `{{pipeline}}`, `{{if}}`/`{{else if}}`/`{{else}}`/`{{end}}`, `{{range}}` (with `$v :=` or
+`$k, $v :=`, `{{else}}`, `{{break}}`, `{{continue}}`), `{{with}}`/`{{else with}}`, variables (`$x := ...`,
+`$x = ...`, `$`), parenthesised pipelines, field chains on dot, variables and parentheses, the functions of
+`funcs.FUNCS`, and named templates: `{{define "name"}}...{{end}}` (top level only), `{{template "name"}}` /
+`{{template "name" pipeline}}` and `{{block "name" pipeline}}...{{end}}` (a definition and its call). A
+definition's body has its own variables (`$` only) and no enclosing `{{range}}`, as in Go; a name defined
+twice with two non-empty bodies is refused ("multiple definition"), an empty body gives way. Any other
+function is refused with the position. Variables must be declared before use, as Go checks at parse time.
+`parse` gives the main template's nodes, `parse_program` those and the named templates (`Program`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +86,16 @@ class Control:
 
 
 @dataclass(frozen=True)
+class TemplateCall:
+    """`{{template "name" pipeline}}` (a `{{block}}` too): run the named template with the pipeline's value
+    as dot (nil without one)."""
+
+    name: str
+    pipe: Pipeline | None
+    pos: int
+
+
+@dataclass(frozen=True)
 class Break:
     pass
 
@@ -90,7 +105,20 @@ class Continue:
     pass
 
 
-Node = Text | Action | Control | Break | Continue
+Node = Text | Action | Control | TemplateCall | Break | Continue
+
+
+@dataclass(frozen=True)
+class Program:
+    """A parsed template: the main template's nodes and the named ones (`{{define}}`, `{{block}}`)."""
+
+    main: tuple[Node, ...]
+    templates: dict[str, tuple[Node, ...]]
+
+
+def is_empty(nodes: tuple[Node, ...]) -> bool:
+    """Go's IsEmptyTree: nothing but white space (comments are gone already)."""
+    return all(isinstance(n, Text) and not n.text.strip() for n in nodes)
 
 _KEYWORDS = {"if", "else", "end", "range", "with", "break", "continue", "define", "template", "block", "nil",
              "true", "false"}
@@ -104,6 +132,8 @@ class Parser:
         self.vars: list[str] = ["$"]
         self.depth = 0
         self.range_depth = 0
+        self.in_definition = False
+        self.templates: dict[str, tuple[Node, ...]] = {}
 
     # -- token helpers ------------------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
@@ -131,6 +161,36 @@ class Parser:
         if stop != "eof":
             raise self.error(self.tokens[self.i - 2], f"unexpected {{{{{stop}}}}}")
         return nodes
+
+    def program(self, main_name: str) -> Program:
+        main = self.parse()
+        self.add(main_name, main, self.tokens[0])  # as Go: the definitions first, the main template last
+        return Program(self.templates.get(main_name, main), dict(self.templates))
+
+    def add(self, name: str, body: tuple[Node, ...], tok: Token) -> None:
+        """Go's Tree.add: a name is defined once; an empty body gives way to a non-empty one."""
+        old = self.templates.get(name)
+        if old is None or is_empty(old):
+            self.templates[name] = body
+        elif not is_empty(body):
+            raise self.error(tok, f"template: multiple definition of template {json.dumps(name)}")
+
+    def template_name(self, context: str) -> str:
+        tok = self.next()
+        if tok.kind != "string":
+            raise self.error(tok, f"unexpected {_describe(tok)} in {context}")
+        return tok.value
+
+    def definition(self, name: str, tok: Token, context: str) -> None:
+        """The body of `{{define}}` or `{{block}}` up to its `{{end}}`, parsed as a template of its own."""
+        saved = (self.vars, self.range_depth, self.in_definition)
+        self.vars, self.range_depth, self.in_definition = ["$"], 0, True
+        body, stop = self.item_list()
+        if stop != "end":
+            raise self.error(tok, f"unexpected {{{{{stop}}}}} in {context}" if stop != "eof"
+                             else f"unexpected EOF in {context}")
+        self.vars, self.range_depth, self.in_definition = saved
+        self.add(name, body, tok)
 
     def item_list(self) -> tuple[tuple[Node, ...], str]:
         """Nodes up to `{{end}}`, `{{else ...` or the end; returns them and what stopped the list."""
@@ -161,8 +221,25 @@ class Parser:
                 raise self.error(tok, f"{{{{{word}}}}} outside {{{{range}}}}")
             self.expect_right(word)
             return Break() if word == "break" else Continue()
-        if word in ("define", "template", "block"):
-            raise self.error(tok, f"{{{{{word}}}}} is not supported (one template only)")
+        if word == "define":
+            self.next()
+            if self.depth or self.in_definition:  # Go parses definitions at the top level only
+                raise self.error(tok, "unexpected <define> in command")
+            name = self.template_name("define clause")
+            self.expect_right("define clause")
+            self.definition(name, tok, "define clause")
+            return Text("")
+        if word in ("template", "block"):
+            self.next()
+            context = f"{word} clause"
+            name = self.template_name(context)
+            pipe: Pipeline | None = None
+            if word == "block" or self.peek().kind != "right":
+                pipe = self.pipeline(context, decl_ok=True)
+            self.expect_right(context)
+            if word == "block":
+                self.definition(name, tok, context)
+            return TemplateCall(name, pipe, tok.pos)
         pipe = self.pipeline("command", decl_ok=True)
         self.expect_right("command")
         return Action(pipe)
@@ -247,7 +324,7 @@ class Parser:
         if isinstance(head, Ident):
             self.check_arity(head.name, len(operands) - 1 + (1 if stage else 0), start)
         elif stage or len(operands) > 1:
-            raise self.error(start, f"can't give argument to non-function {_show(head)}")
+            raise self.error(start, f"can't give argument to non-function {show(head)}")
         elif isinstance(head, Literal) and head.value is None:
             raise self.error(start, "nil is not a command")
         return Command(tuple(operands), start.pos)
@@ -330,7 +407,8 @@ def _describe(tok: Token) -> str:
     return f"{tok.value!r}"
 
 
-def _show(op: Operand) -> str:
+def show(op: Operand) -> str:
+    """An operand as the template spells it (`.Spec.Type`, `$x.y`, a literal)."""
     if isinstance(op, Field):
         return "." + ".".join(op.names)
     if isinstance(op, Variable):
@@ -341,9 +419,15 @@ def _show(op: Operand) -> str:
 
 
 def parse(text: str) -> tuple[Node, ...]:
-    """The checked tree of a template (TemplateError naming line:column when it does not parse)."""
-    return Parser(text).parse()
+    """The checked tree of a template's main part (TemplateError naming line:column when it does not parse)."""
+    return parse_program(text).main
+
+
+def parse_program(text: str, main_name: str = "endpoint") -> Program:
+    """The checked trees of a template and of the templates it defines; the main one is `main_name` (what
+    external-dns calls its template: a `{{define "endpoint"}}` is that template when nothing else is)."""
+    return Parser(text).program(main_name)
 
 
 __all__ = ["LAZY", "Action", "Break", "Command", "Continue", "Control", "Field", "Ident", "Literal", "Node",
-           "Operand", "Paren", "Pipeline", "Text", "Variable", "parse"]
+           "Operand", "Paren", "Pipeline", "Program", "TemplateCall", "Text", "Variable", "parse", "parse_program"]

@@ -25,6 +25,17 @@ class Missing:
         return "<no value>"
 
 
+NO_METHOD = object()
+
+
+class Methods:
+    """Data that also answers Go methods: `method(name)` gives the result of the niladic method `name` (a
+    Kubernetes object's getters, `.GetName`), or NO_METHOD. Go looks methods up before fields."""
+
+    def method(self, name: str) -> Any:
+        return NO_METHOD
+
+
 class StrMap(dict[str, Any]):
     """A map with user keys (labels, annotations, selectors, data): looked up exactly, never by Go field
     name (struct fields are found case-insensitively, `.Spec.Type` -> spec["type"])."""
@@ -129,7 +140,12 @@ def printable(value: Any) -> str:
 
 def lookup(value: Any, name: str) -> Any:
     """`.name` on a value: a map key (a Go struct field name matches its JSON key case-insensitively, so
-    `.Spec.ClusterIP` reads spec["clusterIP"]); a missing key is `Missing`, anything else an error."""
+    `.Spec.ClusterIP` reads spec["clusterIP"]), or a method the value declares (`Methods`, looked up first as
+    Go does); a missing key is `Missing`, anything else an error."""
+    if isinstance(value, Methods):
+        result = value.method(name)
+        if result is not NO_METHOD:
+            return result
     if isinstance(value, Mapping):
         if name in value:
             return value[name]
