@@ -37,10 +37,17 @@ def test_every_top_level_part_of_the_package_sits_in_a_layer() -> None:
     assert parts - _layered() == set()  # a new module must be placed in the contract
 
 
+def _forbidden(source: str) -> set[str]:
+    [contract] = [c for c in _contracts() if c["type"] == "forbidden" and c["source_modules"] == [source]]
+    return set(contract["forbidden_modules"])
+
+
 def test_providers_may_not_import_controller_sources_or_cmd() -> None:
-    [forbidden] = [c for c in _contracts() if c["type"] == "forbidden"]
-    assert forbidden["source_modules"] == ["external_dns.providers"]
-    assert set(forbidden["forbidden_modules"]) == {"external_dns.controller", "external_dns.sources", "external_dns.cmd"}
+    assert _forbidden("external_dns.providers") == {"external_dns.controller", "external_dns.sources", "external_dns.cmd"}
+
+
+def test_plan_is_pure() -> None:
+    assert {"external_dns.providers", "external_dns.registry", "external_dns.controller"} <= _forbidden("external_dns.plan")
 
 
 def _lint(tree: Path) -> subprocess.CompletedProcess[str]:

@@ -75,6 +75,11 @@ def go_program(binary: Path, bind: BindServer) -> Program:
 def py_program(bind: BindServer) -> Program:
     env = base_env()
     env["PYTHONPATH"] = str(ROOT)
+    # The safety checks are ours alone (Go has none): a scenario that removes every object of a zone is a
+    # wipe they refuse without --force, where Go deletes. The records written are what is compared here;
+    # the checks have tests of their own (tests/plan/test_safety.py, tests/cli/test_wipe_guard.py). Given
+    # through the environment, so both programs keep the same flags.
+    env["EXTERNAL_DNS_FORCE"] = "true"
     return Program("py", (sys.executable, "-m", "external_dns"), bind, env)
 
 
