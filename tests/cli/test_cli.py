@@ -77,10 +77,10 @@ def test_hand_added_records_are_never_touched(env: Env) -> None:
     recs = env.records()
     assert recs[("manual.example.org", "A")] == ["10.0.0.1"]
     assert recs[("taken.example.org", "A")] == ["10.0.0.2"]
-    # removing every manifest deletes ours and still keeps the hand-made ones
+    # removing every manifest deletes ours (a wipe of what we own: --force) and still keeps the hand-made ones
     for manifest in env.manifests.iterdir():
         manifest.unlink()
-    env.run()
+    env.run("--force")
     recs = env.records()
     assert ("www.example.org", "A") not in recs
     assert recs[("manual.example.org", "A")] == ["10.0.0.1"]

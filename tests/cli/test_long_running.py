@@ -217,6 +217,9 @@ def test_service_changes_reach_the_zone_through_informer_events(tmp_path: Path, 
     zones = tmp_path / "zones"
     kubeapi.create(_service("web", "web.example.org"))
     _set_ip(kubeapi, "web", "192.0.2.1")
+    # a second Service keeps the zone from being emptied by web's deletion (a wipe would need --force)
+    kubeapi.create(_service("keep", "keep.example.org"))
+    _set_ip(kubeapi, "keep", "192.0.2.9")
     args = ["--source=service", f"--kubeconfig={kubeconfig_file}", "--provider=zonefile", f"--zonefile-dir={zones}",
             "--zonefile-create-zone=example.org", "--txt-owner-id=lr-test", "--policy=sync", "--interval=1h",
             "--events", "--min-event-sync-interval=0s", "--metrics-address=127.0.0.1:0"]
@@ -230,7 +233,7 @@ def test_service_changes_reach_the_zone_through_informer_events(tmp_path: Path, 
         assert "192.0.2.2" in zone_file.read_text()
         kubeapi.delete("v1", "Service", "default", "web")
         assert tail.wait_for("Applied: ", 15, occurrences=3), tail.text()
-        assert "192.0.2.2" not in zone_file.read_text()
+        assert "192.0.2.2" not in zone_file.read_text() and "192.0.2.9" in zone_file.read_text()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0, tail.text()
     finally:

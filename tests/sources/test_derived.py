@@ -225,7 +225,8 @@ def test_create_ptr_through_rfc2136_into_a_bind_reverse_zone(tmp_path: Path) -> 
 
         assert reverse_txt()
         (manifests / "svc.yaml").write_text(SERVICES.split("---\n")[1])
-        third = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
+        # the reverse zone loses every record we own there: a wipe, which needs --force
+        third = subprocess.run([*argv, "--force"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
         assert third.returncode == 0, third.stderr
         assert srv.rrset("10.2.0.192.in-addr.arpa", "PTR") is None
         assert srv.rrset("web.example.org", "A") is None and srv.rrset("api.example.org", "A") is not None
@@ -234,14 +235,14 @@ def test_create_ptr_through_rfc2136_into_a_bind_reverse_zone(tmp_path: Path) -> 
 
 # --- deletes: the PTR record (and its ownership TXT) goes when its forward record goes ---------------------
 
-def _once(manifests: Path, zones: Path) -> subprocess.CompletedProcess[str]:
+def _once(manifests: Path, zones: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EXTERNAL_DNS_")} | {"PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, "-m", "external_dns", "--once", "--source=manifest", f"--manifest-dir={manifests}",
          "--provider=zonefile", f"--zonefile-dir={zones}", "--zonefile-create-zone=example.org",
          "--zonefile-create-zone=2.0.192.in-addr.arpa", "--policy=sync", "--create-ptr",
          "--managed-record-types=A,AAAA,CNAME,PTR", "--domain-filter=example.org",
-         "--domain-filter=2.0.192.in-addr.arpa", "--txt-owner-id=ptr-test"],
+         "--domain-filter=2.0.192.in-addr.arpa", "--txt-owner-id=ptr-test", *extra],
         capture_output=True, text=True, env=env, cwd=ROOT, timeout=60, check=False)
 
 
@@ -260,7 +261,7 @@ def test_ptr_and_its_ownership_txt_are_deleted_with_the_forward_record(tmp_path:
     assert owned and all("ptr-test" in " ".join(before[k]) for k in owned)
     # The Service "web" goes: its A record, its PTR record and both ownership TXT records go with it.
     (manifests / "svc.yaml").write_text(SERVICES.split("---\n")[1])
-    second = _once(manifests, zones)
+    second = _once(manifests, zones, "--force")  # the reverse zone's last record we own: a wipe
     assert second.returncode == 0, second.stderr
     after = _zone(reverse_file)
     assert not [k for k in after if "10.2.0.192" in k[0]], after
@@ -279,7 +280,8 @@ def test_create_ptr_through_the_pipeline_into_inmemory_reverse_zone(tmp_path: Pa
     (manifests / "svc.yaml").write_text(SERVICES)
     _, cfg = load_config(["--source=manifest", f"--manifest-dir={manifests}", "--provider=inmemory",
                           "--inmemory-zone=example.org", "--inmemory-zone=2.0.192.in-addr.arpa", "--policy=sync",
-                          "--create-ptr", "--managed-record-types=A,AAAA,CNAME,PTR"], {})
+                          "--create-ptr", "--managed-record-types=A,AAAA,CNAME,PTR",
+                          "--force"], {})  # the last pass empties the reverse zone of what we own: a wipe
     controller = build_controller(cfg, {})
     provider = controller.registry.provider
 
