@@ -189,7 +189,9 @@ def test_partitioned_leaders_write_is_fenced(realkube: ControlPlane, realkube_na
         assert wait_until(lambda: _leads(realkube, ns, a), 30), a.output()
         b = _candidate(ns, zones, zone, realkube_kubeconfig, tmp_path / "b.log")
         _lb(realkube, ns, "gone", f"gone.{zone}", "192.0.2.9")
-        assert wait_until(lambda: records(zone_file).get((f"gone.{zone}", "A")) == ["192.0.2.9"], 30), a.output()
+        _lb(realkube, ns, "stay", f"stay.{zone}", "192.0.2.8")  # gone's delete is then no wipe (needs --force)
+        assert wait_until(lambda: records(zone_file).get((f"gone.{zone}", "A")) == ["192.0.2.9"]
+                          and (f"stay.{zone}", "A") in records(zone_file), 30), a.output()
         link.cut()
         realkube.request("DELETE", f"/api/v1/namespaces/{ns}/services/gone")
         assert wait_until(lambda: _leads(realkube, ns, b), 30), b.output()
