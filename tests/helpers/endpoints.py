@@ -1,4 +1,5 @@
-"""Endpoints as tests spell them: `ep("www.example.org", "A", "192.0.2.1", ttl=60, resource="service/default/web")`."""
+"""Endpoints as tests spell them: `ep("www.example.org", "A", "192.0.2.1", ttl=60, resource="service/default/web")`;
+`one_of_each()`: changes with one create, one update and one delete."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from external_dns.endpoint.endpoint import (
     ProviderSpecificProperty,
 )
 from external_dns.endpoint.targets import Targets
+from external_dns.plan.changes import Changes
 
 
 def ep(name: str, rtype: str = "A", *targets: str, ttl: int = 0, set_id: str = "",
@@ -26,3 +28,13 @@ def ep(name: str, rtype: str = "A", *targets: str, ttl: int = 0, set_id: str = "
     if resource is not None:
         out.labels[RESOURCE_LABEL_KEY] = resource
     return out
+
+
+def one_of_each() -> Changes:
+    """Changes with one create, one update (old and new) and one delete, each an A record."""
+    return Changes(
+        create=[ep("c", "A", "1.1.1.1")],
+        update_old=[ep("u", "A", "1.1.1.1")],
+        update_new=[ep("u", "A", "2.2.2.2")],
+        delete=[ep("d", "A", "1.1.1.1")],
+    )

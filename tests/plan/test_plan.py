@@ -14,7 +14,14 @@ from external_dns.endpoint import (
     MatchAllDomainFilters,
     ProviderSpecificProperty,
 )
-from external_dns.plan import POLICIES, Changes, Plan
+from external_dns.plan import (
+    POLICIES,
+    Changes,
+    Plan,
+    should_update_provider_specific,
+    should_update_ttl,
+    targets_changed,
+)
 from tests.helpers.endpoints import ep
 
 OWNER = "owner"
@@ -391,3 +398,40 @@ def test_unconvertible_names_do_not_break_the_plan() -> None:
 def test_record_types_within_a_row_are_ordered() -> None:
     desired = [ep("foo", "TXT", "t"), ep("foo", "AAAA", "::1"), ep("foo", "A", "1.1.1.1")]
     assert [e.record_type for e in calc([], desired).create] == ["A", "AAAA", "TXT"]
+
+
+# -- update predicates --------------------------------------------------------------------------------------------
+
+
+def _ps(*pairs: tuple[str, str]) -> list[ProviderSpecificProperty]:
+    return [ProviderSpecificProperty(n, v) for n, v in pairs]
+
+
+@pytest.mark.parametrize(
+    ("current", "desired", "want"),
+    [
+        ((("aws/evaluate-target-health", "true"),), (("aws/evaluate-target-health", "true"),), False),
+        ((("custom/property", "true"),), (("custom/property", "true"),), False),
+        ((("custom/property", "true"),), (("custom/property", "false"),), True),
+        ((("custom/property", "true"),), (("new/property", "true"),), True),
+        ((), (), False),
+        ((), (("added", "x"),), True),
+        ((("removed", "x"),), (), True),
+        ((("a", "1"), ("b", "2")), (("b", "2"), ("a", "1")), False),  # order-insensitive
+        ((("a", "1"),), (("A", "1"),), True),  # names compared exactly
+    ],
+)
+def test_should_update_provider_specific(
+    current: tuple[tuple[str, str], ...], desired: tuple[tuple[str, str], ...], want: bool
+) -> None:
+    c = Endpoint("foo.com", "A", provider_specific=_ps(*current))
+    d = Endpoint("bar.com", "A", provider_specific=_ps(*desired))
+    assert should_update_provider_specific(d, c) is want
+
+
+def test_ttl_and_target_predicates() -> None:
+    assert should_update_ttl(ep("a", "A", ttl=300), ep("a", "A", ttl=0))
+    assert not should_update_ttl(ep("a", "A", ttl=0), ep("a", "A", ttl=300))
+    assert not should_update_ttl(ep("a", "A", ttl=300), ep("a", "A", ttl=300))
+    assert targets_changed(ep("a", "A", "1.1.1.1"), ep("a", "A", "2.2.2.2"))
+    assert not targets_changed(ep("a", "CNAME", "LB.x"), ep("a", "CNAME", "lb.x"))
