@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.providers.pdns.conftest import make_provider
-from tests.providers.pdns.test_pdns_integration import ep, patches, sync
+from tests.providers.pdns.conftest import ep, make_provider, patches, sync
 from tests.servers.pdns import PdnsServer
 
 pytestmark = pytest.mark.integration

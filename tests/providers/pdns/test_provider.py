@@ -9,43 +9,21 @@ lost), the domain filter and the zone-list cache.
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 import pytest
 
-from external_dns.controller.controller import Controller, RunOnceError, is_soft_error
+from external_dns.controller.controller import RunOnceError, is_soft_error
 from external_dns.endpoint.domain_filter import DomainFilter
-from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.pdns import PDNSAuthError, PDNSProvider
 from external_dns.providers.provider import ProviderError, SoftError
-from external_dns.registry.txt import TXTRegistry
-from tests.helpers import endpoints
 from tests.helpers.cli import run_cli
-from tests.helpers.sources import StaticSource
-from tests.providers.pdns.conftest import make_provider
+from tests.providers.pdns.conftest import ep, make_provider, patches, sync
 from tests.servers.pdns import PdnsServer, start_pdns
 
 pytestmark = pytest.mark.integration
-MANAGED = ["A", "AAAA", "CNAME", "TXT", "MX", "SRV", "NS", "PTR", "CAA"]
-
-
-ep = partial(endpoints.ep, resource="service/default/web")
-
-
-def sync(provider: PDNSProvider, desired: list[Endpoint], owner: str = "default", **txt: str) -> Changes:
-    registry = TXTRegistry(provider, owner_id=owner, managed_record_types=MANAGED, **txt)  # type: ignore[arg-type]
-    controller = Controller(StaticSource(desired), registry, "sync", managed_record_types=MANAGED,
-                            domain_filter=provider.get_domain_filter())
-    return controller.run_once().changes
-
-
-def patches(srv: PdnsServer, mark: int) -> list[tuple[str, str, int]]:
-    return [r for r in srv.requests_since(mark) if r[0] == "PATCH"]
-
-
 DESIRED = [
     ep("app.example.org", "A", "10.0.0.5", "10.0.0.6", ttl=120),
     ep("app.example.org", "AAAA", "2001:db8::5"),
