@@ -76,7 +76,7 @@ def illegal_target_message(namespace: str, name: str, dns_name: str, record_type
 def endpoint_from_item(item: Any, where: str, namespace: str, name: str) -> Endpoint:
     """One spec.endpoints item -> Endpoint; FieldError naming the field when it is unusable (the fields are
     checked in this order, so the first bad one is named). The helpers' checks are written out here (one call
-    per item instead of seven): `tests/sources/test_dnsendpoint_equivalence.py` holds the plain version."""
+    per item instead of seven): `tests/sources/objects/test_dnsendpoint_equivalence.py` holds the plain version."""
     if not isinstance(item, Mapping):
         raise FieldError(where, item, "must be an object")
     get = item.get
