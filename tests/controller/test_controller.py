@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from functools import partial
 
 import pytest
 from prometheus_client import REGISTRY
@@ -21,27 +21,10 @@ from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.providers.provider import SoftError
 from external_dns.registry import NoopRegistry, TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers import endpoints
+from tests.helpers.sources import StaticSource
 
 OWNER = "test-owner"
-
-
-class StaticSource(Source):
-    """Desired endpoints from a list the test edits; optionally raises."""
-
-    def __init__(self, endpoints: list[Endpoint] | None = None) -> None:
-        self.desired = endpoints or []
-        self.fail: Exception | None = None
-        self.calls = 0
-        self.on_call: Callable[[int], None] | None = None
-
-    def endpoints(self) -> list[Endpoint]:
-        self.calls += 1
-        if self.on_call is not None:
-            self.on_call(self.calls)
-        if self.fail is not None:
-            raise self.fail
-        return [e.copy() for e in self.desired]
 
 
 class FailingApplyProvider(InMemoryProvider):
@@ -53,11 +36,7 @@ class FailingApplyProvider(InMemoryProvider):
         raise self.error
 
 
-def ep(name: str, rtype: str, *targets: str, resource: str = "service/default/web") -> Endpoint:
-    e = Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets))
-    if resource:
-        e.labels["resource"] = resource
-    return e
+ep = partial(endpoints.ep, resource="service/default/web")
 
 
 def sample(name: str, **labels: str) -> float:

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from external_dns.controller.dirty import DirtyNames, name_fingerprints, names_of
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
+from tests.helpers import endpoints
 
 ZONES = ["a.test", "b.test"]
 
 
 def ep(name: str, target: str = "10.0.0.1", rtype: str = "A", **labels: str) -> Endpoint:
-    e = Endpoint(name, rtype, Targets([target]), 300)
-    e.labels.update(labels)
-    return e
+    return endpoints.ep(name, rtype, target, ttl=300, labels=labels)
 
 
 def test_name_fingerprints_group_by_name_key() -> None:

@@ -31,6 +31,7 @@ from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.registry import TXTRegistry
 from external_dns.sources.source import Source
 from tests.helpers.service_source import ServiceInformerSource
+from tests.helpers.sources import StaticSource
 from tests.helpers.threads import thread_leak_check
 from tests.kubeapi.server import KubeAPIServer
 
@@ -182,19 +183,9 @@ class BlockingProvider(InMemoryProvider):
         self.finished.set()
 
 
-class ListSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.lock = threading.Lock()
-        self.desired = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        with self.lock:
-            return [e.copy() for e in self.desired]
-
-
 def test_stop_during_a_reconcile_finishes_it_and_exits_zero() -> None:
     provider = BlockingProvider(["example.org"])
-    source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
+    source = StaticSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
     process = ControllerProcess(config("--no-events"), ctl, stop=threading.Event())
     running = Running(process)
@@ -210,7 +201,7 @@ def test_stop_during_a_reconcile_finishes_it_and_exits_zero() -> None:
 
 def test_shutdown_is_bounded_when_a_reconcile_hangs() -> None:
     provider = BlockingProvider(["example.org"])
-    source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
+    source = StaticSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
     process = ControllerProcess(config("--no-events"), ctl, stop=threading.Event(), shutdown_timeout=1.0)
     running = Running(process)
@@ -226,7 +217,7 @@ def test_shutdown_is_bounded_when_a_reconcile_hangs() -> None:
 def test_bad_metrics_address_is_a_config_error() -> None:
     from external_dns.cmd.flags import ConfigError
 
-    ctl = Controller(ListSource([]), TXTRegistry(InMemoryProvider(["example.org"]), owner_id=OWNER), "sync")
+    ctl = Controller(StaticSource([]), TXTRegistry(InMemoryProvider(["example.org"]), owner_id=OWNER), "sync")
     process = ControllerProcess(config("--metrics-address=nonsense"), ctl, stop=threading.Event())
     with pytest.raises(ConfigError, match="--metrics-address"):
         process.run()
@@ -379,7 +370,7 @@ def test_record_events_reach_the_api_server(kubeapi: KubeAPIServer, kube_config:
 
 def test_healthz_fails_while_a_worker_is_stuck() -> None:
     provider = BlockingProvider(["example.org"])
-    source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
+    source = StaticSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
     process = ControllerProcess(config("--no-events"), ctl, stop=threading.Event(), stuck_after=0.2)
     running = Running(process)
@@ -415,7 +406,7 @@ def feature_that_fails(process: ControllerProcess) -> None:
 
 def test_features_add_leader_tasks_and_a_failing_feature_exits_1() -> None:
     TASK_LOG.clear()
-    source = ListSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
+    source = StaticSource([Endpoint("www.example.org", "A", Targets(["1.1.1.1"]))])
     provider = InMemoryProvider(["example.org"])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
     process = ControllerProcess(config("--no-events"), ctl, stop=threading.Event(), features=[feature_adding_a_task])
@@ -426,7 +417,7 @@ def test_features_add_leader_tasks_and_a_failing_feature_exits_1() -> None:
         assert running.stop() == 0
     assert TASK_LOG == ["start", "stop True"]
 
-    ctl2 = Controller(ListSource([]), TXTRegistry(InMemoryProvider(["example.org"]), owner_id=OWNER), "sync")
+    ctl2 = Controller(StaticSource([]), TXTRegistry(InMemoryProvider(["example.org"]), owner_id=OWNER), "sync")
     failing = ControllerProcess(config("--no-events"), ctl2, stop=threading.Event(), features=[feature_that_fails])
     assert failing.run() == 1
     assert failing.server is None or failing.server._server is None  # the HTTP server was stopped

@@ -4,7 +4,7 @@ applies nothing anywhere when one zone is unsafe; per-zone thresholds from the f
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -27,16 +27,8 @@ from external_dns.plan.safety import (
 )
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import NoopRegistry, TXTRegistry
-from external_dns.sources.source import Source
 from tests.helpers.safety import OWNER, existing, ns, parse, unsafe_count
-
-
-class StaticSource(Source):
-    def __init__(self, endpoints: Sequence[Endpoint]) -> None:
-        self.desired = list(endpoints)
-
-    def endpoints(self) -> list[Endpoint]:
-        return [e.copy() for e in self.desired]
+from tests.helpers.sources import StaticSource
 
 
 class FakeRecorder:

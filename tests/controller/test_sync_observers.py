@@ -8,21 +8,14 @@ from collections.abc import Callable
 import pytest
 
 from external_dns.controller.controller import Controller, RunOnceError, notify_synced
-from external_dns.endpoint.endpoint import Endpoint, new_endpoint
+from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry import TXTRegistry
-from external_dns.sources.source import Source
+from tests.helpers import endpoints
+from tests.helpers.sources import StaticSource
 
 ZONES = ["a.test", "b.test"]
-
-
-class ListSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.desired = endpoints
-
-    def endpoints(self) -> list[Endpoint]:
-        return [e.copy() for e in self.desired]
 
 
 class Seen:
@@ -38,14 +31,12 @@ class Seen:
 
 
 def ep(name: str, target: str) -> Endpoint:
-    e = new_endpoint(name, "A", target)
-    assert e is not None
-    return e
+    return endpoints.ep(name, "A", target)
 
 
 def make(dry_run: bool = False) -> tuple[Controller, Seen]:
     provider = InMemoryProvider(ZONES)
-    source = ListSource([ep("x.a.test", "1.2.3.4"), ep("y.b.test", "1.2.3.5")])
+    source = StaticSource([ep("x.a.test", "1.2.3.4"), ep("y.b.test", "1.2.3.5")])
     controller = Controller(source, TXTRegistry(provider, owner_id="obs"), "sync", dry_run=dry_run)
     seen = Seen()
     controller.sync_observers.append(seen)

@@ -19,15 +19,15 @@ from external_dns.controller.health import WorkerWatchdog
 from external_dns.controller.zone_controller import ZoneController
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.providers.provider import SoftError, zone_for_name
 from external_dns.providers.zonefile import ZoneFileProvider
 from external_dns.registry import TXTRegistry
 from external_dns.registry.noop import NoopRegistry
-from external_dns.sources.source import Source
 from external_dns.workqueue import ItemExponentialFailureRateLimiter
+from tests.helpers import endpoints
+from tests.helpers.sources import StaticSource
 from tests.helpers.threads import thread_leak_check
 
 OWNER = "zone-test"
@@ -37,20 +37,6 @@ SVC = {"apiVersion": "v1", "kind": "Service", "metadata": {"namespace": "default
 @pytest.fixture(autouse=True)
 def no_thread_leak() -> Iterator[None]:
     yield from thread_leak_check()
-
-
-class ListSource(Source):
-    def __init__(self, endpoints: list[Endpoint]) -> None:
-        self.desired = endpoints
-        self.lock = threading.Lock()
-
-    def endpoints(self) -> list[Endpoint]:
-        with self.lock:
-            return [e.copy() for e in self.desired]
-
-    def set(self, endpoints: list[Endpoint]) -> None:
-        with self.lock:
-            self.desired = endpoints
 
 
 class HookedProvider(InMemoryProvider):
@@ -71,10 +57,10 @@ class HookedProvider(InMemoryProvider):
 
 
 def ep(name: str, rtype: str, *targets: str, obj: Mapping[str, Any] | None = SVC) -> Endpoint:
-    e = Endpoint(dns_name=name, record_type=rtype, targets=Targets(targets))
-    if obj is not None:
-        e.labels["resource"] = f"service/{obj['metadata']['namespace']}/{obj['metadata']['name']}"
-        e.ref_objects.append(obj)
+    if obj is None:
+        return endpoints.ep(name, rtype, *targets)
+    e = endpoints.ep(name, rtype, *targets, resource=f"service/{obj['metadata']['namespace']}/{obj['metadata']['name']}")
+    e.ref_objects.append(obj)
     return e
 
 
@@ -87,9 +73,9 @@ def fast_limiter() -> ItemExponentialFailureRateLimiter:
 
 
 def make(zones: list[str], desired: list[Endpoint], *, dry_run: bool = False,
-         **kw: Any) -> tuple[ZoneController, ListSource, HookedProvider]:
+         **kw: Any) -> tuple[ZoneController, StaticSource, HookedProvider]:
     provider = HookedProvider(zones)
-    source = ListSource(desired)
+    source = StaticSource(desired)
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync", domain_filter=DomainFilter(),
                      dry_run=dry_run)
     kw.setdefault("rate_limiter_factory", fast_limiter)
@@ -121,14 +107,14 @@ def _change_keys(changes: Changes) -> dict[str, set[tuple[str, str, tuple[str, .
 def test_per_zone_plans_equal_the_global_plan() -> None:
     zones = ["example.org", "sub.example.org", "other.net"]
     provider = InMemoryProvider(zones)
-    seed = Controller(ListSource([ep("keep.example.org", "A", "1.1.1.1"), ep("old.sub.example.org", "A", "2.2.2.2"),
+    seed = Controller(StaticSource([ep("keep.example.org", "A", "1.1.1.1"), ep("old.sub.example.org", "A", "2.2.2.2"),
                                   ep("change.other.net", "A", "3.3.3.3"), ep("gone.other.net", "TXT", "x")]),
                       TXTRegistry(provider, owner_id=OWNER), "sync")
     seed.run_once()
     desired = [ep("keep.example.org", "A", "1.1.1.1"), ep("new.example.org", "A", "4.4.4.4"),
                ep("x.sub.example.org", "CNAME", "keep.example.org"), ep("change.other.net", "A", "3.3.3.9"),
                ep("nozone.invalid", "A", "5.5.5.5"), ep("sub.example.org", "A", "6.6.6.6")]
-    ctl = Controller(ListSource(desired), TXTRegistry(provider, owner_id=OWNER), "sync", dry_run=True)
+    ctl = Controller(StaticSource(desired), TXTRegistry(provider, owner_id=OWNER), "sync", dry_run=True)
     whole = _change_keys(ctl.run_once().changes)
     merged: dict[str, set[tuple[str, str, tuple[str, ...]]]] = {k: set() for k in whole}
     zc = ZoneController(ctl)
@@ -150,7 +136,7 @@ def test_per_zone_plans_equal_the_global_plan() -> None:
 
 def test_provider_without_zones_is_one_key() -> None:
     provider = InMemoryProvider([])
-    ctl = Controller(ListSource([ep("www.example.org", "A", "1.1.1.1")]), TXTRegistry(provider, owner_id=OWNER),
+    ctl = Controller(StaticSource([ep("www.example.org", "A", "1.1.1.1")]), TXTRegistry(provider, owner_id=OWNER),
                      "sync", dry_run=True)
     zc = ZoneController(ctl)
     assert zc.zone_keys() == [""]
@@ -413,7 +399,7 @@ def test_watchdog_sees_a_stuck_worker() -> None:
 
 def test_zonefile_provider_zones_are_keys(tmp_path: Path) -> None:
     provider = ZoneFileProvider(str(tmp_path), create_zones=["a.test", "b.test"])
-    source = ListSource([ep("www.a.test", "A", "10.1.1.1"), ep("www.b.test", "A", "10.2.2.2")])
+    source = StaticSource([ep("www.a.test", "A", "10.1.1.1"), ep("www.b.test", "A", "10.2.2.2")])
     ctl = Controller(source, TXTRegistry(provider, owner_id=OWNER), "sync")
     zc = ZoneController(ctl, workers=2, interval=3600, rate_limiter_factory=fast_limiter)
     zc.start()
@@ -428,12 +414,11 @@ def test_zonefile_provider_zones_are_keys(tmp_path: Path) -> None:
 
 
 def test_bad_workers_value_is_named() -> None:
-    ctl = Controller(ListSource([]), TXTRegistry(InMemoryProvider(["a.test"]), owner_id=OWNER), "sync")
+    ctl = Controller(StaticSource([]), TXTRegistry(InMemoryProvider(["a.test"]), owner_id=OWNER), "sync")
     with pytest.raises(ValueError, match="--workers"):
         ZoneController(ctl, workers=0)
     with pytest.raises(ValueError, match="--min-event-sync-interval"):
         ZoneController(ctl, min_event_sync_interval=-1)
-
 
 
 # -- event-triggered passes queue only the zones that changed ----------------------------------------------------
@@ -444,7 +429,7 @@ def three_zone_records(a_ip: str = "10.0.0.1") -> list[Endpoint]:
     return [ep("www.a.test", "A", a_ip), ep("www.b.test", "A", "10.0.0.2"), ep("www.c.test", "A", "10.0.0.3")]
 
 
-def started_zone_controller(**kw: Any) -> tuple[ZoneController, ListSource, HookedProvider]:
+def started_zone_controller(**kw: Any) -> tuple[ZoneController, StaticSource, HookedProvider]:
     zc, source, provider = make(THREE_ZONES, three_zone_records(), workers=2, interval=3600,
                                 min_event_sync_interval=0, **kw)
     zc.start()
@@ -466,14 +451,15 @@ def test_event_pass_reconciles_only_the_zone_that_changed() -> None:
     assert zc.skipped == 2 + 3
 
 
-class NamedSource(ListSource):
+class NamedSource(StaticSource):
     """Names its changes, as the informer sources do."""
 
     def __init__(self, endpoints: list[Endpoint]) -> None:
         super().__init__(endpoints)
         self.changed: frozenset[str] = frozenset()
 
-    def set(self, endpoints: list[Endpoint]) -> None:
+    def set(self, endpoints: Iterable[Endpoint]) -> None:
+        endpoints = list(endpoints)
         with self.lock:
             old = {e.dns_name for e in self.desired}
             self.changed |= old ^ {e.dns_name for e in endpoints} | {e.dns_name for e in endpoints
@@ -592,7 +578,7 @@ def test_single_zone_and_disabled_skipping_reconcile_on_every_event_pass() -> No
 
 
 # -- periodic passes: one source read, zones released a few at a time -------------------------------------------
-class CountingSource(ListSource):
+class CountingSource(StaticSource):
     def __init__(self, endpoints: list[Endpoint]) -> None:
         super().__init__(endpoints)
         self.reads = 0
@@ -687,11 +673,11 @@ def test_an_event_is_not_queued_behind_a_periodic_pass() -> None:
 class FailingOnceSource(CountingSource):
     def __init__(self, endpoints: list[Endpoint]) -> None:
         super().__init__(endpoints)
-        self.fail = False
+        self.fail_once = False
 
     def endpoints(self) -> list[Endpoint]:
-        if self.fail:
-            self.fail = False
+        if self.fail_once:
+            self.fail_once = False
             raise ConnectionError("API server unreachable")
         return super().endpoints()
 
@@ -705,7 +691,7 @@ def test_a_failed_shared_read_leaves_each_zone_to_read_by_itself() -> None:
     try:
         assert zc.wait_until(lambda: len(zc.outcomes()) >= 4, 10)
         source.set(four_zone_records("10.4.4.4"))
-        source.fail = True  # the pass's shared read fails: each zone's full run reads the source itself
+        source.fail_once = True  # the pass's shared read fails: each zone's full run reads the source itself
         zc.enqueue_all()
         assert zc.wait_until(lambda: stored(provider).get(("www.d.test", "A")) == ["10.4.4.4"], 10)
         assert zc.wait_until(lambda: len(zc.outcomes()) >= 8, 10)

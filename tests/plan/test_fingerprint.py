@@ -6,14 +6,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.fingerprint import fingerprint
+from tests.helpers import endpoints
 
 
 def ep(name: str, target: str = "10.0.0.1", rtype: str = "A", **labels: str) -> Endpoint:
-    e = Endpoint(name, rtype, Targets([target]), 300)
-    e.labels.update(labels)
-    return e
+    return endpoints.ep(name, rtype, target, ttl=300, labels=labels)
 
 
 @given(st.permutations([ep("x.a.test", "10.0.0.1"), ep("x.a.test", "10.0.0.2", "AAAA"), ep("y.a.test")]))

@@ -13,12 +13,12 @@ import pytest
 
 from external_dns.controller.controller import Controller
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
 from external_dns.providers.aws import AWSConfig, AWSProvider
 from external_dns.registry.dynamodb import DynamoDBRegistry, DynamoDBTableError, item_key, split_key
 from external_dns.registry.registry import Registry
 from external_dns.registry.txt import TXTRegistry
+from tests.helpers import endpoints
 from tests.helpers.sources import StaticSource
 
 pytestmark = pytest.mark.integration
@@ -27,10 +27,8 @@ TABLE = "external-dns"
 MANAGED = ("A", "AAAA", "CNAME", "TXT")
 
 
-def ep(name: str, *targets: str, rtype: str = "A", resource: str = "service/default/web", **kw: Any) -> Endpoint:
-    out = Endpoint(name, rtype, Targets(list(targets)), **kw)
-    out.labels["resource"] = resource
-    return out
+def ep(name: str, *targets: str, rtype: str = "A", resource: str = "service/default/web", set_id: str = "") -> Endpoint:
+    return endpoints.ep(name, rtype, *targets, set_id=set_id, resource=resource)
 
 
 @pytest.fixture
@@ -109,7 +107,7 @@ def test_sync_writes_records_and_go_compatible_items(provider: AWSProvider, ddb:
     create_table(ddb)
     reg = registry(provider, ddb)
     desired = [ep("app.example.com", "1.2.3.4", resource="service/default/nginx"),
-               ep("api.example.com", "10.0.0.1", set_identifier="us").with_provider_specific("aws/weight", "10")]
+               ep("api.example.com", "10.0.0.1", set_id="us").with_provider_specific("aws/weight", "10")]
     result = controller(reg, desired).run_once()
     assert result.applied
     assert record_names(r53, zone) == {("app.example.com", "A"), ("api.example.com", "A")}  # no TXT at all

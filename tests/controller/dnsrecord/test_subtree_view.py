@@ -10,18 +10,18 @@ from hypothesis import strategies as st
 from external_dns.controller.dnsrecord.registry import MANAGED_RECORD_TYPES, record_registry, view_registry
 from external_dns.endpoint.domain_filter import DomainFilter, MatchAllDomainFilters
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.endpoint.targets import Targets
 from external_dns.plan import Plan
 from external_dns.plan.changes import Changes
 from external_dns.providers.inmemory import InMemoryProvider
 from external_dns.registry.txt import TXTRegistry
+from tests.helpers import endpoints
 
 ROOT = "app.example.com"
 NAMES = (ROOT, f"www.{ROOT}", f"*.{ROOT}", "other.example.com", "app2.example.com", f"deep.x.{ROOT}")
 
 
 def ep(name: str, rtype: str, target: str) -> Endpoint:
-    return Endpoint(name, rtype, Targets([target]), 300)
+    return endpoints.ep(name, rtype, target, ttl=300)
 
 
 def plan_of(registry: TXTRegistry, desired: list[Endpoint], owner: str) -> list[str]:

@@ -34,6 +34,7 @@ from external_dns.sources.rbac import (
     service_informer_resources,
 )
 from external_dns.sources.wrappers import MultiSource, PostProcessorSource
+from tests.helpers import endpoints
 
 ROOT = Path(__file__).resolve().parents[3]
 PREFIX = "external-dns.kubernetes.io/"
@@ -145,8 +146,7 @@ class Recorder:
 
 
 def ep(name: str, target: str, resource: str, rtype: str = "A") -> Endpoint:
-    e = Endpoint(dns_name=name, record_type=rtype, targets=[target])  # type: ignore[arg-type]
-    e.labels["resource"] = resource
+    e = endpoints.ep(name, rtype, target, resource=resource)
     kind = {"service": "Service", "ingress": "Ingress", "crd": "DNSEndpoint"}[resource.split("/")[0]]
     e.ref_objects.append({"apiVersion": "v1", "kind": kind,
                           "metadata": {"name": resource.split("/")[2], "namespace": "default"}})
