@@ -1,4 +1,5 @@
-"""Fixtures for the RFC2136 tests: a provider bound to the session's BIND, zones emptied before each test."""
+"""Fixtures for the RFC2136 tests: a provider bound to the session's BIND, zones emptied before each test; `cfg`, a
+configuration for the tests that need no server."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ import pytest
 from external_dns.providers.rfc2136 import RFC2136Config, RFC2136Provider
 from external_dns.providers.rfc2136.provider import UPDATE_MESSAGES
 from tests.servers.bind import BindServer
+
+SECRET = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA=="
+
+
+def cfg(**kw: object) -> RFC2136Config:
+    base: dict[str, object] = {"hosts": ("127.0.0.1",), "port": 53, "zones": ("example.org",),
+                               "tsig_keyname": "k", "tsig_secret": SECRET}
+    base.update(kw)
+    return RFC2136Config(**base)  # type: ignore[arg-type]
 
 
 def make_config(srv: BindServer, **overrides: Any) -> RFC2136Config:
