@@ -1,6 +1,6 @@
 """controller/features.py: Kubernetes Events wired into one pipeline, the same way for the long-running
 process and `--once` (the gate's and the sources' share are also tested in test_safety_gate.py and
-tests/sources/informer/test_filters_rbac_hooks.py)."""
+tests/sources/informer/test_hooks.py)."""
 
 from __future__ import annotations
 
