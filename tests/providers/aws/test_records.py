@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from external_dns.endpoint.endpoint import Endpoint
-from external_dns.providers.aws.canonical import CLOUDFRONT_ZONE, canonical_hosted_zone
+from external_dns.providers.aws.canonical import CLOUDFRONT_ZONE
 from external_dns.providers.aws.records import (
     InvalidRecordError,
     endpoint_from_rrset,
@@ -120,16 +120,6 @@ def test_write_routing_fields() -> None:
 def test_sizes() -> None:
     assert rrset_size({"ResourceRecords": [{"Value": "1.2.3.4"}, {"Value": "5.6.7.8"}]}) == (14, 2)
     assert rrset_size({"AliasTarget": {"DNSName": "abc"}}) == (3, 1)
-
-
-def test_canonical_zones() -> None:
-    assert canonical_hosted_zone("k8s-web-123.us-east-1.elb.amazonaws.com") == "Z35SXDOTRQ7X7K"
-    assert canonical_hosted_zone("dualstack.k8s-web-123.us-east-1.elb.amazonaws.com.") == "Z35SXDOTRQ7X7K"
-    assert canonical_hosted_zone("nlb-1.elb.eu-west-1.amazonaws.com") == "Z2IFOLAFXWLO4F"
-    assert canonical_hosted_zone("d111111abcdef8.cloudfront.net") == CLOUDFRONT_ZONE
-    assert canonical_hosted_zone("a1234.awsglobalaccelerator.com") == "Z2BJ6XQ5FK7U4H"
-    assert canonical_hosted_zone("www.example.com") == ""
-    assert canonical_hosted_zone("bucket.s3.amazonaws.com") == ""
 
 
 def test_txt_string_limit_counts_each_string_and_escapes_once() -> None:
