@@ -25,7 +25,6 @@ from external_dns.providers.errors import (
 )
 from external_dns.providers.zonefile import (
     ZoneFileProvider,
-    canonical_target,
     zone_from_filename,
 )
 from tests.helpers.endpoints import ep
@@ -277,12 +276,6 @@ def test_hand_added_records_survive_writes(provider: ZoneFileProvider, tmp_path:
     got = by_key(provider.records())
     assert list(got[("manual.example.org", "A")].targets) == ["10.0.0.1"]
     assert got[("manual.example.org", "A")].record_ttl == 600
-
-
-def test_canonical_target_rejects_garbage() -> None:
-    assert canonical_target("AAAA", "2001:DB8:0::1") == "2001:db8::1"
-    with pytest.raises(ValueError, match="invalid A target"):
-        canonical_target("A", "hello")
 
 
 def test_builder_flags(tmp_path: Path) -> None:
