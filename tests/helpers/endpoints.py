@@ -1,9 +1,9 @@
 """Endpoints as tests spell them: `ep("www.example.org", "A", "192.0.2.1", ttl=60, resource="service/default/web")`;
-`one_of_each()`: changes with one create, one update and one delete."""
+`one_of_each()`: changes with one create, one update and one delete; `keys()`: what a set of endpoints holds."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from external_dns.endpoint.endpoint import (
     OWNER_LABEL_KEY,
@@ -38,3 +38,8 @@ def one_of_each() -> Changes:
         update_new=[ep("u", "A", "2.2.2.2")],
         delete=[ep("d", "A", "1.1.1.1")],
     )
+
+
+def keys(eps: Sequence[Endpoint]) -> set[tuple[str, str, str, tuple[str, ...]]]:
+    """Name, type, set identifier and targets of each endpoint: what a list of records holds, in any order."""
+    return {(e.dns_name, e.record_type, e.set_identifier, tuple(e.targets)) for e in eps}

@@ -17,11 +17,7 @@ from external_dns.providers.errors import (
 from external_dns.providers.inmemory import InMemoryProvider, ZoneAlreadyExistsError, ZoneNotFoundError
 from external_dns.providers.provider import CachedProvider, zone_for_name
 from external_dns.workqueue import FakeClock
-from tests.helpers.endpoints import ep
-
-
-def keys(eps: list[Endpoint]) -> set[tuple[str, str, str, tuple[str, ...]]]:
-    return {(e.dns_name, e.record_type, e.set_identifier, tuple(e.targets)) for e in eps}
+from tests.helpers.endpoints import ep, keys
 
 
 @pytest.fixture
@@ -169,66 +165,3 @@ def test_domain_filter_follows_zones() -> None:
 def test_builder_uses_flag() -> None:
     p = build_inmemory(parse_config(["--inmemory-zone=a.org", "--inmemory-zone=b.org"], {}))
     assert list(p.zones()) == ["a.org", "b.org"]
-
-
-class CountingProvider(InMemoryProvider):
-    def __init__(self, zones: list[str]) -> None:
-        super().__init__(zones)
-        self.record_calls = 0
-        self.apply_calls = 0
-
-    def records(self) -> list[Endpoint]:
-        self.record_calls += 1
-        return super().records()
-
-    def apply_changes(self, changes: Changes) -> None:
-        self.apply_calls += 1
-        super().apply_changes(changes)
-
-
-def test_cached_provider_serves_records_until_expiry_and_invalidates_on_apply() -> None:
-    clock = FakeClock(100.0)
-    inner = CountingProvider(["example.org"])
-    cached = CachedProvider(inner, refresh_interval=60, clock=clock.now)
-    assert cached.records() == []
-    cached.records()
-    assert inner.record_calls == 1
-    clock.step(61)
-    cached.records()
-    assert inner.record_calls == 2
-    cached.apply_changes(Changes())  # nothing to do: not forwarded, cache kept
-    assert inner.apply_calls == 0
-    cached.records()
-    assert inner.record_calls == 2
-    cached.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
-    assert inner.apply_calls == 1
-    assert keys(cached.records()) == {("www.example.org", "A", "", ("1.1.1.1",))}
-    assert inner.record_calls == 3
-    got = cached.records()
-    got[0].targets[0] = "6.6.6.6"
-    assert keys(cached.records()) == {("www.example.org", "A", "", ("1.1.1.1",))}, "callers get copies"
-    assert list(cached.zones()) == ["example.org"]
-
-
-def test_cached_provider_metrics_use_external_dns_names_without_total() -> None:
-    from prometheus_client import REGISTRY, generate_latest
-
-    def value(name: str, **labels: str) -> float:
-        got = REGISTRY.get_sample_value(name, labels)
-        return 0.0 if got is None else got
-
-    records = "external_dns_provider_cache_records_calls"
-    apply = "external_dns_provider_cache_apply_changes_calls"
-    before = (value(records, from_cache="true"), value(records, from_cache="false"), value(apply))
-    cached = CachedProvider(InMemoryProvider(["example.org"]), refresh_interval=60, clock=FakeClock(0.0).now)
-    cached.records()
-    cached.records()
-    cached.records()
-    cached.apply_changes(Changes())
-    cached.apply_changes(Changes(create=[ep("www.example.org", "A", "1.1.1.1")]))
-    assert value(records, from_cache="true") == before[0] + 2
-    assert value(records, from_cache="false") == before[1] + 1
-    assert value(apply) == before[2] + 1
-    text = generate_latest(REGISTRY).decode()
-    assert f'\n{records}{{from_cache="true"}} ' in text and f"\n{apply} " in text
-    assert f"{records}_total" not in text and f"{apply}_total" not in text
