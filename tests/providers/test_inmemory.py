@@ -6,7 +6,6 @@ import pytest
 
 from external_dns.cmd.build_providers import build_inmemory
 from external_dns.cmd.config import parse_config
-from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from external_dns.providers.errors import (
     ChangeError,
@@ -15,8 +14,7 @@ from external_dns.providers.errors import (
     RecordNotFoundError,
 )
 from external_dns.providers.inmemory import InMemoryProvider, ZoneAlreadyExistsError, ZoneNotFoundError
-from external_dns.providers.provider import CachedProvider, zone_for_name
-from external_dns.workqueue import FakeClock
+from external_dns.providers.provider import zone_for_name
 from tests.helpers.endpoints import ep, keys
 
 

@@ -3,23 +3,12 @@ the cache on a write, gives copies, and counts its calls under external-dns's me
 
 from __future__ import annotations
 
-import pytest
-
-from external_dns.cmd.build_providers import build_inmemory
-from external_dns.cmd.config import parse_config
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
-from external_dns.providers.errors import (
-    ChangeError,
-    InvalidBatchRequestError,
-    RecordAlreadyExistsError,
-    RecordNotFoundError,
-)
-from external_dns.providers.inmemory import InMemoryProvider, ZoneAlreadyExistsError, ZoneNotFoundError
-from external_dns.providers.provider import CachedProvider, zone_for_name
+from external_dns.providers.inmemory import InMemoryProvider
+from external_dns.providers.provider import CachedProvider
 from external_dns.workqueue import FakeClock
-from tests.helpers.endpoints import ep
-from tests.helpers.endpoints import keys
+from tests.helpers.endpoints import ep, keys
 
 
 class CountingProvider(InMemoryProvider):
