@@ -4,14 +4,13 @@ changes, premature passes, user-edited queuedAt/validFor, deletion with the fina
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
 
-from external_dns.controller.dnsrecord.clock import format_time, randomize
+from external_dns.controller.dnsrecord.clock import format_time
 from external_dns.controller.dnsrecord.reconcile import Options, Reconciler
 from external_dns.controller.dnsrecord.registry import txt_prefix
 from external_dns.controller.dnsrecord.status import GoneError
@@ -416,15 +415,6 @@ def test_zone_wide_owner_records_are_not_touched(kubeapi: KubeAPIServer, rec: Re
     svc = find(provider, "svc.app.example.com")
     assert svc is not None and list(svc.targets) == ["7.7.7.7"]
     assert find(provider, "a-svc.app.example.com", "TXT") is not None
-
-
-def test_randomised_validation_requeue_stays_within_fifty_percent() -> None:
-    rng = random.Random(42)
-    draws = [randomize(5.0, 0.5, rng) for _ in range(1000)]
-    assert all(2.5 <= d < 7.5 for d in draws)
-    assert min(draws) < 2.7 and max(draws) > 7.3  # spread over the whole range
-    assert len(set(draws)) > 500
-    assert all(0.5 <= randomize(0.2, 0.5, rng) < 1.5 for _ in range(100))  # bases under 1 s count as 1 s
 
 
 class _FailingProvider(CountingProvider):
