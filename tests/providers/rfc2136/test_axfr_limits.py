@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
+import dns.flags
 import dns.message
 import dns.rdatatype
 import dns.rrset
@@ -30,15 +31,28 @@ def soa(serial: int) -> dns.rrset.RRset:
 @dataclass
 class Streamer:
     """Answers SOA queries with `serial`; a zone transfer (AXFR, or IXFR once `ixfr_streams`) opens with the SOA
-    and then sends `per_message` A records every `pause` seconds until `max_records`, never the closing SOA."""
+    and then sends `per_message` A records every `pause` seconds until `max_records`, never the closing SOA.
+    Without a pause, the first `ready` records are built before any client connects and go out in one write (the
+    client gives each message 1 s, which a loaded machine could take to build them one by one on this thread), and
+    the stream then waits for the client to hang up before it goes on: streaming on regardless raced the client's
+    reading and piled records up in the socket buffers (`sent` past 20 000 when this thread won the GIL)."""
 
     serial: int = 1
     per_message: int = 100
     pause: float = 0.0
     max_records: int = 200_000
     finite_axfr: bool = False  # AXFR answers a two-record zone properly (for the IXFR test)
+    ready: int = 6_000  # records built up front (without a pause): more than the tests' cap of 5000
     sent: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
+    _ready_wires: list[bytes] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.pause:
+            self._ready_wires = [_wire(0, self._rrsets(n)) for n in range(0, self.ready, self.per_message)]
+
+    def _rrsets(self, first: int) -> list[dns.rrset.RRset]:
+        return [dns.rrset.from_text(f"h{first + i}.{ZONE}", 60, "IN", "A", "192.0.2.1") for i in range(self.per_message)]
 
     def handle(self, conn: socket.socket) -> None:
         conn.settimeout(5)
@@ -63,15 +77,33 @@ class Streamer:
     def _stream(self, conn: socket.socket, query: dns.message.Message) -> None:
         try:
             _send(conn, query, [soa(self.serial)])
+            if self._ready_wires:
+                conn.sendall(b"".join(struct.pack("!HH", len(w), query.id) + w[2:] for w in self._ready_wires))
+                self.sent += self.per_message * len(self._ready_wires)
+                if self._hung_up(conn, time.monotonic() + 10):
+                    return
             while self.sent < self.max_records and not self.stop.is_set():
-                rrsets = [dns.rrset.from_text(f"h{self.sent + i}.{ZONE}", 60, "IN", "A", "192.0.2.1")
-                          for i in range(self.per_message)]
-                _send(conn, query, rrsets, first=False)
+                _send(conn, query, self._rrsets(self.sent), first=False)
                 self.sent += self.per_message
                 if self.pause:
                     self.stop.wait(self.pause)
         except OSError:
             return  # the client hung up
+
+
+    def _hung_up(self, conn: socket.socket, deadline: float) -> bool:
+        """Whether the client closes the connection before `deadline` (or the server stops)."""
+        conn.settimeout(0.2)
+        while time.monotonic() < deadline and not self.stop.is_set():
+            try:
+                if not conn.recv(1):
+                    return True
+            except TimeoutError:
+                continue
+            except OSError:
+                return True
+        conn.settimeout(5)
+        return self.stop.is_set()
 
 
 def _read(conn: socket.socket, n: int) -> bytes:
@@ -82,6 +114,14 @@ def _read(conn: socket.socket, n: int) -> bytes:
             raise EOFError
         buf += chunk
     return buf
+
+
+def _wire(query_id: int, rrsets: list[dns.rrset.RRset]) -> bytes:
+    """A later message of a transfer (no question section) as sent in answer to query `query_id`."""
+    r = dns.message.Message(query_id)
+    r.flags = dns.flags.QR | dns.flags.AA
+    r.answer = rrsets
+    return r.to_wire()
 
 
 def _send(conn: socket.socket, query: dns.message.Message, rrsets: list[dns.rrset.RRset], first: bool = True) -> None:
