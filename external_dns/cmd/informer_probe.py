@@ -20,6 +20,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 
 from external_dns.cmd.signals import install_signal_handlers
+from external_dns.controller.kube import new_api_client
 from external_dns.informers.factory import SharedInformerFactory
 from external_dns.informers.probe import JsonLinesHandler
 from external_dns.informers.resource import BY_NAME
@@ -47,7 +48,7 @@ def _api_client(kubeconfig: str, context: str | None) -> k8s_client.ApiClient:
     configuration = k8s_client.Configuration()
     k8s_config.load_kube_config(config_file=kubeconfig or None, context=context,
                                 client_configuration=configuration, persist_config=False)
-    return k8s_client.ApiClient(configuration)
+    return new_api_client(configuration)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,9 @@ same way: to the answer's headers, so a watch counts until it is established).
 from __future__ import annotations
 
 import os
+import platform
 import stat
+import sys
 import threading
 import time
 import weakref
@@ -26,6 +28,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.config.config_exception import ConfigException
 
+from external_dns import __version__
 from external_dns.errors import ConfigError
 from external_dns.metrics_http import observe_request
 from external_dns.workqueue.limiters import BucketRateLimiter
@@ -131,12 +134,33 @@ def throttle_client(api: k8s_client.ApiClient, *, qps: float, burst: int, reques
     rest.request = request
 
 
+# Go's names for what platform.machine() reports, so the User-Agent reads as client-go's does.
+_GOARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386",
+           "i686": "386", "armv7l": "arm", "ppc64le": "ppc64le", "s390x": "s390x", "riscv64": "riscv64"}
+
+
+def user_agent() -> str:
+    """client-go's default User-Agent shape (rest.DefaultKubernetesUserAgent: `<command>/<version>
+    (<os>/<arch>) kubernetes/<commit>`), which the API server records in its audit log; the commit is not
+    built into a Python package, so it is "unknown", as client-go writes it for an unset one."""
+    arch = platform.machine().lower()
+    return f"external-dns-py/v{__version__} ({sys.platform}/{_GOARCH.get(arch, arch)}) kubernetes/unknown"
+
+
+def new_api_client(configuration: k8s_client.Configuration) -> k8s_client.ApiClient:
+    """An `ApiClient` for `configuration` that names us (`user_agent()`) instead of `OpenAPI-Generator/...`:
+    the generated calls and the informers' own lists and watches (informers/api.py) send its default headers."""
+    api = k8s_client.ApiClient(configuration)
+    api.user_agent = user_agent()
+    return api
+
+
 def api_client(kubeconfig: str = "", server: str = "", *, qps: float = 5.0, burst: int = 10,
                request_timeout: float = 30.0) -> k8s_client.ApiClient:
     """A throttled `ApiClient` for a kubeconfig file (or in-cluster configuration) and an optional server
     URL that overrides it."""
     configuration = _configuration(kubeconfig, server)
-    api = k8s_client.ApiClient(configuration)
+    api = new_api_client(configuration)
     throttle_client(api, qps=qps, burst=burst, request_timeout=request_timeout)
     time_requests(api)
     log.debug("kubernetes API client", host=configuration.host)

@@ -28,9 +28,9 @@ def server_state(plane: ControlPlane, ns: str, collection: str = "services", api
     return {f"{ns}/{o['metadata']['name']}": o["metadata"]["resourceVersion"] for o in body["items"]}
 
 
-# The user agent of the official `kubernetes` client (the informers' and the CLI's); the tests' own raw
-# requests come as Python-urllib.
-CLIENT_AGENT = "OpenAPI-Generator/"
+# The user agent of the project's clients (controller/kube.py: the informers' and the CLI's); the tests' own
+# raw requests come as Python-urllib.
+CLIENT_AGENT = "external-dns-py/"
 
 
 def requests_seen(plane: ControlPlane, since: int, path: str, *, watch: bool | None = None,

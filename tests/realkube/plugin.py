@@ -29,6 +29,7 @@ import kubernetes.client
 import pytest
 import yaml
 
+from external_dns.controller.kube import new_api_client
 from tests.realkube.build import CONTROL_PLANE, ETCD, GATEWAY_API, KUBE_APISERVER
 from tests.realkube.control_plane import ControlPlane
 from tests.realkube.crds import apply_crds
@@ -115,7 +116,7 @@ def realkube_config(realkube: ControlPlane) -> kubernetes.client.Configuration:
 
 @pytest.fixture
 def realkube_api_client(realkube_config: kubernetes.client.Configuration) -> Iterator[kubernetes.client.ApiClient]:
-    client = kubernetes.client.ApiClient(realkube_config)
+    client = new_api_client(realkube_config)  # as the project builds its clients (its User-Agent)
     try:
         yield client
     finally:

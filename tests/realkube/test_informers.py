@@ -10,6 +10,7 @@ from typing import Any
 import kubernetes.client
 import pytest
 
+from external_dns.controller.kube import new_api_client
 from external_dns.informers import SERVICES, Backoff, ReflectorOptions, SharedIndexInformer
 from tests.informers.helpers import ModelHandler, cache_state, wait_until
 from tests.realkube.control_plane import ControlPlane
@@ -91,7 +92,7 @@ def forget_history(plane: ControlPlane) -> int:
 def partitioned_client(plane: ControlPlane) -> tuple[Partition, kubernetes.client.ApiClient]:
     """An admin client that reaches the server through a link the test can cut."""
     link = Partition(plane.port)
-    api = kubernetes.client.ApiClient(plane.configuration())
+    api = new_api_client(plane.configuration())
     api.configuration.host = link.url
     return link, api
 
