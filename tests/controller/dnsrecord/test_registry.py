@@ -1,6 +1,6 @@
-"""The DNSRecord controller's reads through `SubtreeView` (the names under rootHost from the provider's zone
-snapshot) plan exactly what a full provider read plans, for random zones with several owners, wildcard
-names, names outside rootHost and outside records."""
+"""The DNSRecord controller's reads through `SubtreeView` (controller/dnsrecord/registry.py): the names under
+rootHost from the provider's zone snapshot plan exactly what a full provider read plans, for random zones with
+several owners, wildcard names, names outside rootHost and outside records."""
 
 from __future__ import annotations
 
