@@ -1,28 +1,18 @@
-"""`--source=gateway-*route`, `--source=node` and `--source=pod` through the real informers and the official
-client against the test API server: events, caches that keep what every source sharing them reads, problems
-reported once per object version as Warning Events, the RBAC probe at start-up, the pipeline from flags."""
+"""`--source=gateway-*route` through the real informers against the test API server (sources/informer/gateway.py):
+events, route kinds and gateway filters, problems reported once per object version as Warning Events, the RBAC
+probe naming a missing Gateway rule, gateways filtered by labels, routes selected by namespace and labels."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import kubernetes.client
 import pytest
 
-from external_dns.cmd.build_sources import build_source_pipeline
-from external_dns.cmd.config import load_config
-from external_dns.cmd.main import _KubeClient
-from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.informers import SharedInformerFactory
 from external_dns.sources.informer.base import MissingPermissionError, check_access
 from external_dns.sources.informer.gateway import GatewayRouteInformerSource
-from external_dns.sources.informer.hooks import informer_sources
-from external_dns.sources.informer.node import NodeInformerSource
-from external_dns.sources.informer.pod import PodInformerSource
-from external_dns.sources.informer.service import ServiceInformerSource
 from external_dns.sources.objects.gateway import GatewayOptions
-from external_dns.sources.objects.pod import PodOptions
 from external_dns.sources.options import SourceOptions
 from external_dns.sources.rbac import rules_for_sources
 from tests.helpers.gateway import API_VERSIONS, gateway, listener, route
@@ -116,56 +106,6 @@ def test_problems_reported_once_per_object_version(kubeapi: KubeAPIServer, facto
     assert recorder.events[-1][1] == "orphan"
 
 
-def test_node_source_events_and_cordon(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
-                                       waiter: Waiter) -> None:
-    def node(name: str, ip: str) -> dict[str, Any]:
-        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "annotations": {PREFIX + "ttl": "60"}},
-                "status": {"addresses": [{"type": "ExternalIP", "address": ip},
-                                         {"type": "InternalIP", "address": "fd00::" + name[-1]}]}}
-
-    src = NodeInformerSource(factory, SourceOptions(fqdn_template="{{.Name}}.nodes.example.org"), sync_timeout=10.0)
-    src.add_event_handler(waiter)
-    create_with_status(kubeapi, node("n1", "203.0.113.1"))
-    create_with_status(kubeapi, node("n2", "203.0.113.2"))
-    assert waiter.until(lambda: names(src.endpoints()) == {("n1.nodes.example.org", "A"): ["203.0.113.1"],
-                                                          ("n2.nodes.example.org", "A"): ["203.0.113.2"]})
-    assert {e.record_ttl for e in src.endpoints()} == {60}
-    kubeapi.patch("v1", "Node", "", "n2", {"spec": {"unschedulable": True}})
-    assert waiter.until(lambda: names(src.endpoints()) == {("n1.nodes.example.org", "A"): ["203.0.113.1"]})
-
-
-@pytest.mark.parametrize("service_first", [True, False])
-def test_pod_and_service_sources_share_pod_and_node_caches(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
-                                                          service_first: bool) -> None:
-    create_with_status(kubeapi, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
-                                 "status": {"addresses": [{"type": "ExternalIP", "address": "203.0.113.1"}]}})
-    create_with_status(kubeapi, {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "edge", "namespace": "default", "labels": {"app": "edge"},
-                     "annotations": {PREFIX + "hostname": "edge.example.org",
-                                     PREFIX + "internal-hostname": "edge.internal.example.org"}},
-        "spec": {"hostNetwork": True, "nodeName": "n1", "containers": [{"name": "c", "image": "i"}]},
-        "status": {"phase": "Running", "podIP": "10.1.0.5", "podIPs": [{"ip": "10.1.0.5"}]}})
-
-    def build_pod() -> PodInformerSource:
-        return PodInformerSource(factory, SourceOptions(), PodOptions(), sync_timeout=10.0)
-
-    def build_service() -> ServiceInformerSource:
-        return ServiceInformerSource(factory, SourceOptions(), sync_timeout=10.0)
-
-    if service_first:
-        build_service()
-        pod_src = build_pod()
-    else:
-        pod_src = build_pod()
-        build_service()
-    assert names(pod_src.endpoints()) == {("edge.example.org", "A"): ["203.0.113.1"],
-                                          ("edge.internal.example.org", "A"): ["10.1.0.5"]}
-    cached = next(i for i in factory.informers() if i.resource.plural == "pods").get_store().list()[0]
-    assert cached["metadata"]["labels"] == {"app": "edge"}  # the service source still reads labels
-    assert "containers" not in cached["spec"]  # and the cache stays slim
-
-
 def test_rbac_probe_names_missing_gateway_rule(kubeapi: KubeAPIServer, factory: SharedInformerFactory) -> None:
     src = http_source(factory)
     rules = [r for r in rules_for_sources(["gateway-httproute"]) if "gateways" not in r["resources"]]
@@ -188,55 +128,12 @@ def test_rbac_probe_names_missing_gateway_rule(kubeapi: KubeAPIServer, factory: 
             ) in str(err.value)
 
 
-def test_pipeline_from_flags(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
-    kubeapi.ensure_namespace("infra")
-    create_with_status(kubeapi, gateway(addresses=["192.0.2.1"], namespace="infra",
-                                        listeners=[listener(allowedRoutes={"namespaces": {"from": "All"}})]))
-    kubeapi.ensure_namespace("apps")
-    create_with_status(kubeapi, route(namespace="apps", hostnames=["echo.example.org"],
-                                      parents=[{"name": "gw", "namespace": "infra"}]))
-    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
-    _parser, cfg = load_config(["--source=gateway-httproute", "--source=node", "--source=pod", "--provider=inmemory",
-                                "--policy=sync", f"--kubeconfig={kubeconfig}", "--gateway-namespace=infra"])
-    kube = _KubeClient(cfg)
-    factory = LazyInformerFactory(kube)
-    try:
-        pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
-        assert sorted(s.name for s in informer_sources(pipeline)) == ["gateway-httproute", "node", "pod"]
-        assert sorted(i.resource.plural for i in factory().informers()) == [
-            "gateways", "httproutes", "namespaces", "nodes", "pods"]
-        assert [(e.dns_name, list(e.targets)) for e in pipeline.endpoints()] == [("echo.example.org", ["192.0.2.1"])]
-    finally:
-        if factory.created:
-            assert factory().shutdown(10.0)
-        kube().close()
-
-
 def test_gateway_filtered_by_labels_is_not_reported_missing(kubeapi: KubeAPIServer,
                                                             factory: SharedInformerFactory) -> None:
     create_with_status(kubeapi, gateway("private", addresses=["10.0.0.1"], labels={"scope": "private"}))
     create_with_status(kubeapi, route(hostnames=["a.example.org"], parents=[{"name": "private"}]))
     src = http_source(factory, gw=GatewayOptions(gateway_label_filter="scope=public"))
     assert src.endpoints() == [] and src.problems == []
-
-
-def test_node_heartbeat_does_not_trigger_a_sync(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
-                                                waiter: Waiter) -> None:
-    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
-            "status": {"addresses": [{"type": "ExternalIP", "address": "203.0.113.1"}],
-                       "conditions": [{"type": "Ready", "status": "True", "lastHeartbeatTime": "t0"}]}}
-    created = create_with_status(kubeapi, node)
-    src = NodeInformerSource(factory, SourceOptions(), sync_timeout=10.0)
-    src.add_event_handler(waiter)
-    src.endpoints()
-    assert waiter.until(lambda: waiter.count == 1)  # the initial add
-    for beat in ("t1", "t2", "t3"):  # status heartbeats: nothing the source reads changes
-        created["status"]["conditions"][0]["lastHeartbeatTime"] = beat
-        created = kubeapi.update_status(created)
-    created["status"]["addresses"][0]["address"] = "203.0.113.9"
-    kubeapi.update_status(created)
-    assert waiter.until(lambda: names(src.endpoints()) == {("n1", "A"): ["203.0.113.9"]})
-    assert waiter.count == 2
 
 
 def test_route_namespace_and_label_filters_gateways_elsewhere(kubeapi: KubeAPIServer,
