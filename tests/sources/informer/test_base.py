@@ -1,18 +1,13 @@
-"""RBAC access checks and discovery (which version of a resource is served) against the test API server, and the
-source pipeline built from flags."""
+"""What every informer source shares (sources/informer/base.py) against the test API server: RBAC access checks
+naming the missing verbs, an unknown token, discovery of the served version of a resource."""
 
 from __future__ import annotations
 
 import socket
-from pathlib import Path
 
 import kubernetes.client
 import pytest
 
-from external_dns.cmd.build_sources import build_source_pipeline
-from external_dns.cmd.config import load_config
-from external_dns.cmd.main import _KubeClient
-from external_dns.controller.informer_factory import LazyInformerFactory
 from external_dns.informers import DNSENDPOINTS, PODS, SERVICES, Resource
 from external_dns.sources.informer import base
 from external_dns.sources.informer.base import (
@@ -27,12 +22,9 @@ from external_dns.sources.informer.gateway import (
     ROUTE_VERSIONS,
     TLSROUTES,
     TLSROUTES_V1,
-    GatewayRouteInformerSource,
 )
-from external_dns.sources.informer.hooks import informer_sources
 from external_dns.sources.rbac import rules_for_sources
 from tests.kubeapi.server import KubeAPIServer
-from tests.sources.informer.conftest import dnsendpoint, lb_service
 
 pytestmark = pytest.mark.integration
 
@@ -76,47 +68,6 @@ def test_check_access_unknown_token_is_401(kubeapi: KubeAPIServer) -> None:
         api.close()
 
 
-def test_pipeline_from_flags(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
-    lb_service(kubeapi, "web", "web.example.org", "192.0.2.1")
-    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
-    _parser, cfg = load_config(["--source=service", "--source=ingress", "--source=crd", "--provider=inmemory",
-                                "--policy=sync", f"--kubeconfig={kubeconfig}", "--service-type-filter=LoadBalancer",
-                                "--min-ttl=60s"])
-    kube = _KubeClient(cfg)
-    factory = LazyInformerFactory(kube)
-    try:
-        pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
-        assert sorted(s.name for s in informer_sources(pipeline)) == ["crd", "ingress", "service"]
-        assert sorted(i.resource.plural for i in factory().informers()) == ["dnsendpoints", "ingresses", "services"]
-        eps = pipeline.endpoints()
-        assert [(e.dns_name, e.record_ttl, e.labels["resource"]) for e in eps] == [
-            ("web.example.org", 60, "service/default/web")]
-    finally:
-        if factory.created:
-            assert factory().shutdown(10.0)
-        kube().close()
-
-
-def test_pipeline_default_targets_and_target_nets(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
-    lb_service(kubeapi, "web", "web.example.org", "192.0.2.1")
-    lb_service(kubeapi, "api", "api.example.org", "198.51.100.1")
-    kubeapi.create(dnsendpoint("empty", {"dnsName": "empty.example.org", "recordType": "A", "targets": []}))
-    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
-    _parser, cfg = load_config(["--source=service", "--source=crd", "--provider=inmemory", "--policy=sync",
-                                f"--kubeconfig={kubeconfig}", "--default-targets=203.0.113.7",
-                                "--exclude-target-net=198.51.100.0/24"])
-    kube = _KubeClient(cfg)
-    factory = LazyInformerFactory(kube)
-    try:
-        pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
-        got = {e.dns_name: list(e.targets) for e in pipeline.endpoints()}
-        assert got == {"web.example.org": ["192.0.2.1"], "empty.example.org": ["203.0.113.7"]}
-    finally:
-        if factory.created:
-            assert factory().shutdown(10.0)
-        kube().close()
-
-
 def test_served_asks_discovery(kubeapi: KubeAPIServer) -> None:
     """The test API server serves TLSRoute at v1alpha2 only (the experimental channel before Gateway API v1.5)."""
     api = client(kubeapi, None)
@@ -152,20 +103,3 @@ def test_first_served_prefers_the_first_version(monkeypatch: pytest.MonkeyPatch)
     answers[TLSROUTES] = False
     with pytest.raises(ResourceNotServedError, match="version v1 or v1alpha2"):
         first_served(None, (TLSROUTES_V1, TLSROUTES), "gateway-tlsroute")
-
-
-def test_tlsroute_builder_reads_the_served_version(kubeapi: KubeAPIServer, tmp_path: Path) -> None:
-    kubeconfig = kubeapi.write_kubeconfig(tmp_path / "kubeconfig")
-    _parser, cfg = load_config(["--source=gateway-tlsroute", "--provider=inmemory", "--policy=sync",
-                                f"--kubeconfig={kubeconfig}"])
-    kube = _KubeClient(cfg)
-    factory = LazyInformerFactory(kube)
-    try:
-        pipeline = build_source_pipeline(cfg, {"kube_client": kube, "informer_factory": factory})
-        (source,) = informer_sources(pipeline)
-        assert isinstance(source, GatewayRouteInformerSource) and source.route_resource == TLSROUTES
-        assert pipeline.endpoints() == []
-    finally:
-        if factory.created:
-            assert factory().shutdown(10.0)
-        kube().close()
