@@ -63,6 +63,16 @@ def apply_update_defaults(rt: ResourceType, obj: dict[str, Any], old: dict[str, 
         _secret_data(obj)
 
 
+def apply_status_defaults(rt: ResourceType, obj: dict[str, Any]) -> None:
+    """Defaults on a status write (mutates `obj`): a Service's load-balancer ingress with an IP gets
+    `ipMode: VIP` (LoadBalancerIPMode, GA in 1.32); an Ingress's status has no ipMode."""
+    if rt.kind != "Service" or rt.group != "":
+        return
+    for ingress in ((obj.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []:
+        if isinstance(ingress, dict) and ingress.get("ip") and not ingress.get("ipMode"):
+            ingress["ipMode"] = "VIP"
+
+
 def _service_defaults(rt: ResourceType, obj: dict[str, Any], alloc: Allocator, old: dict[str, Any] | None) -> None:
     spec = obj.setdefault("spec", {})
     old_spec = (old or {}).get("spec", {})

@@ -82,6 +82,23 @@ def conflict(rt: ResourceType, name: str, why: str) -> ApiError:
                       _details(rt, name))
 
 
+def precondition_failed(rt: ResourceType, name: str, field: str, given: Any, stored: Any, what: str) -> ApiError:
+    """A delete's precondition that does not hold: the real server names the kind here (not the resource)."""
+    kind = f"{rt.kind}.{rt.group}" if rt.group else rt.kind
+    details: dict[str, Any] = {"name": name, **({"group": rt.group} if rt.group else {}), "kind": rt.kind}
+    return make_error(409, "Conflict", f'Operation cannot be fulfilled on {kind} "{name}": the {field} in the '
+                                       f"precondition ({given}) does not match the {field} in record ({stored}). The "
+                                       f"object might have been {what}", details)
+
+
+def storage_key(rt: ResourceType, namespace: str, name: str) -> str:
+    """The object's etcd key as storage errors print it: /registry/<resource>[/<namespace>]/<name>, Services
+    under services/specs, custom resources under their group."""
+    resource = "services/specs" if (rt.group, rt.plural) == ("", "services") else (
+        rt.plural if rt.builtin else f"{rt.group}/{rt.plural}")
+    return "/".join(["/registry", resource, *([namespace] if namespace else []), name])
+
+
 STALE = "the object has been modified; please apply your changes to the latest version and try again"
 
 

@@ -155,9 +155,9 @@ class Handler(BaseHTTPRequestHandler):
                 return "get"
             return "watch" if parse_bool(query, "watch") else "list"
         if method == "POST" and not target.name:
-            if target.rt.namespaced and not target.namespace:
+            if target.rt.namespaced and not target.namespace:  # with empty details, as the real server
                 raise E.make_error(405, "MethodNotAllowed", "the server does not allow this method on the "
-                                                            "requested resource")
+                                                            "requested resource", {})
             return "create"
         if method == "PUT" and target.name:
             return "update"
@@ -177,6 +177,26 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError as exc:
             raise E.bad_request(f"the object provided is unrecognized (must be of type {rt.kind}): couldn't get "
                                 f"version/kind; json parse error: {exc}") from None
+
+    def _decode_object(self, rt: R.ResourceType, body: bytes) -> Any:
+        """A create's or update's body. A custom resource's must say what it is (the real server decodes it
+        without a defaulting scheme): no kind is a 400 quoting the body, another kind a 422."""
+        obj = self._decode(rt, body)
+        if rt.builtin or not isinstance(obj, dict):
+            return obj
+        if not obj.get("kind"):
+            text = body.decode(errors="replace")
+            summary = text[:30] + " ..." if len(text) > 30 else text or "<empty>"
+            raise E.bad_request(f"the object provided is unrecognized (must be of type {rt.kind}): Object 'Kind' is "
+                                f"missing in '{text}' ({summary})")
+        if not obj.get("apiVersion"):
+            raise E.bad_request(f"the API version in the data () does not match the expected API version "
+                                f"({rt.api_version})")
+        if obj["kind"] != rt.kind and isinstance(obj["kind"], str):
+            name = (obj.get("metadata") or {}).get("name", "") if isinstance(obj.get("metadata"), dict) else ""
+            raise E.invalid(obj["kind"], name, [("kind", "FieldValueInvalid",
+                                                 f'Invalid value: "{obj["kind"]}": must be {rt.kind}')], rt.group)
+        return obj
 
     def _filter(self, target: Route, query: dict[str, str]) -> Filter:
         labels = parse_label_selector(query["labelSelector"]) if query.get("labelSelector") else None
@@ -203,10 +223,10 @@ class Handler(BaseHTTPRequestHandler):
         elif verb == "watch":
             self._watch(t, query)
         elif verb == "create" or self._creates_on_update(verb, t):
-            so = store.create(t.rt, t.namespace, self._decode(t.rt, body), dry_run=dry_run)
+            so = store.create(t.rt, t.namespace, self._decode_object(t.rt, body), dry_run=dry_run)
             self._send_json(201, so.full_json)
         elif verb == "update":
-            so = store.update(t.rt, t.namespace, t.name, self._decode(t.rt, body), subresource=t.subresource,
+            so = store.update(t.rt, t.namespace, t.name, self._decode_object(t.rt, body), subresource=t.subresource,
                               dry_run=dry_run)
             self._send_json(200, so.full_json)
         elif verb == "patch":

@@ -110,8 +110,8 @@ def parse_label_selector(sel: str) -> Matcher:
                             raise err(f"unexpected {v[1]!r} in value list")
                         _check_value(v[1], sel)
                         values.add(v[1])
-                    if not values:
-                        raise err(f"for 'in', 'notin' operators, values set can't be empty (key {key!r})")
+                    # `tier in ()` parses (the real server: in matches nothing, notin everything), though
+                    # apimachinery's NewRequirement refuses an empty set when a selector is built in Go
                     if op[1] == "in":
                         reqs.append(_in(key, frozenset(values)))
                     else:

@@ -21,7 +21,12 @@ import cachetools
 
 from tests.kubeapi import errors as E
 from tests.kubeapi.continuation import decode_continue, encode_continue
-from tests.kubeapi.defaults import Allocator, apply_create_defaults, apply_update_defaults
+from tests.kubeapi.defaults import (
+    Allocator,
+    apply_create_defaults,
+    apply_status_defaults,
+    apply_update_defaults,
+)
 from tests.kubeapi.objects import DUMPS, Json, Key, StoredObject, key_str, now_rfc3339, with_type
 from tests.kubeapi.patch import json_patch, merge_patch, strategic_merge_patch
 from tests.kubeapi.resources import ResourceType
@@ -361,8 +366,9 @@ class Store:
         self._check_namespace(rt, old.key[0], meta)
         given_uid = meta.get("uid") or ""
         if given_uid and given_uid != old_obj_uid(old):
-            raise E.conflict(rt, name, f"Precondition failed: UID in precondition: {given_uid}, UID in object meta: "
-                                       f"{old_obj_uid(old)}")
+            raise E.conflict(rt, name, f"StorageError: invalid object, Code: 4, Key: {E.storage_key(rt, *old.key)}, "
+                                       f"ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
+                                       f"precondition: {given_uid}, UID in object meta: {old_obj_uid(old)}")
         given_rv = meta.get("resourceVersion") or ""
         if given_rv:
             if given_rv != str(old.rv):
@@ -378,7 +384,14 @@ class Store:
             else:
                 new.pop("status", None)
             if rt.kind in ("Service", "Ingress"):
+                # their status strategies keep the new object's metadata (a custom resource's resets it)
+                for f in ("labels", "annotations", "finalizers", "ownerReferences"):
+                    if f in obj["metadata"]:
+                        new["metadata"][f] = obj["metadata"][f]
+                    else:
+                        new["metadata"].pop(f, None)
                 validate_load_balancer_status(rt, new)
+                apply_status_defaults(rt, new)
             new = validate_and_prune(rt, new)
         else:
             new = obj
@@ -467,12 +480,11 @@ class Store:
             meta = old.obj["metadata"]
             pre = preconditions or {}
             if pre.get("uid") and pre["uid"] != meta.get("uid"):
-                raise E.conflict(rt, name, f"Precondition failed: UID in precondition: {pre['uid']}, UID in "
-                                           f"object meta: {meta.get('uid')}")
+                raise E.precondition_failed(rt, name, "UID", pre["uid"], meta.get("uid"),
+                                            "deleted and then recreated")
             if pre.get("resourceVersion") and pre["resourceVersion"] != meta.get("resourceVersion"):
-                raise E.conflict(rt, name, f"Precondition failed: ResourceVersion in precondition: "
-                                           f"{pre['resourceVersion']}, ResourceVersion in object meta: "
-                                           f"{meta.get('resourceVersion')}")
+                raise E.precondition_failed(rt, name, "ResourceVersion", pre["resourceVersion"],
+                                            meta.get("resourceVersion"), "modified")
             pending = bool(meta.get("finalizers")) or _namespace_pending(rt, old.obj)
             if dry_run:
                 return old, not pending

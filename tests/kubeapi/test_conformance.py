@@ -214,6 +214,28 @@ def test_invalid_names(k: Target, raw: RawClient, path: str, name: str, kind: st
         assert st["message"] == prefix + message
 
 
+def test_custom_resource_body_says_what_it_is(k: Target, raw: RawClient) -> None:
+    """A custom resource's body needs kind and apiVersion (a built-in's may leave them out)."""
+    assert raw.request("POST", k.SVC, {"metadata": {"name": "nk"}, "spec": {"ports": [{"port": 80}]}}).status == 201
+    body = {"apiVersion": "externaldns.k8s.io/v1alpha1", "metadata": {"name": "x"}, "spec": {}}
+    r = raw.request("POST", k.DNSEP, body)
+    assert r.json == status(400, "BadRequest", "the object provided is unrecognized (must be of type DNSEndpoint): "
+                                               f"Object 'Kind' is missing in '{json.dumps(body)}' "
+                                               f"({json.dumps(body)[:30]} ...)")
+    r = raw.request("POST", k.DNSEP, {})
+    assert r.json["message"] == ("the object provided is unrecognized (must be of type DNSEndpoint): Object 'Kind' "
+                                 "is missing in '{}' ({})")
+    r = raw.request("POST", k.DNSEP, {"kind": "DNSEndpoint", "metadata": {"name": "y"}, "spec": {}})
+    assert r.json == status(400, "BadRequest", "the API version in the data () does not match the expected API "
+                                               "version (externaldns.k8s.io/v1alpha1)")
+    r = raw.request("POST", k.DNSEP, {**body, "kind": "Other", "metadata": {"name": "z"}})
+    assert r.json == status(422, "Invalid", 'Other.externaldns.k8s.io "z" is invalid: kind: Invalid value: "Other": '
+                                            "must be DNSEndpoint",
+                            {"name": "z", "group": "externaldns.k8s.io", "kind": "Other",
+                             "causes": [{"reason": "FieldValueInvalid", "message": 'Invalid value: "Other": must be '
+                                                                                   "DNSEndpoint", "field": "kind"}]})
+
+
 def test_service_names_are_rfc1123_labels(k: Target, raw: RawClient) -> None:
     """Since Kubernetes 1.34 a Service may be named like any RFC 1123 label: a leading digit is fine."""
     assert raw.request("POST", k.SVC, svc("1web")).status == 201
@@ -353,7 +375,6 @@ def test_noop_update_keeps_rv_and_sends_no_event(k: Target, raw: RawClient) -> N
     assert k.rv() == int(rv)
 
 
-@REAL_SERVER_DIFFERS
 def test_status_subresource_separation(k: Target, raw: RawClient) -> None:
     obj = raw.request("POST", k.SVC, svc("web", type="LoadBalancer")).json
     # main-resource writes ignore status
@@ -361,13 +382,13 @@ def test_status_subresource_separation(k: Target, raw: RawClient) -> None:
     obj["metadata"]["labels"] = {"a": "b"}
     upd = raw.request("PUT", f"{k.SVC}/web", obj).json
     assert upd["status"] == {"loadBalancer": {}} and upd["metadata"]["labels"] == {"a": "b"}
-    # status writes change status only
+    # status writes change status and (for a Service, unlike a custom resource) metadata, never spec
     upd["status"] = {"loadBalancer": {"ingress": [{"ip": "2.2.2.2"}]}}
     upd["metadata"]["labels"] = {"c": "d"}
     upd["spec"]["ports"] = [{"port": 443}]
     st = raw.request("PUT", f"{k.SVC}/web/status", upd).json
-    assert st["status"] == {"loadBalancer": {"ingress": [{"ip": "2.2.2.2"}]}}
-    assert st["metadata"]["labels"] == {"a": "b"}
+    assert st["status"] == {"loadBalancer": {"ingress": [{"ip": "2.2.2.2", "ipMode": "VIP"}]}}  # defaulted
+    assert st["metadata"]["labels"] == {"c": "d"}
     assert st["spec"]["ports"][0]["port"] == 80
     got = raw.get(f"{k.SVC}/web/status").json
     assert got == st
@@ -468,13 +489,21 @@ def test_delete_returns_object_or_status(k: Target, raw: RawClient) -> None:
                             {"name": "l", "group": "coordination.k8s.io", "kind": "leases"})
 
 
-@REAL_SERVER_DIFFERS
 def test_delete_preconditions(k: Target, raw: RawClient) -> None:
     obj = raw.request("POST", k.SVC, svc("web")).json
     r = raw.request("DELETE", f"{k.SVC}/web", {"preconditions": {"uid": "other"}})
-    assert r.status == 409
-    assert r.json["message"] == (f'Operation cannot be fulfilled on services "web": Precondition failed: UID in '
-                                 f'precondition: other, UID in object meta: {obj["metadata"]["uid"]}')
+    assert r.json == status(409, "Conflict", f'Operation cannot be fulfilled on Service "web": the UID in the '
+                                             f'precondition (other) does not match the UID in record '
+                                             f'({obj["metadata"]["uid"]}). The object might have been deleted and '
+                                             f'then recreated', {"name": "web", "kind": "Service"})
+    r = raw.request("DELETE", f"{k.SVC}/web", {"preconditions": {"resourceVersion": "1"}})
+    assert r.json["message"] == (f'Operation cannot be fulfilled on Service "web": the ResourceVersion in the '
+                                 f'precondition (1) does not match the ResourceVersion in record '
+                                 f'({obj["metadata"]["resourceVersion"]}). The object might have been modified')
+    raw.request("POST", k.DNSEP, dnsep("d"))
+    r = raw.request("DELETE", f"{k.DNSEP}/d", {"preconditions": {"uid": "other"}})
+    assert r.status == 409 and r.json["details"] == {"name": "d", "group": "externaldns.k8s.io", "kind": "DNSEndpoint"}
+    assert r.json["message"].startswith('Operation cannot be fulfilled on DNSEndpoint.externaldns.k8s.io "d": the UID')
     r = raw.request("DELETE", f"{k.SVC}/web", {"preconditions": {"resourceVersion": obj["metadata"]["resourceVersion"]}})
     assert r.status == 200
 
@@ -588,9 +617,7 @@ def test_label_selector_operators(k: Target, raw: RawClient, selector: str, expe
     assert [i["metadata"]["name"] for i in r.json["items"]] == expected
 
 
-@REAL_SERVER_DIFFERS
-@pytest.mark.parametrize("selector", ["tier=", "=web", "tier in web", "tier in ()", "a,", "tier=we b!", "x>y",
-                                      "Bad Key=1"])
+@pytest.mark.parametrize("selector", ["tier=", "=web", "tier in web", "a,", "tier=we b!", "x>y", "Bad Key=1"])
 def test_label_selector_syntax_errors(k: Target, raw: RawClient, selector: str) -> None:
     from urllib.parse import quote
 
@@ -600,6 +627,16 @@ def test_label_selector_syntax_errors(k: Target, raw: RawClient, selector: str) 
     r = raw.get(f"{k.SVC}?labelSelector={quote(selector)}")
     assert r.status == 400, selector
     assert r.json["reason"] == "BadRequest"
+
+
+def test_label_selector_with_an_empty_set(k: Target, raw: RawClient) -> None:
+    """`in ()` parses on a list: it selects nothing, `notin ()` everything (labelled or not)."""
+    raw.request("POST", k.SVC, svc("web", labels={"tier": "web"}))
+    raw.request("POST", k.SVC, svc("bare"))
+    r = raw.get(f"{k.SVC}?labelSelector=tier%20in%20()")
+    assert r.status == 200 and r.json["items"] == []
+    r = raw.get(f"{k.SVC}?labelSelector=tier%20notin%20()")
+    assert sorted(i["metadata"]["name"] for i in r.json["items"]) == ["bare", "web"]
 
 
 @REAL_SERVER_DIFFERS
@@ -1034,12 +1071,11 @@ def test_dnsendpoint_schema_types_and_pruning(k: Target, raw: RawClient) -> None
     assert r.status == 422
 
 
-@REAL_SERVER_DIFFERS
 def test_create_through_all_namespaces_path_not_allowed(raw: RawClient) -> None:
     r = raw.request("POST", "/api/v1/services", svc("web"))
     assert r.status == 405
     assert r.json == status(405, "MethodNotAllowed", "the server does not allow this method on the requested "
-                                                     "resource")
+                                                     "resource", {})
     assert raw.request("POST", "/api/v1/nodes", {"metadata": {"name": "n1"}}).status == 201
 
 
@@ -1064,7 +1100,6 @@ def test_required_fields_per_kind(k: Target, raw: RawClient) -> None:
                                               "message": 'Invalid value: "kube": does not match event.namespace'}
 
 
-@REAL_SERVER_DIFFERS
 def test_update_with_other_uid_conflicts(k: Target, raw: RawClient) -> None:
     obj = raw.request("POST", k.SVC, svc("web")).json
     raw.request("DELETE", f"{k.SVC}/web")
@@ -1072,8 +1107,10 @@ def test_update_with_other_uid_conflicts(k: Target, raw: RawClient) -> None:
     del obj["metadata"]["resourceVersion"]
     r = raw.request("PUT", f"{k.SVC}/web", obj)
     assert r.status == 409
-    assert r.json["message"].startswith(f'Operation cannot be fulfilled on services "web": Precondition failed: '
-                                        f'UID in precondition: {obj["metadata"]["uid"]}, UID in object meta: ')
+    assert r.json["message"].startswith(f'Operation cannot be fulfilled on services "web": StorageError: invalid '
+                                        f'object, Code: 4, Key: /registry/services/specs/{k.ns}/web, ResourceVersion: '
+                                        f'0, AdditionalErrorMsg: Precondition failed: UID in precondition: '
+                                        f'{obj["metadata"]["uid"]}, UID in object meta: ')
 
 
 def test_paging_survives_many_writes_between_pages(k: Target, raw: RawClient) -> None:

@@ -263,7 +263,7 @@ def test_direct_api_semantics(kubeapi: KubeAPIServer) -> None:
     with pytest.raises(ApiConflict):
         kubeapi.update({**stale, "metadata": {**stale["metadata"], "labels": {"x": "2"}}})
     st = kubeapi.update_status({**updated, "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}}})
-    assert st["status"]["loadBalancer"]["ingress"] == [{"ip": "1.2.3.4"}]
+    assert st["status"]["loadBalancer"]["ingress"] == [{"ip": "1.2.3.4", "ipMode": "VIP"}]  # defaulted
     with pytest.raises(ApiNotFound):
         kubeapi.patch("v1", "Service", "default", "zzz", {"metadata": {"labels": {"a": "b"}}})
     with pytest.raises(ApiError) as exc:
