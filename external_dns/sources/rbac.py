@@ -105,6 +105,10 @@ def merge_rules(rules: Iterable[Rule]) -> list[Rule]:
     return out
 
 
+# --gateway-listener-sets: the gateway sources also read ListenerSets (in every namespace).
+LISTENER_SET_RULES: list[Rule] = [{"apiGroups": [GATEWAY_GROUP], "resources": ["listenersets"], "verbs": READ}]
+
+
 def rules_for_sources(names: Iterable[str], *, service_types: Sequence[str] = (),
                       leader_election: bool = False, listener_sets: bool = False) -> list[Rule]:
     """The ClusterRole rules for running these sources plus what every run needs (and the Lease rule with
@@ -123,7 +127,7 @@ def rules_for_sources(names: Iterable[str], *, service_types: Sequence[str] = ()
         else:
             rules += SOURCE_RULES[name]
         if listener_sets and name.startswith("gateway-"):
-            rules.append({"apiGroups": [GATEWAY_GROUP], "resources": ["listenersets"], "verbs": READ})
+            rules += LISTENER_SET_RULES
     rules += ALWAYS_RULES
     if leader_election:
         rules += LEADER_ELECTION_RULES
@@ -136,6 +140,7 @@ def rbac_document() -> dict[str, Any]:
         "clusterScopedResources": list(CLUSTER_SCOPED_RESOURCES),
         "always": [dict(r) for r in ALWAYS_RULES],
         "leaderElection": [dict(r) for r in LEADER_ELECTION_RULES],
+        "gatewayListenerSets": [dict(r) for r in LISTENER_SET_RULES],
         "sources": {name: [dict(r) for r in rules] for name, rules in SOURCE_RULES.items()},
     }
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from external_dns.cmd.config import build_parser
-from external_dns.sources.rbac import rules_for_sources
+from external_dns.sources.rbac import LISTENER_SET_RULES, rules_for_sources
 from tests.charts.args import SECRET_PLACEHOLDERS, parse_main, provider_name
 from tests.charts.render import (
     CHART_DIR,
@@ -32,6 +32,7 @@ UPSTREAM_DIR = VALUES_DIR / "upstream"
 UPSTREAM_FILES = sorted(p.name for p in UPSTREAM_DIR.glob("*.yaml"))
 NOTES = "external-dns-py/templates/NOTES.txt"
 NOT_BUILT_IN = {("monitoring.coreos.com/v1", "ServiceMonitor")}
+LISTENER_SETS = permissions(LISTENER_SET_RULES)
 
 
 def upstream(name: str) -> dict[str, Any]:
@@ -289,11 +290,19 @@ def test_enabled_is_accepted_and_has_no_effect() -> None:
     assert render_chart({"enabled": True}) == render_chart({})
 
 
-def test_gateway_listener_sets_are_refused_with_a_message() -> None:
+def test_gateway_listener_sets_pass_the_flag_and_grant_listener_sets() -> None:
     assert render_chart({"enableGatewayListenerSets": False}) == render_chart({})
-    with pytest.raises(Exception) as err:
-        render_chart({"enableGatewayListenerSets": True})
-    assert "does not follow Gateway API ListenerSet parents" in str(err.value)
+    on = render_chart({"enableGatewayListenerSets": True, "sources": ["gateway-httproute"]})
+    assert parse_main(on).sources.gateway_listener_sets
+    assert permissions(find(on, "ClusterRole")["rules"]) == permissions(
+        rules_for_sources(["gateway-httproute"], listener_sets=True))
+    # namespaced: the sources still read ListenerSets in every namespace, so the ClusterRole grants them
+    scoped = render_chart({"enableGatewayListenerSets": True, "sources": ["gateway-httproute"], "namespaced": True})
+    assert permissions(find(scoped, "ClusterRole")["rules"]) >= LISTENER_SETS
+    assert not LISTENER_SETS & permissions(find(scoped, "Role")["rules"])
+    # without a gateway source the flag changes nothing the sources read
+    plain = render_chart({"enableGatewayListenerSets": True, "sources": ["service"]})
+    assert not LISTENER_SETS & permissions(find(plain, "ClusterRole")["rules"])
 
 
 @pytest.mark.parametrize("flag", sorted(build_parser().secrets))

@@ -37,7 +37,7 @@ from tests.realkube.gobuild import ProxyError, binary_path, is_built, module_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART_CRDS = ROOT / "charts" / "external-dns-py" / "crds"
-GATEWAY_KINDS = ("gatewayclasses", "gateways", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "udproutes",
+GATEWAY_KINDS = ("gatewayclasses", "gateways", "listenersets", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "udproutes",
                  "referencegrants")
 
 

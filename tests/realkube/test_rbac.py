@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.charts.render import containers, render_chart
-from tests.helpers.gateway import gateway, listener, route
+from tests.helpers.gateway import gateway, listener, listener_set, ls_ref, route
 from tests.realkube.cli import records, run_once, zone_args
 from tests.realkube.control_plane import ControlPlane
 from tests.realkube.helpers import HOSTNAME, service
@@ -157,3 +157,38 @@ def test_namespaced_needs_only_namespace_scoped_rbac(realkube: ControlPlane, rea
     for source in sources:
         name, value = expected[source]
         assert got.get((f"{name}.{zone}", "A")) == [value], (source, got)
+
+
+@pytest.mark.parametrize("namespaced", [False, True])
+def test_gateway_listener_sets_rbac_is_enough_and_needed(realkube: ControlPlane, realkube_namespace: str,
+                                                         tmp_path: Path, namespaced: bool) -> None:
+    """`enableGatewayListenerSets`: the route attached to a ListenerSet gets its record with the rendered RBAC
+    alone (the ClusterRole reads ListenerSets in every namespace, namespaced or not); without that rule the
+    start-up fails naming it."""
+    ns = realkube_namespace
+    zone = f"{ns}.example.org"
+    ls = listener_set(namespace=ns, listeners=[listener("app", port=8080, hostname=f"*.{zone}")])
+    for entry in ls["status"]["listeners"]:  # what the real CRD requires of a listener's status besides
+        entry.update(attachedRoutes=1, supportedKinds=[{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}])
+    for obj in (gateway(namespace=ns, addresses=["192.0.2.50"], allowed_listeners={"from": "Same"}), ls,
+                route(namespace=ns, hostnames=[f"ls.{zone}"], parents=[ls_ref()])):
+        status = obj.pop("status")
+        created = realkube.create(obj)
+        created["status"] = status
+        realkube.update_status(created)
+    values = {"sources": ["gateway-httproute"], "enableGatewayListenerSets": True, "namespaced": namespaced,
+              "txtOwnerId": ns}
+    mark = realkube.audit_mark()
+    proc, zone_file, objects = run_as_chart(realkube, tmp_path, ns, values, zone)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert records(zone_file)[(f"ls.{zone}", "A")] == ["192.0.2.50"]
+    account = f"system:serviceaccount:{ns}:{next(o for o in objects if o['kind'] == 'ServiceAccount')['metadata']['name']}"
+    assert [e["requestURI"] for e in realkube.audit(mark) if e["user"]["username"] == account
+            and e.get("responseStatus", {}).get("code") == 403] == []
+    role = next(o for o in objects if o["kind"] == "ClusterRole")
+    short = [r for r in role["rules"] if "listenersets" not in r["resources"]]
+    assert len(short) == len(role["rules"]) - 1
+    proc, _, _ = run_as_chart(realkube, tmp_path / "short", ns, values, f"short.{zone}", edit={"ClusterRole": short})
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    said = (proc.stdout + proc.stderr).replace('\\"', '"')
+    assert "missing RBAC permission(s)" in said and 'resources: ["listenersets"]' in said, said

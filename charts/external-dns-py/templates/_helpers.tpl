@@ -208,9 +208,6 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and .Values.txtEncrypt.enabled (not .Values.txtEncrypt.aesKeySecretRef.name) }}
 {{- fail "txtEncrypt.enabled needs txtEncrypt.aesKeySecretRef.name and .key (a Secret holding the AES key)" }}
 {{- end }}
-{{- if .Values.enableGatewayListenerSets }}
-{{- fail "enableGatewayListenerSets: external-dns-py does not follow Gateway API ListenerSet parents (routes attached to a ListenerSet would get no records); set it to false" }}
-{{- end }}
 {{- $provider := include "external-dns-py.providerName" . }}
 {{- $webhook := include "external-dns-py.webhook" . | fromYaml }}
 {{- if and (eq $provider "webhook") (not (include "external-dns-py.webhookSidecar" .)) (not (include "external-dns-py.externalWebhookUrl" .)) }}
@@ -304,6 +301,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- else if and .Values.namespaced $gatewaySources }}
 {{- /* namespaced: the Role lets the sources read Gateways of their own namespace only */}}
 {{- $a = append $a (printf "--gateway-namespace=%s" (include "external-dns-py.sourceNamespace" .)) }}
+{{- end }}
+{{- if .Values.enableGatewayListenerSets }}
+{{- $a = append $a "--gateway-listener-sets" }}
 {{- end }}
 {{- if and .Values.sourceNamespace (not .Values.namespaced) }}
 {{- $a = append $a (printf "--namespace=%s" .Values.sourceNamespace) }}
@@ -522,7 +522,9 @@ NodePort; Nodes for NodePort. */}}
 {{- if or (not $typeFilter) (has "NodePort" $typeFilter) }}
 {{- $serviceWatches = append $serviceWatches "nodes" }}
 {{- end }}
+{{- $gatewaySources := false }}
 {{- range (include "external-dns-py.sources" . | fromYamlArray) }}
+{{- if hasPrefix "gateway-" . }}{{- $gatewaySources = true }}{{- end }}
 {{- if not (hasKey $all.sources .) }}
 {{- fail (printf "sources: %q has no RBAC rules (known: %s)" . (keys $all.sources | sortAlpha | join ", ")) }}
 {{- end }}
@@ -549,6 +551,12 @@ NodePort; Nodes for NodePort. */}}
 {{- $namespaced = append $namespaced . }}
 {{- end }}
 {{- end }}
+{{- end }}
+{{- /* --gateway-listener-sets: the gateway sources read ListenerSets in every namespace (a Gateway may admit
+another namespace's), so the rule is cluster-wide, namespaced or not (upstream's chart 1.21 grants it in its
+ClusterRole too, when gateway sources are on). */}}
+{{- if and .Values.enableGatewayListenerSets $gatewaySources }}
+{{- $cluster = concat $cluster $all.gatewayListenerSets }}
 {{- end }}
 {{- toYaml (dict "namespaced" $namespaced "cluster" $cluster) }}
 {{- end }}
