@@ -193,7 +193,8 @@ class Handler(BaseHTTPRequestHandler):
             raise E.bad_request(f"the API version in the data () does not match the expected API version "
                                 f"({rt.api_version})")
         if obj["kind"] != rt.kind and isinstance(obj["kind"], str):
-            name = (obj.get("metadata") or {}).get("name", "") if isinstance(obj.get("metadata"), dict) else ""
+            meta = obj.get("metadata")
+            name = meta.get("name", "") if isinstance(meta, dict) else ""
             raise E.invalid(obj["kind"], name, [("kind", "FieldValueInvalid",
                                                  f'Invalid value: "{obj["kind"]}": must be {rt.kind}')], rt.group)
         return obj
