@@ -95,17 +95,16 @@ def get_map(obj: Mapping[str, Any], path: str, at: str = "") -> Mapping[str, Any
     """The mapping at a dotted path; missing/None -> {}; anything else -> FieldError. `at` is the path of
     `obj` itself inside the object the error is about (`spec.ports[0]`)."""
     value: Any = obj
-    walked: list[str] = []
-    for part in path.split("."):
-        walked.append(part)
+    parts = path.split(".")
+    for i, part in enumerate(parts):
         if value is None:
             return {}
-        if not isinstance(value, Mapping):
-            raise FieldError(_join(at, ".".join(walked[:-1])), value, "must be an object")
+        if not isinstance(value, (dict, Mapping)):  # dict first: a C check, not the ABC's
+            raise FieldError(_join(at, ".".join(parts[:i])), value, "must be an object")
         value = value.get(part)
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if not isinstance(value, (dict, Mapping)):
         raise FieldError(_join(at, path), value, "must be an object")
     return value
 
