@@ -6,10 +6,13 @@ annotation, the load-balancer IP written through `/status`), one name each in zo
 10 zones). The API server: the real kube-apiserver + etcd when built (`make kube`, tests/realkube), else the
 project's test server (tests/kubeapi, in this process: its CPU then competes with the poller, not with the
 programs measured); the table says which. The Go ExternalDNS comes from `make go-peers` (tests/differential/peer.py).
+On the real server the Services are stored in etcd beside one created through the API, as copies of it
+(`BENCH_VSGO_FILL=api`: every one through the API; RealApi says why); the fill rate is printed.
 
 1. `--once`, whole process (start-up, informers' list, AXFR, plan, UPDATEs), N = `BENCH_VSGO_ONCE_SIZES`
    (5000,20000): "create" into an empty zone (a fresh named), then "no-op" (the same run again: nothing to
-   send). Wall seconds and CPU seconds (user + sys of the process). Each side's zone is checked afterwards (N A
+   send), `BENCH_VSGO_ONCE_REPEAT` (3) times each, the programs taking turns: the medians of the wall seconds
+   and CPU seconds (user + sys of the process). Each side's zone is checked afterwards (N A
    records, N ownership TXT).
 2. Long-running, `--events --interval=<BENCH_VSGO_INTERVAL, 60s>`, for each size in `BENCH_VSGO_EVENT_SIZES`
    (1000,10000,100000 in one zone, and 10x10000: 10 zones of 10,000): start -> all published; event -> DNS (a
@@ -27,7 +30,10 @@ shared machine: compare the two programs within one run.
 
 from __future__ import annotations
 
+import base64
+import compileall
 import http.client
+import ipaddress
 import itertools
 import json
 import os
@@ -35,11 +41,14 @@ import random
 import resource
 import shutil
 import ssl
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
+import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -60,6 +69,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BASE_ZONE = "bench.test"
 NAMESPACE = "bench"
 OWNER = "bench"
+ONCE_REPEAT = int(os.environ.get("BENCH_VSGO_ONCE_REPEAT", "3"))  # each row: the median of this many runs
 ONCE_SIZES = tuple(int(s) for s in os.environ.get("BENCH_VSGO_ONCE_SIZES", "5000,20000").split(",") if s)
 EVENT_SIZES = tuple(s for s in os.environ.get("BENCH_VSGO_EVENT_SIZES", "1000,10000,100000,10x10000").split(",")
                     if s)
@@ -73,6 +83,10 @@ ONCE_TIMEOUT = 1800.0
 PUBLISH_TIMEOUT = 1800.0
 EVENT_TIMEOUT = 60.0
 FILL_THREADS = int(os.environ.get("BENCH_VSGO_FILL_THREADS", "8"))
+FILL = os.environ.get("BENCH_VSGO_FILL", "etcd")  # "api": every Service through the API server (RealApi)
+_TXN_OPS = 128  # etcd's default --max-txn-ops
+_COPY_IP_BASE = int(ipaddress.IPv4Address("10.104.0.0"))  # copies' cluster IPs: 10.104/14 of the /12 (the
+# allocator picks at random from all of it and skips an address whose IPAddress object exists)
 
 
 # -- the programs --------------------------------------------------------------------------------------------
@@ -95,6 +109,13 @@ def programs() -> list[Program]:
     out.append(Program("external-dns-py", (sys.executable, "-m", "external_dns"), {**base, "PYTHONPATH": str(ROOT)}))
     only = os.environ.get("BENCH_VSGO_ONLY", "")  # e.g. "py" or "Go": the programs whose name contains it
     return [p for p in out if only.lower() in p.name.lower()]
+
+
+def compile_sources() -> None:
+    """Byte-compile the Python programs' packages, as `pip install` does: a checkout run with
+    PYTHONDONTWRITEBYTECODE (or read-only) would compile every module on every start (+0.3 s a run)."""
+    for tree in (ROOT, *([Path(BASELINE)] if BASELINE else [])):
+        compileall.compile_dir(str(tree / "external_dns"), quiet=1)
 
 
 def zone_names(zones: int) -> list[str]:
@@ -154,6 +175,10 @@ class Api:
     def quiet_marker(self) -> KubeAPIServer | None:
         return None
 
+    def rates(self) -> list[str]:
+        """How fast each `fill` went."""
+        return []
+
     def stop(self) -> None:
         pass
 
@@ -188,8 +213,15 @@ class TestApi(Api):
 
 
 class RealApi(Api):
-    """The real kube-apiserver + etcd (tests/realkube); Services written over keep-alive HTTPS connections by a
-    few threads (a TLS handshake per request would make filling 100k Services take most of an hour)."""
+    """The real kube-apiserver + etcd (tests/realkube). `BENCH_VSGO_FILL=api`: every Service created and its
+    address written through the API, over keep-alive HTTPS connections by a few threads. `etcd` (the default):
+    the first Service so, read back, and the others stored beside it in etcd as copies of what the API server
+    wrote (managed fields, defaults and status included; own name, uid, labels, host name, cluster IP and
+    address), in transactions of 128: kube-apiserver 1.36 allocates a ClusterIP by listing every IPAddress
+    twice (ipallocator.Allocator.Used() for its metrics), so each Service created costs it 3.5 ms more CPU
+    per 1,000 Services present (measured: 6.7 ms at 0-1k, 23 ms at 4-6k; 20,000 through the API would take
+    the server ~800 s of CPU). Its repair controller then gives the copies' cluster IPs their IPAddress
+    objects. The programs read Services as they would from any cluster (list and watch through the API)."""
 
     label = "kube-apiserver v1.36 + etcd (real)"
 
@@ -198,6 +230,8 @@ class RealApi(Api):
         self.workdir = workdir
         self._local = threading.local()
         self.filled: set[str] = set()
+        self._cluster_ips = itertools.count(_COPY_IP_BASE)
+        self.fill_rates: list[str] = []
 
     def _conn(self) -> http.client.HTTPSConnection:
         conn: http.client.HTTPSConnection | None = getattr(self._local, "conn", None)
@@ -236,8 +270,76 @@ class RealApi(Api):
             return
         self.plane.create_namespace(self.namespace)
         self.filled.add(self.namespace)
+        started = time.perf_counter()
+        through_api = n if FILL == "api" else 1
         with ThreadPoolExecutor(max_workers=FILL_THREADS, thread_name_prefix="fill") as pool:
-            list(pool.map(lambda i: self._put_one(i, zones), range(n)))
+            list(pool.map(lambda i: self._put_one(i, zones), range(through_api)))
+            if through_api < n:  # the others as copies of the first (see the class docstring)
+                template = self._get(f"/api/v1/namespaces/{self.namespace}/services/svc-000000")
+                chunks = [range(a, min(a + _TXN_OPS, n)) for a in range(through_api, n, _TXN_OPS)]
+                list(pool.map(lambda c: self._store(template, c, zones), chunks))
+        self._wait_listed(n)
+        took = time.perf_counter() - started
+        rate = f"{n:,} Services in {took:.1f} s ({n / took:,.0f}/s, {FILL})"
+        self.fill_rates.append(rate)
+        print(f"  filled {rate}", file=sys.stderr, flush=True)
+
+    def rates(self) -> list[str]:
+        return self.fill_rates
+
+    def _get(self, path: str) -> dict[str, Any]:
+        conn = self._conn()
+        conn.request("GET", path, headers={"Accept": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+        if resp.status != 200:
+            raise RuntimeError(f"GET {path}: {resp.status} {data[:300]!r}")
+        out: dict[str, Any] = json.loads(data)
+        return out
+
+    def _copy(self, template: dict[str, Any], i: int, zones: Sequence[str]) -> dict[str, Any]:
+        """Service i as the API server would have stored it: the template's shape, i's own fields."""
+        want = service(i, zones, self.namespace)
+        obj: dict[str, Any] = json.loads(json.dumps(template))
+        meta = obj["metadata"]
+        meta.pop("resourceVersion", None)
+        meta["name"], meta["uid"] = want["metadata"]["name"], str(uuid.uuid4())
+        meta["labels"], meta["annotations"] = want["metadata"]["labels"], want["metadata"]["annotations"]
+        ip = str(ipaddress.IPv4Address(next(self._cluster_ips)))
+        obj["spec"]["selector"] = want["spec"]["selector"]
+        obj["spec"]["clusterIP"], obj["spec"]["clusterIPs"] = ip, [ip]
+        obj["status"]["loadBalancer"]["ingress"][0]["ip"] = ip_of(i)
+        return obj
+
+    def _store(self, template: dict[str, Any], indices: range, zones: Sequence[str]) -> None:
+        """One etcd transaction putting Services `indices` (etcd's JSON gateway; the API server reads JSON
+        values as it reads its own protobuf ones)."""
+        ops = []
+        for i in indices:
+            key = f"/registry/services/specs/{self.namespace}/svc-{i:06d}".encode()
+            value = json.dumps(self._copy(template, i, zones), separators=(",", ":")).encode()
+            ops.append({"requestPut": {"key": base64.b64encode(key).decode(), "value": base64.b64encode(value).decode()}})
+        req = urllib.request.Request(f"{self.plane.etcd_url}/v3/kv/txn", json.dumps({"success": ops}).encode(),
+                                     {"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            body = json.loads(resp.read())
+        if not body.get("succeeded"):
+            raise RuntimeError(f"etcd txn failed: {str(body)[:300]}")
+
+    def _wait_listed(self, n: int) -> None:
+        """Until the API server's cache (what a list from resourceVersion 0 reads) holds the N Services."""
+        base = f"/api/v1/namespaces/{self.namespace}/services"
+
+        if not _wait(lambda: self._count(base) >= n, 600, 0.5) or not _wait(
+                lambda: len(self._get(f"{base}?resourceVersion=0").get("items") or []) >= n, 600, 1.0):
+            raise RuntimeError(f"the API server does not list {n} Services in {self.namespace}")
+        # then until the API server is quiet: its repair controller gives the copies' cluster IPs IPAddress
+        # objects (most of them; it logs each) for a few seconds, and must not run during the measurements
+        _quiet([p.pid for p in self.plane.processes()], 300)
+
+    def _count(self, path: str) -> int:
+        page = self._get(f"{path}?limit=1")
+        return len(page.get("items") or []) + int((page.get("metadata") or {}).get("remainingItemCount") or 0)
 
     def set_ip(self, i: int, ip: str) -> None:
         self._call("PATCH", f"/api/v1/namespaces/{self.namespace}/services/svc-{i:06d}/status", lb_status(ip),
@@ -291,22 +393,29 @@ def once_rows(api: Api, progs: Sequence[Program], n: int, work: Path) -> list[st
     zones = zone_names(1)
     api.fill(n, zones)
     kubeconfig = api.kubeconfig(work / "kubeconfig")
+    runs: dict[str, list[tuple[float, float, float, float]]] = {p.name: [] for p in progs}
+    wrong: dict[str, str] = {}
+    for round_ in range(ONCE_REPEAT):  # the programs take turns, so a change of the machine's load hits each
+        for program in progs:
+            view = BindView(zones)
+            try:
+                flags = ["--once", *common_flags(kubeconfig, api.namespace, view)]
+                tag = f"once-{n}-{program.name.split()[0].lower()}-{round_}"
+                create = run_once(program, flags, view.env(), work, f"{tag}-create")
+                published = view.count_a() - len(zones)  # each zone has its name server's A record
+                noop = run_once(program, flags, view.env(), work, f"{tag}-noop")
+                if published != n:
+                    wrong[program.name] = f" (zone holds {published} A of {n})"
+                runs[program.name].append((*create, *noop))
+                print(f"  once N={n} {program.name}: create {create[0]:.2f} s, no-op {noop[0]:.2f} s",
+                      file=sys.stderr, flush=True)
+            finally:
+                view.close()
     rows = []
     for program in progs:
-        view = BindView(zones)
-        try:
-            flags = ["--once", *common_flags(kubeconfig, api.namespace, view)]
-            tag = f"once-{n}-{program.name.split()[0].lower()}"
-            create = run_once(program, flags, view.env(), work, f"{tag}-create")
-            published = view.count_a() - len(zones)  # each zone has its name server's A record
-            noop = run_once(program, flags, view.env(), work, f"{tag}-noop")
-            ok = "" if published == n else f" (zone holds {published} A of {n})"
-            rows.append(f"| {program.name} | {n:,} | {create[0]:.2f} s | {create[1]:.2f} s | {noop[0]:.2f} s | "
-                        f"{noop[1]:.2f} s |{ok}")
-            print(f"  once N={n} {program.name}: create {create[0]:.2f} s, no-op {noop[0]:.2f} s", file=sys.stderr,
-                  flush=True)
-        finally:
-            view.close()
+        med = [statistics.median(r[k] for r in runs[program.name]) for k in range(4)]
+        rows.append(f"| {program.name} | {n:,} | {med[0]:.2f} s | {med[1]:.2f} s | {med[2]:.2f} s | {med[3]:.2f} s |"
+                    f"{wrong.get(program.name, '')}")
     return rows
 
 
@@ -449,12 +558,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     part = args[0] if args and args[0] in ("once", "events") else "all"
     sizes = args[1:] if part != "all" else []
     progs = programs()
+    compile_sources()
     work = Path(tempfile.mkdtemp(prefix="bench-vs-go-"))
     api, stop = open_api(work)
     try:
         print(f"API server: {api.label}; BIND9 {subprocess.run(['named', '-v'], capture_output=True, text=True, check=False).stdout.strip()}")
         if part in ("all", "once"):
-            print("\n### --once, whole process (N Services -> N A + N TXT in one zone)\n")
+            print(f"\n### --once, whole process (N Services -> N A + N TXT in one zone), medians of {ONCE_REPEAT} runs\n")
             print(ONCE_HEADER, flush=True)
             for n in [int(s) for s in sizes] or ONCE_SIZES:
                 for line in once_rows(api, progs, n, work):
@@ -468,6 +578,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 api.fill(n, zones)
                 for program in progs:
                     print(long_row(long_running(api, program, n, zones, work, size)), flush=True)
+        for rate in api.rates():
+            print(f"\nfilled: {rate}")
     finally:
         stop()
         shutil.rmtree(work, ignore_errors=True)
