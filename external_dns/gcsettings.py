@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 GEN0_THRESHOLD = 50_000
@@ -48,6 +50,33 @@ def settle_before_exit() -> None:
     before; only finalizers of garbage cycles still uncollected at exit are skipped, which the interpreter
     never promised to run (our files are written and closed by `with` blocks before)."""
     gc.freeze()
+
+
+_pause_lock = threading.Lock()
+_pause_depth = 0
+_pause_was_enabled = False
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic collector paused while tens of thousands of short-lived, cycle-free objects are built (a
+    LIST body parsed, a zone transfer read, UPDATEs rendered): each collection would scan everything alive.
+    Pausing is process-wide, so it is counted across threads: the collector resumes when the last pauser
+    leaves, and only if it ran when the first came (an informer's LIST parsed while a sync reads a zone:
+    without the count, whichever ended first turned the collector back on under the other)."""
+    global _pause_depth, _pause_was_enabled
+    with _pause_lock:
+        if _pause_depth == 0:
+            _pause_was_enabled = gc.isenabled()
+            gc.disable()
+        _pause_depth += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pause_depth -= 1
+            if _pause_depth == 0 and _pause_was_enabled:
+                gc.enable()
 
 
 _libc: Any = None

@@ -43,11 +43,12 @@ from prometheus_client import Counter
 from external_dns.endpoint.domain_filter import DomainFilter
 from external_dns.endpoint.endpoint import OWNED_RECORD_LABEL_KEY, Endpoint
 from external_dns.endpoint.targets import Targets
+from external_dns.gcsettings import gc_paused
 from external_dns.plan.changes import Changes
 from external_dns.providers.provider import Provider, SoftError
 from external_dns.providers.rfc2136 import wire
 from external_dns.providers.rfc2136.config import RFC2136Config
-from external_dns.providers.rfc2136.snapshot import Addition, ByNameView, Removal, ZoneSnapshot, gc_paused
+from external_dns.providers.rfc2136.snapshot import Addition, ByNameView, Removal, ZoneSnapshot
 from external_dns.providers.rfc2136.targets import (
     READ_TYPES,
     canonical_target,

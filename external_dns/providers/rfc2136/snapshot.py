@@ -18,33 +18,18 @@ held in ~200 bytes per record set plus its strings, half of what a record-set ob
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.names import name_key
 from external_dns.endpoint.targets import Targets
+from external_dns.gcsettings import gc_paused
 from external_dns.providers.snapshot import ZoneSnapshot as ByNameSnapshot
 
 MAX_AGE = 3600.0  # seconds
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building tens of thousands of short-lived, cycle-free
-    objects (zone transfers, endpoint lists, UPDATE rendering): each collection would scan everything
-    alive, which costs more than the work itself. Collection resumes afterwards as before."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 # A name's record sets: (type, ttl, targets, name as the server spells it (no trailing dot)) repeated, in the
