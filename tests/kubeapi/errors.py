@@ -6,6 +6,7 @@ subclasses direct-access callers catch. The `*_error` helpers build the common c
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.kubeapi.resources import ResourceType
@@ -89,6 +90,13 @@ def precondition_failed(rt: ResourceType, name: str, field: str, given: Any, sto
     return make_error(409, "Conflict", f'Operation cannot be fulfilled on {kind} "{name}": the {field} in the '
                                        f"precondition ({given}) does not match the {field} in record ({stored}). The "
                                        f"object might have been {what}", details)
+
+
+def patch_invalid(patched: str, why: str) -> ApiError:
+    """422 for a patch whose result does not decode: the real server names no kind or object, only `patch`."""
+    message = f'Invalid value: {json.dumps(patched)}: {why}'
+    return make_error(422, "Invalid", f' "" is invalid: patch: {message}',
+                      {"causes": [{"reason": "FieldValueInvalid", "message": message, "field": "patch"}]})
 
 
 def storage_key(rt: ResourceType, namespace: str, name: str) -> str:

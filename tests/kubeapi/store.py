@@ -463,6 +463,11 @@ class Store:
                                    f"the body of the request was in an unknown format - accepted media types "
                                    f"include: application/json-patch+json, application/merge-patch+json, "
                                    f"application/apply-patch+yaml{'' if not rt.builtin else ', application/strategic-merge-patch+json'}")
+            try:  # the real server decodes the patched object: what fails to decode is the patch's fault (422)
+                validate_micro_times(rt, patched)
+            except E.ApiError as err:
+                raise E.patch_invalid(DUMPS(patched), err.message.partition(f"cannot be handled as a {rt.kind}: ")[2]) \
+                    from None
             obj = self._check_type(rt, patched)
             # A patch carries a resourceVersion precondition only when it sets one explicitly.
             patch_meta = patch.get("metadata") if isinstance(patch, dict) else None
