@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from external_dns.sources.rbac import (
+    LISTENER_SET_RULES,
     SOURCE_RULES,
     rbac_document,
     rules_for_sources,
@@ -49,7 +50,8 @@ def test_unknown_source_and_document() -> None:
     with pytest.raises(ValueError, match="no RBAC rules for source"):
         rules_for_sources(["gateway"])
     doc = rbac_document()
-    assert set(doc) == {"clusterScopedResources", "always", "leaderElection", "sources"}
+    assert set(doc) == {"clusterScopedResources", "always", "leaderElection", "gatewayListenerSets", "sources"}
+    assert doc["gatewayListenerSets"] == [dict(r) for r in LISTENER_SET_RULES]  # --gateway-listener-sets (8ca0ee8)
     assert set(doc["sources"]) == set(SOURCE_RULES) and "nodes" in doc["clusterScopedResources"]
 
 
