@@ -21,7 +21,7 @@ import pytest
 
 from external_dns.providers.rfc2136 import RFC2136Config
 from external_dns.providers.rfc2136.transport import Transport
-from tests.cli.test_plan_apply import OWNER, Env
+from tests.cmd.test_plan_apply import OWNER, Env
 from tests.helpers.cli import clean_env, run_cli
 
 pytestmark = pytest.mark.integration
