@@ -1,6 +1,6 @@
 """cmd/signals.py (the long-running commands' signal handling): SIGTERM/SIGINT set the stop event through the
 wake-up pipe watcher, even when writing the log line about it fails, and the previous handlers come back
-afterwards; cmd/run.FatalStop, which ends the long-running process on a failure no retry can fix."""
+afterwards."""
 
 from __future__ import annotations
 
@@ -47,17 +47,12 @@ def test_a_signal_stops_the_process_even_when_its_log_line_cannot_be_written(
     assert not [t for t in threading.enumerate() if t.name == "signal-watcher"]
 
 
-def test_a_fatal_failure_logs_one_line_and_stops_the_process() -> None:
-    from structlog.testing import capture_logs
-
-    from external_dns.cmd.run import FatalStop
-
-    stop = threading.Event()
-    fatal = FatalStop(stop, "pdns")
-    first = ConnectionRefusedError("refused the API key")
-    with capture_logs() as logs:
-        fatal("example.org", first)
-        fatal("example.com", ValueError("again"))  # another worker meets the same refusal
-    assert stop.is_set() and fatal.error is first
-    assert logs == [{"event": "Failed to do run once: refused the API key", "log_level": "critical",
-                     "provider": "pdns", "zone": "example.org"}]
+def test_outside_the_main_thread_nothing_is_installed() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    restores: list[Any] = []
+    worker = threading.Thread(target=lambda: restores.append(install_signal_handlers(threading.Event())))
+    worker.start()
+    worker.join(timeout=5)
+    assert signal.getsignal(signal.SIGTERM) is before and len(restores) == 1
+    restores[0]()  # a no-op restore
+    assert not [t for t in threading.enumerate() if t.name == "signal-watcher"]
