@@ -80,6 +80,26 @@ def pause(arrived: threading.Event, release: threading.Event) -> Callable[[], No
     return action
 
 
+def read_during_paused_build(src: ServiceInformerSource | IngressInformerSource, owner: Any, attr: str,
+                             first_key: str) -> list[Endpoint] | None:
+    """A full read paused right after it listed `first_key`, and a read of SHARED by name started meanwhile:
+    what the read by name returned once the full read was let go."""
+    arrived, release = threading.Event(), threading.Event()
+    hook_listing(owner, attr, first_key, pause(arrived, release))
+    builder = threading.Thread(target=src.endpoints)
+    builder.start()
+    assert arrived.wait(10.0)  # the build listed first_key, not the other object yet
+    got: list[list[Endpoint] | None] = []
+    reader = threading.Thread(target=lambda: got.append(src.endpoints_for_names([SHARED])))
+    reader.start()
+    reader.join(0.5)  # a reader that does not wait returns here
+    release.set()
+    builder.join(10.0)
+    reader.join(10.0)
+    assert not builder.is_alive() and not reader.is_alive()
+    return got[0]
+
+
 def test_service_event_during_the_index_build_stays_dirty(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
                                                           waiter: Waiter) -> None:
     src = services(kubeapi, factory, waiter)
@@ -100,20 +120,8 @@ def test_service_event_during_the_index_build_stays_dirty(kubeapi: KubeAPIServer
 def test_service_read_by_name_waits_for_the_build_in_progress(kubeapi: KubeAPIServer,
                                                              factory: SharedInformerFactory, waiter: Waiter) -> None:
     src = services(kubeapi, factory, waiter)
-    arrived, release = threading.Event(), threading.Event()
-    hook_listing(src, "_bn_listed", "default/s1", pause(arrived, release))
-    builder = threading.Thread(target=src.endpoints)
-    builder.start()
-    assert arrived.wait(10.0)  # the build listed s1, not s2 yet
-    got: list[list[Endpoint] | None] = []
-    reader = threading.Thread(target=lambda: got.append(src.endpoints_for_names([SHARED])))
-    reader.start()
-    reader.join(0.5)  # a reader that does not wait returns here with s1's address alone
-    release.set()
-    builder.join(10.0)
-    reader.join(10.0)
-    assert not builder.is_alive() and not reader.is_alive()
-    assert targets(got[0]) == {SHARED: ["10.0.1.1", "10.0.2.1"]}
+    # a reader that did not wait would return with s1's address alone
+    assert targets(read_during_paused_build(src, src, "_bn_listed", "default/s1")) == {SHARED: ["10.0.1.1", "10.0.2.1"]}
 
 
 def test_service_failed_build_is_built_again_whole(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
@@ -182,20 +190,9 @@ def test_ingress_read_by_name_waits_for_the_listing_in_progress(kubeapi: KubeAPI
                                                                factory: SharedInformerFactory,
                                                                waiter: Waiter) -> None:
     src = ingresses(kubeapi, factory, waiter)
-    arrived, release = threading.Event(), threading.Event()
-    hook_listing(src.by_name, "listed", "default/i1", pause(arrived, release))
-    builder = threading.Thread(target=src.endpoints)
-    builder.start()
-    assert arrived.wait(10.0)
-    got: list[list[Endpoint] | None] = []
-    reader = threading.Thread(target=lambda: got.append(src.endpoints_for_names([SHARED])))
-    reader.start()
-    reader.join(0.5)  # a reader that does not wait returns here with i1's target alone
-    release.set()
-    builder.join(10.0)
-    reader.join(10.0)
-    assert not builder.is_alive() and not reader.is_alive()
-    assert targets(got[0]) == {SHARED: ["10.0.1.1", "10.0.2.1"]}
+    # a reader that did not wait would return with i1's target alone
+    assert targets(read_during_paused_build(src, src.by_name, "listed", "default/i1")) == {
+        SHARED: ["10.0.1.1", "10.0.2.1"]}
 
 
 def test_ingress_failed_listing_is_listed_again_whole(kubeapi: KubeAPIServer, factory: SharedInformerFactory,
