@@ -14,6 +14,8 @@ in its own thread (`start()`), `stop(timeout)` shuts it down and joins it.
 from __future__ import annotations
 
 import contextlib
+import os
+import selectors
 import socket
 import threading
 import time
@@ -171,8 +173,7 @@ class HealthServer:
         except OSError as exc:
             raise OSError(exc.errno, f"--metrics-address {self.address}: {exc.strerror}") from exc
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.5},
-                                        name="health-server", daemon=True)
+        self._thread = threading.Thread(target=server.serve, name="health-server", daemon=True)
         self._thread.start()
         log.debug("serving health and metrics", address=self.address, port=self.port)  # the process logs the URL
 
@@ -181,7 +182,7 @@ class HealthServer:
         server, thread = self._server, self._thread
         if server is None:
             return
-        server.shutdown()
+        server.stop_serving(timeout)
         server.cut(0.0)  # a client still sending its request would hold server_close()'s join up to the deadline
         server.server_close()
         if thread is not None:
@@ -201,8 +202,9 @@ class HealthServer:
 
 class _BoundedServer(LoggedRequestErrors, ThreadingHTTPServer):
     """At most `max_threads` request threads, each connection closed `deadline` seconds after it was
-    accepted whatever the client sends (the accept loop checks every poll interval); failed requests are log
-    lines."""
+    accepted whatever the client sends; failed requests are log lines. The accept loop (`serve`) sleeps until a
+    connection arrives, the oldest open connection's deadline falls due, or `stop_serving` wakes it: an idle
+    process is not woken twice a second as by socketserver's polling `serve_forever`."""
 
     request_errors_name = "health/metrics"
 
@@ -216,7 +218,45 @@ class _BoundedServer(LoggedRequestErrors, ThreadingHTTPServer):
         self._deadline = deadline
         self._open: dict[Any, tuple[float, bool]] = {}  # connection -> (accepted at, request read)
         self._open_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._stopped = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()
         super().__init__(address, handler)
+
+    def serve(self) -> None:
+        """Accept connections until `stop_serving`."""
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(self, selectors.EVENT_READ)
+                selector.register(self._wake_r, selectors.EVENT_READ)
+                while not self._stopping.is_set():
+                    ready = selector.select(self._until_deadline())
+                    if self._stopping.is_set():
+                        break
+                    if any(key.fileobj is self for key, _ in ready):
+                        self.handle_request()  # readable: accepts without waiting
+                    self.service_actions()
+        finally:
+            self._stopped.set()
+
+    def _until_deadline(self) -> float | None:
+        """Seconds until the oldest open connection is due to be cut (None: no connection open)."""
+        with self._open_lock:
+            oldest = min((since for since, _ in self._open.values()), default=None)
+        return None if oldest is None else max(0.0, oldest + self._deadline - time.monotonic())
+
+    def stop_serving(self, timeout: float) -> None:
+        """End `serve` (wakes it) and wait up to `timeout` seconds for it to return."""
+        self._stopping.set()
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")
+        self._stopped.wait(timeout)
+
+    def server_close(self) -> None:
+        super().server_close()
+        for fd in (self._wake_r, self._wake_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         while not self._slots.acquire(timeout=0.1):

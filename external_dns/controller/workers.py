@@ -24,7 +24,8 @@ log = structlog.get_logger(__name__)
 
 O = TypeVar("O")  # noqa: E741 - what the history keeps of one finished reconcile
 
-GET_HEARTBEAT = 5.0  # workers re-check their stop flag at least this often while the queue is empty
+GET_HEARTBEAT = 60.0  # workers re-check their stop flag at least this often while the queue is empty (stop()
+# shuts the queue down, which wakes them: this only bounds a lost wakeup; longer wakes an idle process less)
 HISTORY = 10_000
 
 

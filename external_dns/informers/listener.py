@@ -22,7 +22,8 @@ from external_dns.informers.keys import DeletedFinalStateUnknown, Obj
 log = structlog.get_logger(__name__)
 
 MIN_RESYNC_PERIOD = 1.0
-_IDLE_WAIT = 5.0  # bound on one wait for work; stop() notifies, so this only bounds a lost wakeup
+_IDLE_WAIT = 60.0  # bound on one wait for work; stop() notifies, so this only bounds a lost wakeup (a longer
+# bound wakes an idle process less)
 
 
 class Kind(enum.Enum):
