@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -132,3 +133,24 @@ def test_default_metrics_carry_the_external_dns_names_and_build_info() -> None:
     for label in ('version="0.1.0"', 'revision="', f'go_version="python{platform.python_version()}"', 'os="',
                   'arch="'):
         assert label in build[0], label
+
+
+def _switches(native_id: int) -> int:
+    with open(f"/proc/self/task/{native_id}/status") as status:
+        return sum(int(line.split()[1]) for line in status if line.startswith(("voluntary_ctxt", "nonvoluntary_ctxt")))
+
+
+def test_an_idle_server_sleeps_and_stops_at_once() -> None:
+    """No connection open: the accept loop is not woken (socketserver's polling loop woke twice a second), and
+    stop() wakes it rather than waiting for a poll."""
+    with HealthServer("127.0.0.1:0") as server:
+        urllib.request.urlopen(f"{server.url}/healthz", timeout=5).read()
+        thread = next(t for t in threading.enumerate() if t.name == "health-server")
+        assert thread.native_id is not None
+        time.sleep(0.2)  # the answered connection's thread has ended
+        before = _switches(thread.native_id)
+        time.sleep(1.5)
+        assert _switches(thread.native_id) == before
+        started = time.monotonic()
+    assert time.monotonic() - started < 1.0
+    assert not thread.is_alive()
