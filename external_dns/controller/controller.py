@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from enum import Enum
 
 import structlog
 
 from external_dns.controller import metrics
-from external_dns.controller.dirty import Fingerprints, in_zone, name_fingerprints, names_of
+from external_dns.controller.dirty import Fingerprints, in_zone, name_fingerprints, names_of, without_names
 from external_dns.controller.pipeline import (
     Pipeline,
     PreApplyCheck,
@@ -207,18 +208,24 @@ class Controller(Pipeline):
         return self.sync(zone, WHOLE if desired is None else Read.shared(desired))
 
     def sync(self, zone: str | None, read: Read = WHOLE, *, fingerprints: bool = False,
-             journal: bool = False) -> RunResult:
+             journal: bool = False, leave_out: Callable[[], Collection[str]] | None = None) -> RunResult:
         """One sync of `zone` (None: everything) reading what `read` says; one sync per zone at a time.
         `fingerprints`: the result carries each read name's fingerprint. `journal` (a zone): follow the
         registry's zone journal (`Registry.zone_changes`) and report what moved after the read
-        (`RunResult.owed`). Raises RunOnceError naming the failed step, ByNameUnavailable for names the source
-        cannot read by name."""
+        (`RunResult.owed`). `leave_out` (a zone's full run beside its event runs): the zone's lock is held for
+        the write only, and the rows of the names it returns then (planned by event runs since this read
+        began) are left out of the write. Raises RunOnceError naming the failed step, ByNameUnavailable for
+        names the source cannot read by name."""
         with self._locks_lock:
             lock = self._run_locks.setdefault(zone, threading.Lock())
+        if leave_out is not None and zone is not None and read.kind is not ReadKind.NAMES:
+            return self._sync(zone, read, fingerprints, journal, lock, leave_out)
         with lock:
             return self._sync(zone, read, fingerprints, journal and zone is not None)
 
-    def _sync(self, zone: str | None, read: Read, fingerprints: bool, journal: bool) -> RunResult:
+    def _sync(self, zone: str | None, read: Read, fingerprints: bool, journal: bool,
+              write_lock: threading.Lock | None = None,
+              leave_out: Callable[[], Collection[str]] | None = None) -> RunResult:
         started = time.monotonic()
         zones = list(self.registry.provider.zones()) or [""] if zone is not None else []
         if read.kind is ReadKind.NAMES:
@@ -233,15 +240,19 @@ class Controller(Pipeline):
                            desired_count=len(desired), zone=zone, read=read.kind,
                            planned=read.names if read.kind is ReadKind.NAMES else None,
                            fingerprints=name_fingerprints(raw) if fingerprints else None)
-        owed: frozenset[str] | None = self._moved(zone) if journal else frozenset()  # moved since the read
-        try:
-            self._write(zone, result, current, desired)
-        except RunOnceError as exc:
-            exc.owed = owed
-            raise
-        if journal and owed is not None:
-            after = self._moved(zone)  # our own write comes back at the names written: nothing owed there
-            owed = None if after is None else owed | (after - names_of(changes))
+        held: AbstractContextManager[object] = write_lock if write_lock is not None else nullcontext()
+        with held:
+            if leave_out is not None:  # event runs planned these after this read: theirs is newer
+                changes = result.changes = without_names(changes, leave_out())
+            owed: frozenset[str] | None = self._moved(zone) if journal else frozenset()  # moved since the read
+            try:
+                self._write(zone, result, current, desired)
+            except RunOnceError as exc:
+                exc.owed = owed
+                raise
+            if journal and owed is not None:
+                after = self._moved(zone)  # our own write comes back at the names written: nothing owed there
+                owed = None if after is None else owed | (after - names_of(changes))
         result.owed = owed
         self.synced(zone, zones)
         result.duration_seconds = time.monotonic() - started

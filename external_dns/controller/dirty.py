@@ -11,6 +11,11 @@ A zone's dirty names are the names whose rows an event run plans (controller/zon
    saw them (`Registry.zone_changes`: outside edits, ownership moves, our own writes);
 3. the names owed by runs that failed or were refused, and names that moved during a run after its read.
 
+A zone's full run may be in flight while event runs plan its names (controller/zone_runs.py): from
+`begin_full` to its end every name an event run takes, plans or owes is kept aside (`since_full`). The full
+run leaves those names out of its write (its read is older than theirs) and they stay owed after it, so the
+next event run plans them again over the full run's older baseline.
+
 Rows not dirty had no change since the run that planned them (same desired, same current), so the full plan
 has nothing for them either: planning only the dirty names gives the full plan (property-tested in
 tests/controller/test_incremental.py). The baseline of a zone is the fingerprint of each name's desired
@@ -56,6 +61,20 @@ def names_of(changes: Changes) -> set[str]:
                                              changes.delete) for e in eps}
 
 
+def without_names(changes: Changes, names: Collection[str]) -> Changes:
+    """`changes` without the rows of `names` (keys); an update pair goes when either side is at one."""
+    if not names:
+        return changes
+
+    def keep(eps: list[Endpoint]) -> list[Endpoint]:
+        return [e for e in eps if name_key(e.dns_name) not in names]
+
+    pairs = [(o, n) for o, n in zip(changes.update_old, changes.update_new, strict=True)
+             if name_key(o.dns_name) not in names and name_key(n.dns_name) not in names]
+    return Changes(create=keep(changes.create), update_old=[o for o, _ in pairs], update_new=[n for _, n in pairs],
+                   delete=keep(changes.delete))
+
+
 class DirtyNames:
     """Per zone: the baseline, the names the source reported changed, the names owed, and whether the next run
     must compare the source's fingerprints (see the module docstring). A baseline is kept after every
@@ -71,6 +90,9 @@ class DirtyNames:
         self._owed: dict[str, set[str]] = {}  # names of failed or refused runs, and names moved during a run
         # zones whose next run must compare fingerprints: the source could not name its changes at some point
         self._compare_due: set[str] = set()
+        # zones with a full run in flight -> the names event runs took, planned or owed meanwhile
+        self._since_full: dict[str, set[str]] = {}
+        self._lost_in_full: set[str] = set()  # zones untrusted while their full run was in flight
 
     # -- reading ---------------------------------------------------------------------------------------------
     def baseline(self, zone: str) -> Fingerprints | None:
@@ -128,7 +150,36 @@ class DirtyNames:
         """The zone's dirty names for an event run: the source's changed names, `moved`, the owed names;
         emptied (a run that fails gives them back with `owe`)."""
         with self._lock:
-            return self._events.pop(zone, set()) | set(moved) | self._owed.pop(zone, set())
+            names = self._events.pop(zone, set()) | set(moved) | self._owed.pop(zone, set())
+            self._aside(zone, names)
+            return names
+
+    def planning(self, zone: str, names: Iterable[str]) -> None:
+        """An event run is about to plan `names` (kept aside while the zone's full run is in flight)."""
+        with self._lock:
+            self._aside(zone, names)
+
+    def begin_full(self, zone: str) -> None:
+        """The zone's full run begins (before its read): event runs' names are kept aside until it ends."""
+        with self._lock:
+            self._since_full[zone] = set()
+            self._lost_in_full.discard(zone)
+
+    def since_full(self, zone: str) -> set[str]:
+        """The names event runs took, planned or owed since the zone's full run began (a copy)."""
+        with self._lock:
+            return set(self._since_full.get(zone, ()))
+
+    def end_full(self, zone: str) -> None:
+        """The zone's full run failed: what event runs did meanwhile is in their own state already."""
+        with self._lock:
+            self._since_full.pop(zone, None)
+            self._lost_in_full.discard(zone)
+
+    def _aside(self, zone: str, names: Iterable[str]) -> None:
+        aside = self._since_full.get(zone)
+        if aside is not None:
+            aside.update(names)
 
     def read_whole(self, zone: str) -> None:
         """A full run is about to read the whole source: the changed names reported so far are covered."""
@@ -138,18 +189,23 @@ class DirtyNames:
     def owe(self, zone: str, names: Iterable[str]) -> None:
         """`names` must be planned by the zone's next run."""
         with self._lock:
+            names = set(names)
             self._owed.setdefault(zone, set()).update(names)
+            self._aside(zone, names)
 
     def full_synced(self, zone: str, now: Fingerprints, owed: Collection[str] | None) -> None:
         """A full run read `now` and succeeded; `owed`: names moved at the provider after its read (None: the
-        registry lost track of the zone, or has no journal)."""
+        registry lost track of the zone, or has no journal). Names event runs handled meanwhile stay owed."""
         with self._lock:
             self._baseline[zone] = now
-            if owed is None:
+            aside = self._since_full.pop(zone, set())
+            lost = zone in self._lost_in_full
+            self._lost_in_full.discard(zone)
+            if owed is None or lost:
                 self._untrust(zone)
                 return
             self._trusted.add(zone)
-            self._owed[zone] = set(owed)  # the full plan covered every name owed before
+            self._owed[zone] = set(owed) | aside  # the full plan covered every name owed before its read
 
     def names_synced(self, zone: str, planned: Collection[str], now: Mapping[str, bytes],
                      owed: Collection[str] | None) -> None:
@@ -192,7 +248,10 @@ class DirtyNames:
             self._untrust(zone)
         elif owed:
             self._owed.setdefault(zone, set()).update(owed)
+            self._aside(zone, owed)
 
     def _untrust(self, zone: str) -> None:
         self._trusted.discard(zone)
         self._owed.pop(zone, None)
+        if zone in self._since_full:
+            self._lost_in_full.add(zone)

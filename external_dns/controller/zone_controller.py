@@ -7,8 +7,9 @@ event-sized over its dirty names) and what it reads is zone_runs.py's.
 A periodic pass reads the source once for all its zones (controller/pass_read.py) and releases its zones
 into the queue a few at a time (`workers - 1`, at least one; zones never synced all at once): a worker stays
 free for event runs, which are queued as they come, so an event never waits behind the other zones' full
-runs. An event pass queues only the zones whose desired endpoints changed. The queue keeps its rule: one
-worker per zone at a time."""
+runs. An event pass queues only the zones whose desired endpoints changed. A pass's full run of a zone is
+queued under a key of its own (`full_key`), so an event run of the same zone can run beside it on the other
+worker (zone_runs.py keeps the two from writing conflicting states); the queue keeps its rule per key."""
 
 from __future__ import annotations
 
@@ -48,6 +49,17 @@ QUEUE_NAME = "zones"
 # 100k-record zone would otherwise keep every created endpoint and its log line alive: ~70 MiB).
 FULL_RESULTS = 64
 CHANGE_BUDGET = 1_000
+_FULL = "\x00full "  # the queue key of a zone's full run of a periodic pass: never a zone's name
+
+
+def full_key(zone: str) -> str:
+    """The queue key of `zone`'s full run (the zone's own key is its event runs')."""
+    return _FULL + zone
+
+
+def key_zone(key: str) -> tuple[str, bool]:
+    """(zone, whether the key is its full run's) of a queue key."""
+    return (key[len(_FULL):], True) if key.startswith(_FULL) else (key, False)
 
 
 def _changes_held(result: RunResult) -> int:
@@ -139,7 +151,7 @@ class ZoneController:
         self.passes = 0
         self.skipped = 0  # zones left out of event-triggered passes because nothing changed for them
         self._state = threading.Lock()
-        self._in_flight: set[str] = set()
+        self._in_flight: dict[str, int] = {}  # zone -> its runs in flight (a full run and an event run)
 
     @property
     def on_fatal(self) -> Callable[[str, BaseException], None] | None:
@@ -226,7 +238,7 @@ class ZoneController:
                     runs.release(key)
                     release.append(key)
         for key in release:
-            term.queue.add(key)
+            term.queue.add(full_key(key))
 
     def _zones_to_sync(self, keys: list[str]) -> list[str]:
         """An event pass queues only the zones whose desired endpoints changed since their last successful
@@ -246,7 +258,7 @@ class ZoneController:
             log.debug("cannot read the source for an event-triggered pass", error=str(exc))
             return keys
         with self._state:
-            busy = self._in_flight | set(self._failures)
+            busy = set(self._in_flight) | set(self._failures)
         dirty = self.runs.dirty
         return [k for k in keys if k in busy or dirty.baseline(k) is None
                 or dirty.changed(k, name_fingerprints(shares.get(k, ())))]
@@ -287,13 +299,17 @@ class ZoneController:
             log.debug("Queued a sync", reason=reason, zones=len(keys))
 
     def _handle(self, keys: list[str]) -> dict[str, Done[ZoneOutcome]]:
-        return {key: self._reconcile(key) for key in keys}
+        out: dict[str, Done[ZoneOutcome]] = {}
+        for key in keys:
+            zone, full = key_zone(key)
+            out[key] = self._reconcile(zone, full, event=not full)
+        return out
 
     def _after(self, term: Term, keys: list[str], done: Mapping[str, Done[ZoneOutcome]]) -> None:
         period = self._period
         if period is None or period.term is not term:
             return
-        ended = [key for key in keys if key in done and done[key].record.full]
+        ended = [key_zone(key)[0] for key in keys if key in done and key_zone(key)[1]]
         if ended:  # their full runs ended (a failed one retries with back-off)
             with self._state:
                 period.released.difference_update(ended)
@@ -308,19 +324,19 @@ class ZoneController:
             self.loop.report_fatal(zone, done.error)
         return done.error is None
 
-    def _reconcile(self, zone: str, full: bool = False) -> Done[ZoneOutcome]:
+    def _reconcile(self, zone: str, full: bool = False, *, event: bool = False) -> Done[ZoneOutcome]:
         started = time.monotonic()
         with self._state:
             requeues = self._failures.get(zone, 0)
-            self._in_flight.add(zone)
-        run = self.runs.begin(zone, full)
+            self._in_flight[zone] = self._in_flight.get(zone, 0) + 1
+        run = self.runs.begin(zone, full, event=event)
         try:
             result = self.runs.run(zone, run)
         except Exception as exc:
             self.runs.end(zone, run, ok=False)
             soft = is_soft_error(exc)
             with self._state:
-                self._in_flight.discard(zone)
+                self._landed(zone)
                 self._failures[zone] = requeues + 1
                 if soft:
                     self._soft_failures[zone] = self._soft_failures.get(zone, 0) + 1
@@ -334,7 +350,7 @@ class ZoneController:
                                            requeues=requeues, full=run.full), exc)
         self.runs.end(zone, run, ok=True)
         with self._state:
-            self._in_flight.discard(zone)
+            self._landed(zone)
             recovered = self._soft_failures.pop(zone, 0)
             self._failures.pop(zone, None)
             self._update_soft_gauge()
@@ -343,6 +359,14 @@ class ZoneController:
         result.fingerprints = None  # kept by the dirty-name state; a result stays in the history
         return self._ended(ZoneOutcome(zone, True, started, time.monotonic(), result=result, requeues=requeues,
                                        full=run.full))
+
+    def _landed(self, zone: str) -> None:
+        """One run of `zone` ended (call with `_state` held)."""
+        left = self._in_flight.get(zone, 0) - 1
+        if left > 0:
+            self._in_flight[zone] = left
+        else:
+            self._in_flight.pop(zone, None)
 
     def sync(self, zone: str, full: bool = False) -> RunResult:
         """One run of `zone` now on the calling thread, without the retry bookkeeping of `reconcile` (see

@@ -11,6 +11,10 @@ queues and retries the zones; this module runs one).
 
 The results of each run (`RunResult`: fingerprints, names planned, names that moved meanwhile) go into the
 plain dirty-name state; a failed run gives its names back (and what moved during it, or the zone's trust).
+
+Event runs do not wait for the zone's full run: a zone's full runs take turns (one lock per zone), and a full
+run holds the zone's run lock only for its write, leaving out the names event runs planned since its read
+began (`DirtyNames.since_full`: planned by the newer read); they stay owed after it (dirty.py).
 """
 
 from __future__ import annotations
@@ -35,8 +39,9 @@ class Run:
     """One reconcile's kind: `full` (decided up front, or an event run that found it cannot be exact) and
     `whole`, whether it read the whole source itself (counted for the pass's shared read)."""
 
-    def __init__(self, full: bool) -> None:
+    def __init__(self, full: bool, unsynced: bool = False) -> None:
         self.full = full
+        self.unsynced = unsynced  # full only because the zone never synced: an event run once it has
         self.whole = False
 
 
@@ -55,6 +60,7 @@ class ZoneRuns:
         self._synced_once: set[str] = set()  # zones with a successful run
         self._whole_reads: dict[str, int] = {}  # zone -> runs that read the whole source themselves
         self.pass_read: PassRead | None = None  # the source read of the current periodic pass
+        self._full_locks: dict[str, threading.Lock] = {}  # zone -> its full runs take turns
 
     # -- what the zone controller asks ----------------------------------------------------------------------
     def begin_pass(self, keys: list[str]) -> None:
@@ -108,10 +114,14 @@ class ZoneRuns:
         self.end(zone, run, ok=True)
         return result
 
-    def begin(self, zone: str, full: bool) -> Run:
-        """The kind of `zone`'s run: full when asked, or due, or never synced, or without `incremental`."""
+    def begin(self, zone: str, full: bool, *, event: bool = False) -> Run:
+        """The kind of `zone`'s run: full when asked, or due (unless `event`: an event's run, the zone's full
+        run queued on its own), or never synced, or without `incremental`."""
         with self._lock:
-            return Run(full or not self.incremental or zone in self._full_due or zone not in self._synced_once)
+            due = zone in self._full_due and not event
+            unsynced = zone not in self._synced_once
+            return Run(full or not self.incremental or due or unsynced,
+                       unsynced=unsynced and self.incremental and not (full or due))
 
     def end(self, zone: str, run: Run, *, ok: bool) -> None:
         """The run ended: a whole-source read is counted (pass_read.py), a success noted."""
@@ -129,15 +139,36 @@ class ZoneRuns:
                 return result
             run.full = True
         with self._lock:
+            full_lock = self._full_locks.setdefault(zone, threading.Lock())
+        with full_lock:
+            if run.unsynced and self.synced_once(zone):  # the zone's first full run ended meanwhile
+                result = self._event_run(zone, run)
+                if result is not None:
+                    run.full = False
+                    return result
+            return self._full_run(zone, run)
+
+    def _full_run(self, zone: str, run: Run) -> RunResult:
+        """The zone's full run (its full lock held), beside event runs of the zone (the module docstring)."""
+        with self._lock:
             pass_read = self.pass_read
         share = pass_read.take(zone) if pass_read is not None else None
         if share is None:
             run.whole = True
             self.dirty.read_whole(zone)
         read = WHOLE if share is None else Read.shared(share)
-        result = self.controller.sync(zone, read, fingerprints=self.fingerprints, journal=self.incremental)
+        self.dirty.begin_full(zone)
+        try:
+            result = self.controller.sync(zone, read, fingerprints=self.fingerprints, journal=self.incremental,
+                                          leave_out=(lambda: self.dirty.since_full(zone)) if self.incremental
+                                          else None)
+        except BaseException:
+            self.dirty.end_full(zone)
+            raise
         if result.fingerprints is not None:
             self.dirty.full_synced(zone, result.fingerprints, result.owed if self.incremental else None)
+        else:
+            self.dirty.end_full(zone)
         with self._lock:
             self._full_due.discard(zone)
         return result
@@ -151,7 +182,7 @@ class ZoneRuns:
             moved = self._moved(zone)
             if moved is None:
                 return None
-            names = self.dirty.take(zone, moved)
+            names = self.dirty.take(zone, moved)  # kept aside for a full run in flight (dirty.py)
             try:
                 result = self.controller.sync(zone, Read.of_names(names), fingerprints=True, journal=True)
             except ByNameUnavailable:
@@ -171,6 +202,7 @@ class ZoneRuns:
         if moved is None:
             return None
         names = self.dirty.take(zone, moved) | self.dirty.changed(zone, now)
+        self.dirty.planning(zone, names)
         endpoints = [ep for ep in share if name_key(ep.dns_name) in names]
         try:
             result = self.controller.sync(zone, Read.of_names(names, endpoints), journal=True)

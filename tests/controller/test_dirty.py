@@ -3,7 +3,7 @@ runs. The property test of the whole (event runs plan exactly the full plan) is 
 
 from __future__ import annotations
 
-from external_dns.controller.dirty import DirtyNames, name_fingerprints, names_of
+from external_dns.controller.dirty import DirtyNames, name_fingerprints, names_of, without_names
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.plan.changes import Changes
 from tests.helpers import endpoints
@@ -70,3 +70,43 @@ def test_a_source_that_cannot_name_its_changes_makes_trusted_zones_compare() -> 
     assert not dirty.trusted("a.test") and dirty.baseline("a.test") == now
     dirty.keep_only(["b.test"])
     assert dirty.baseline("a.test") is None and dirty.baseline("b.test") is not None
+
+
+def test_names_event_runs_handle_during_a_full_run_are_left_to_them_and_stay_owed() -> None:
+    dirty = DirtyNames()
+    dirty.full_synced("a.test", name_fingerprints([ep("x.a.test")]), frozenset())
+    dirty.take("a.test", ())  # nothing aside before a full run begins
+    assert dirty.since_full("a.test") == set()
+    dirty.begin_full("a.test")
+    dirty.add_events(["x.a.test"], ZONES)
+    assert dirty.take("a.test", {"moved.a.test"}) == {"x.a.test", "moved.a.test"}
+    dirty.planning("a.test", ["changed.a.test"])
+    dirty.owe("a.test", ["failed.a.test"])
+    dirty.names_synced("a.test", {"x.a.test"}, {}, frozenset({"later.a.test"}))
+    assert dirty.since_full("a.test") == {"x.a.test", "moved.a.test", "changed.a.test", "failed.a.test",
+                                          "later.a.test"}
+    dirty.full_synced("a.test", name_fingerprints([ep("x.a.test")]), frozenset({"outside.a.test"}))
+    assert dirty.trusted("a.test") and dirty.since_full("a.test") == set()
+    assert dirty.take("a.test", ()) == {"x.a.test", "moved.a.test", "changed.a.test", "failed.a.test",
+                                        "later.a.test", "outside.a.test"}
+
+
+def test_a_zone_lost_during_its_full_run_is_not_trusted_after_it() -> None:
+    dirty = DirtyNames()
+    dirty.full_synced("a.test", {}, frozenset())
+    dirty.begin_full("a.test")
+    dirty.forget("a.test")  # an event run found the registry lost track of the zone
+    dirty.full_synced("a.test", {}, frozenset())
+    assert not dirty.trusted("a.test")
+    dirty.begin_full("a.test")
+    dirty.end_full("a.test")  # a failed full run
+    assert dirty.since_full("a.test") == set()
+
+
+def test_without_names_drops_the_rows_of_names_and_whole_update_pairs() -> None:
+    changes = Changes(create=[ep("new.a.test"), ep("Kept.a.test")], update_old=[ep("x.a.test"), ep("y.a.test")],
+                      update_new=[ep("x.a.test", "10.0.0.2"), ep("y.a.test", "10.0.0.2")], delete=[ep("X.a.test.")])
+    left = without_names(changes, {"new.a.test", "x.a.test"})
+    assert [e.dns_name for e in left.create] == ["Kept.a.test"] and left.delete == []
+    assert [e.dns_name for e in left.update_old] == [e.dns_name for e in left.update_new] == ["y.a.test"]
+    assert without_names(changes, set()) is changes

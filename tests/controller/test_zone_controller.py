@@ -670,6 +670,45 @@ def test_an_event_is_not_queued_behind_a_periodic_pass() -> None:
     assert all(o.ok for o in zc.outcomes())
 
 
+def test_an_event_in_the_zone_of_a_hanging_full_run_is_not_held_and_not_undone() -> None:
+    """One zone: its full run of a periodic pass hangs after the pass read the source; an event of the same
+    zone reaches the provider meanwhile (on the other worker), and the full run, when it goes on with its
+    older read, leaves that name alone (the event's run planned it from a newer read)."""
+    provider = HookedProvider(["d.test"])
+    source = CountingSource([ep("www.d.test", "A", "10.0.0.4"), ep("api.d.test", "A", "10.0.0.5")])
+    registry = HoldingRegistry(provider)
+    ctl = Controller(source, registry, "sync", domain_filter=DomainFilter())
+    zc = ZoneController(ctl, rate_limiter_factory=fast_limiter, workers=2, interval=3600, min_event_sync_interval=0)
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hold_full_run(zone: str) -> None:
+        entered.set()
+        assert release.wait(5)
+
+    zc.start()
+    try:
+        assert zc.wait_until(lambda: len(zc.outcomes()) >= 1, 10)
+        registry.hold = hold_full_run
+        zc.enqueue_all()
+        assert entered.wait(5)  # the full run read the source (10.0.0.4) and hangs reading the zone
+        registry.hold = None
+        source.set([ep("www.d.test", "A", "10.4.4.4"), ep("api.d.test", "A", "10.0.0.5")])
+        zc.on_event()
+        assert zc.wait_until(lambda: stored(provider).get(("www.d.test", "A")) == ["10.4.4.4"], 5)
+        release.set()
+        assert zc.wait_until(lambda: sum(o.full for o in zc.outcomes()) >= 2, 10)
+        assert stored(provider)[("www.d.test", "A")] == ["10.4.4.4"]  # not put back by the older read
+        source.set([ep("www.d.test", "A", "10.4.4.4"), ep("api.d.test", "A", "10.0.0.6")])
+        zc.on_event()  # the zone's state is still exact for event runs
+        assert zc.wait_until(lambda: stored(provider).get(("api.d.test", "A")) == ["10.0.0.6"], 5)
+    finally:
+        release.set()
+        assert zc.stop(5)
+    assert all(o.ok for o in zc.outcomes())
+    assert stored(provider)[("www.d.test", "A")] == ["10.4.4.4"]
+
+
 class FailingOnceSource(CountingSource):
     def __init__(self, endpoints: list[Endpoint]) -> None:
         super().__init__(endpoints)
