@@ -75,6 +75,14 @@ def without_names(changes: Changes, names: Collection[str]) -> Changes:
                    delete=keep(changes.delete))
 
 
+def _keep_equal(old: Fingerprints | None, now: Fingerprints) -> Fingerprints:
+    """`now`, holding `old`'s digest objects where they are equal: a pass's new digests are freed with the pass
+    instead of living on scattered among its freed objects (which keeps the allocator from giving them back)."""
+    if not old:
+        return now
+    return {name: kept if (kept := old.get(name)) == fp else fp for name, fp in now.items()}
+
+
 class DirtyNames:
     """Per zone: the baseline, the names the source reported changed, the names owed, and whether the next run
     must compare the source's fingerprints (see the module docstring). A baseline is kept after every
@@ -197,7 +205,7 @@ class DirtyNames:
         """A full run read `now` and succeeded; `owed`: names moved at the provider after its read (None: the
         registry lost track of the zone, or has no journal). Names event runs handled meanwhile stay owed."""
         with self._lock:
-            self._baseline[zone] = now
+            self._baseline[zone] = _keep_equal(self._baseline.get(zone), now)
             aside = self._since_full.pop(zone, set())
             lost = zone in self._lost_in_full
             self._lost_in_full.discard(zone)
@@ -226,7 +234,7 @@ class DirtyNames:
         """An event run compared the whole source (`now`) with the baseline and succeeded."""
         with self._lock:
             self._compare_due.discard(zone)
-            self._baseline[zone] = now
+            self._baseline[zone] = _keep_equal(self._baseline.get(zone), now)
             self._owe_or_untrust(zone, owed)
 
     def forget(self, zone: str) -> None:

@@ -32,6 +32,9 @@ log = structlog.get_logger(__name__)
 
 LabelKey = tuple[str, str, str]  # (endpoint name lower-case, record type or "", set identifier)
 TxtKey = tuple[str, str]  # (TXT name lower-case, set identifier)
+# What the ownership TXTs at one snapshot name gave: the label key alone for the usual one TXT stored under
+# (that name, the key's set identifier); else ((label key, TXT key stored), ...). Saves two tuples a record.
+_FromTxt = LabelKey | tuple[tuple[LabelKey, TxtKey], ...]
 # an ownership TXT of a first read: (name key, TXT name as spelled, set identifier, values, labels)
 _Taken = tuple[str, str, str, tuple[str, ...], dict[str, str]]
 
@@ -142,8 +145,8 @@ class ZoneOwners:
         self.snapshot = snapshot
         self.index = index
         self.version = -1
-        # snapshot name -> (label key given, TXT key stored) of each ownership TXT there
-        self._from_txt: dict[str, tuple[tuple[LabelKey, TxtKey], ...]] = {}
+        # snapshot name -> what its ownership TXTs gave (`_FromTxt`: read with `_pairs`)
+        self._from_txt: dict[str, _FromTxt] = {}
         # name holding labelled records -> (record type, owner label) of each but ownership markers: what the
         # safety gate counts, without building the records (`view`); its keys are the names holding records
         self._summary: dict[str, tuple[tuple[str, str], ...]] = {}
@@ -209,8 +212,8 @@ class ZoneOwners:
     def drop(self) -> None:
         """Forget the zone's TXTs (their labels and stored values) and its labelled records' digests."""
         affected: set[str] = set()
-        for pairs in self._from_txt.values():
-            for key, tkey in pairs:
+        for name, held in self._from_txt.items():
+            for key, tkey in _pairs(name, held):
                 self.index.labels.pop(key, None)
                 affected.add(key[0])
                 self.index.stored_txts.pop(tkey, None)
@@ -242,7 +245,7 @@ class ZoneOwners:
         held_before = bool(from_txt) and records_of is None  # a rebuild starts from nothing (`drop`)
         for name in names:
             if held_before:
-                for key, tkey in from_txt.pop(name, ()):
+                for key, tkey in _pairs(name, from_txt.pop(name, ())):
                     labels_of.pop(key, None)
                     affected.add(key[0])
                     stored_txts.pop(tkey, None)
@@ -259,9 +262,7 @@ class ZoneOwners:
                 low = record.dns_name.lower()
                 tkey = (name if low == name else low, record.set_identifier)  # the key's string when equal
                 stored_txts[tkey] = tuple(record.targets)
-                pair = (key, tkey)
-                held = from_txt.get(name)
-                from_txt[name] = (pair,) if held is None else (*held, pair)
+                _hold(from_txt, name, key, tkey)
                 txt_names.add(name)
                 affected.add(ep_name)
                 if labels is UNDECRYPTABLE_LABELS:
@@ -299,9 +300,7 @@ class ZoneOwners:
             labels_of[key] = labels
             tkey = (name if low == name else low, set_id)  # the key's string when equal
             stored_txts[tkey] = values
-            pair = (key, tkey)
-            held = from_txt.get(name)
-            from_txt[name] = (pair,) if held is None else (*held, pair)
+            _hold(from_txt, name, key, tkey)
             txt_names.add(name)
             labelled.add(ep_name)
         undecryptable = [name for name, _n, _s, _v, labels in taken if labels is UNDECRYPTABLE_LABELS]
@@ -441,6 +440,23 @@ class ZoneOwners:
         """Records of this owner of managed types (the safety gate's denominator)."""
         return sum(n for (rtype, owner), n in self.view().type_owner_counts().items()
                    if owner and owner == owner_id and managed(rtype))
+
+
+def _pairs(name: str, held: _FromTxt) -> tuple[tuple[LabelKey, TxtKey], ...]:
+    """The (label key, TXT key) pairs `held` at snapshot name `name` stands for."""
+    if held and isinstance(held[0], str):
+        key: LabelKey = held
+        return ((key, (name, key[2])),)
+    return held
+
+
+def _hold(from_txt: dict[str, _FromTxt], name: str, key: LabelKey, tkey: TxtKey) -> None:
+    """Note at `name` that an ownership TXT stored at `tkey` gave `key`."""
+    held = from_txt.get(name)
+    if held is None and tkey[0] == name and tkey[1] == key[2]:
+        from_txt[name] = key
+    else:
+        from_txt[name] = (*(_pairs(name, held) if held is not None else ()), (key, tkey))
 
 
 def _uncount(counts: dict[tuple[str, str], int], pairs: tuple[tuple[str, str], ...]) -> None:
