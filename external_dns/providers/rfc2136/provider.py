@@ -7,7 +7,8 @@ Writing: a record and its ownership TXT (`ownedRecord` label) stay in one messag
 message that removes the old RRs and adds the new ones (so the name never goes missing); removals precede
 additions inside a message; unchanged update pairs send nothing. Messages hold at most
 `--rfc2136-batch-change-size` endpoints and stay under the 64 KiB DNS message limit. One TCP connection
-carries all messages of a sync. A failing message with several records is retried record by record, so one
+carries all messages of a sync, one at a time as Go's; each is rendered and signed while the one before is
+on the wire (between writing it and reading its answer), so the server's work overlaps ours. A failing message with several records is retried record by record, so one
 bad record does not block the rest.
 
 Records we did not write: a create carries UPDATE prerequisites (its record set does not exist, no CNAME at
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import secrets
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import dns.exception
@@ -87,6 +88,7 @@ RR_CHANGES = Counter(
 )
 
 _READ_TYPES = frozenset(READ_TYPES)
+_Message = tuple[dns.update.UpdateMessage, bytes]  # a signed UPDATE and its wire form
 # A failed multi-record UPDATE is retried record by record; when the first ones all fail too and the zone
 # refuses even a harmless update, the rest is reported without being sent (a zone-wide refusal would
 # otherwise cost one message per record).
@@ -119,10 +121,10 @@ class _Op:
     ownership: bool = False  # an ownership TXT (the registry's `ownedRecord` label)
     prereq_wire: bytes = b""  # the create's prerequisites (RFC 2136 2.4), checked before any update
     prereq_count: int = 0
-    present_wire: bytes = b""  # "exactly these RRs exist" (2.4.2, value dependent): the create is in place
+    owner_wire: bytes = b""
 
     def render(self, zone: str) -> None:
-        owner = wire.name_wire(self.name, zone)
+        owner = self.owner_wire = wire.name_wire(self.name, zone)
         code = wire.type_code(self.rtype)
         parts = [wire.rr(owner, code, wire.CLASS_ANY, 0, b"")] if self.remove_rrset else []
         parts.extend(wire.rr(owner, code, wire.CLASS_NONE, 0, rd) for rd in self.remove_rdata)
@@ -139,7 +141,12 @@ class _Op:
             self.prereq_wire = (wire.rr(owner, code, wire.CLASS_NONE, 0, b"")
                                 + wire.rr(owner, wire.TYPE_CNAME, wire.CLASS_NONE, 0, b""))
             self.prereq_count = 2
-        self.present_wire = b"".join(wire.rr(owner, code, wire.CLASS_IN, 0, rd) for rd in self.add_rdata)
+
+    def present_wire(self) -> bytes:
+        """"Exactly these RRs exist" (RFC 2136 2.4.2, value dependent): the create is in place (made only for a
+        refused create)."""
+        code = wire.type_code(self.rtype)
+        return b"".join(wire.rr(self.owner_wire, code, wire.CLASS_IN, 0, rd) for rd in self.add_rdata)
 
     def count(self) -> int:
         return int(self.remove_rrset) + len(self.remove_rdata) + len(self.add_rdata)
@@ -425,12 +432,6 @@ class RFC2136Provider(Provider):
                 log.warning("RFC2136: skipping record outside every --rfc2136-zone", record=op.label,
                             zones=list(self._zones))
                 return
-            try:
-                op.render(zone)
-            except (ValueError, dns.exception.DNSException) as exc:
-                errors.append(f"{op.label}: {exc}")
-                log.error("RFC2136: invalid record, skipped", record=op.label, error=str(exc))
-                return
             key = self._group_key(ep)
             groups = zones.setdefault(zone, {})
             groups.setdefault(key, _Group(key)).ops.append(op)
@@ -490,18 +491,21 @@ class RFC2136Provider(Provider):
                 place(ep, op)
         return {zone: _split_removals(groups) for zone, groups in zones.items()}
 
-    def _batches(self, groups: Iterable[_Group]) -> list[list[_Group]]:
-        batches: list[list[_Group]] = []
+    def _batches(self, zone: str, groups: Iterable[_Group], invalid: list[str]) -> Iterator[list[_Group]]:
+        """The zone's messages, group by group in order; each group is rendered only when its batch is made
+        (while the batch before is on the wire: `_apply_zone`)."""
         current: list[_Group] = []
         count = size = 0
         limit, budget = self.config.batch_change_size, self.config.max_message_bytes
         adding: dict[str, set[str]] = {}  # name -> types the current batch adds
         for g in groups:
+            if not _render(zone, g, invalid):
+                continue
             g_count, g_size = len(g.ops), g.size()
             adds = [(op.name.lower(), op.rtype) for op in g.ops if op.add_rdata]
             if current and (g.barrier or count + g_count > limit or size + g_size > budget
                             or _clashes(adds, adding)):
-                batches.append(current)
+                yield current
                 current, count, size, adding = [], 0, 0, {}
             current.append(g)
             count += g_count
@@ -509,15 +513,19 @@ class RFC2136Provider(Provider):
             for name, rtype in adds:
                 adding.setdefault(name, set()).add(rtype)
         if current:
-            batches.append(current)
-        return batches
+            yield current
 
-    def _message(self, zone: str, groups: Sequence[_Group]) -> tuple[dns.update.UpdateMessage, bytes]:
-        """The signed UPDATE and its wire form; removals first, so an add never meets the RR it replaces."""
+    def _message(self, zone: str, groups: Sequence[_Group]) -> _Message | None:
+        """The signed UPDATE and its wire form (None: too large for one message); removals first, so an add
+        never meets the RR it replaces."""
         ops = [op for g in groups for op in g.ops]
         section = b"".join(op.remove_wire for op in ops) + b"".join(op.add_wire for op in ops)
-        return wire.render_update(self._origins[zone], section, sum(op.count() for op in ops), self.transport.sign,
-                                  b"".join(op.prereq_wire for op in ops), sum(op.prereq_count for op in ops))
+        try:
+            return wire.render_update(self._origins[zone], section, sum(op.count() for op in ops),
+                                      self.transport.sign, b"".join(op.prereq_wire for op in ops),
+                                      sum(op.prereq_count for op in ops))
+        except dns.exception.TooBig:
+            return None
 
     def _in_place(self, sender: _Sender, zone: str, groups: Sequence[_Group]) -> bool:
         """Whether a batch of creates, refused by its prerequisites, is already in the zone exactly as it would
@@ -527,7 +535,7 @@ class RFC2136Provider(Provider):
         if not ops or not all(op.create for op in ops):
             return False
         msg, data = wire.render_update(self._origins[zone], b"", 0, self.transport.sign,
-                                       b"".join(op.present_wire for op in ops),
+                                       b"".join(op.present_wire() for op in ops),
                                        sum(len(op.add_rdata) for op in ops))
         try:
             sender.send(zone, msg, data, [lbl for g in groups for lbl in g.labels()])
@@ -553,40 +561,55 @@ class RFC2136Provider(Provider):
     def apply_changes(self, changes: Changes) -> None:
         if changes.is_empty():
             return
-        errors: list[str] = []
+        errors: list[str] = []  # invalid records first, then what the servers refused
         with self._lock, gc_paused():
             zones = self._plan_ops(changes, errors)
             if any(zones.values()):
                 sender = _Sender(self)
+                failures: list[str] = []
                 try:
                     for zone, groups in zones.items():
-                        self._apply_zone(sender, zone, list(groups.values()), errors)
+                        self._apply_zone(sender, zone, list(groups.values()), errors, failures)
                 finally:
                     sender.close()
+                errors += failures
         if errors:
             shown = "; ".join(errors[:10]) + (f"; ... and {len(errors) - 10} more" if len(errors) > 10 else "")
             raise SoftError(f"RFC2136 had errors in one or more of its batches: {shown}")
 
-    def _apply_zone(self, sender: _Sender, zone: str, groups: list[_Group], errors: list[str]) -> None:
-        """Send the zone's batches; keep its snapshot only if the serial proves it still matches."""
+    def _apply_zone(self, sender: _Sender, zone: str, groups: list[_Group], invalid: list[str],
+                    errors: list[str]) -> None:
+        """Send the zone's batches, each made (rendered and signed) while the one before is on the wire;
+        keep the zone's snapshot only if the serial proves it still matches. Records that cannot be rendered
+        go to `invalid`, refusals to `errors`."""
         snap = self._snapshots.pop(zone, None)
         before = sender.soa_serial(zone) if snap is not None else None
         if snap is not None and before != snap.serial:
             snap = None
         sent: list[list[_Group]] = []
         n_errors = len(errors)
-        batches = self._batches(groups)
-        for i, batch in enumerate(batches):
+        batches = self._batches(zone, groups, invalid)
+
+        def prepare() -> tuple[list[_Group], _Message | None] | None:
+            batch = next(batches, None)
+            return None if batch is None else (batch, self._message(zone, batch))
+
+        upcoming = prepare()
+        while upcoming is not None:
+            batch, message = upcoming
+            ahead = _Lookahead(prepare)
             try:
-                self._send_batch(sender, zone, batch, errors, sent)
+                self._send_batch(sender, zone, batch, errors, sent, message, ahead)
             except _ZoneRefused as refused:
                 unsent = [lbl for g in refused.groups for lbl in g.labels()]
-                unsent += [lbl for b in batches[i + 1:] for g in b for lbl in g.labels()]
+                rest = [ahead.value[0]] if ahead.value is not None else []
+                unsent += [lbl for b in [*rest, *batches] for g in b for lbl in g.labels()]
                 errors.append(f"{_context(zone, unsent)}: not sent: the zone answered {refused.rcode} to every "
                               f"record tried first")
                 log.error("RFC2136: zone refuses updates, remaining records not sent", zone=zone,
                           rcode=refused.rcode, unsent=len(unsent))
                 break
+            upcoming = ahead.result()
         if snap is None or before is None or len(errors) != n_errors or not sent:
             return
         after = sender.soa_serial(zone)
@@ -610,19 +633,23 @@ class RFC2136Provider(Provider):
         return True
 
     def _send_batch(self, sender: _Sender, zone: str, batch: list[_Group], errors: list[str],
-                    sent: list[list[_Group]]) -> bool:
-        """Send one batch (split or retried group by group when refused); True when it is in the zone."""
-        try:
-            msg, data = self._message(zone, batch)  # rendered (and signed) once, so an oversized one is split
-        except dns.exception.TooBig:
+                    sent: list[list[_Group]], message: _Message | None,
+                    meanwhile: Callable[[], None] | None = None) -> bool:
+        """Send one batch, rendered and signed (`message`; None: too large, so it is split), or retried group
+        by group when refused; True when it is in the zone. `meanwhile` runs while the first message sent is
+        on the wire."""
+        if message is None:
             if len(batch) == 1:
                 errors.append(f"zone {zone}: {', '.join(batch[0].labels())}: too large for one DNS message")
                 return False
             half = len(batch) // 2
-            first = self._send_batch(sender, zone, batch[:half], errors, sent)
-            return self._send_batch(sender, zone, batch[half:], errors, sent) and first
+            first = self._send_batch(sender, zone, batch[:half], errors, sent, self._message(zone, batch[:half]),
+                                     meanwhile)
+            return self._send_batch(sender, zone, batch[half:], errors, sent,
+                                    self._message(zone, batch[half:])) and first
+        msg, data = message
         try:
-            sender.send(zone, msg, data, [lbl for g in batch for lbl in g.labels()])
+            sender.send(zone, msg, data, [lbl for g in batch for lbl in g.labels()], meanwhile)
         except _BatchFailed as failed:
             prerequisite = failed.rcode in _PREREQUISITE_RCODES
             if prerequisite and self._in_place(sender, zone, batch):
@@ -633,7 +660,7 @@ class RFC2136Provider(Provider):
                     records=sum(len(g.ops) for g in batch))
                 succeeded = 0
                 for i, g in enumerate(batch):
-                    succeeded += self._send_batch(sender, zone, [g], errors, sent)
+                    succeeded += self._send_batch(sender, zone, [g], errors, sent, self._message(zone, [g]))
                     if i + 1 == _PROBE_GROUPS and not succeeded and i + 1 < len(batch) and (
                             not self._zone_accepts(sender, zone)):
                         # The zone refuses even a harmless update: nothing else will get through.
@@ -682,14 +709,16 @@ class _Sender:
             self.close()
             return None
 
-    def send(self, zone: str, msg: dns.update.UpdateMessage, wire: bytes, labels: Sequence[str]) -> None:
+    def send(self, zone: str, msg: dns.update.UpdateMessage, wire: bytes, labels: Sequence[str],
+             meanwhile: Callable[[], None] | None = None) -> None:
+        """Send one message and check its answer; `meanwhile` runs while it is on the wire (at most once)."""
         last_exc: BaseException | None = None
         while self.hosts:
             if self.conn is None:
                 self.conn = self.transport.connect(self.hosts[0])
             host = self.conn.host
             try:
-                response = self.conn.exchange(msg, wire)
+                response = self.conn.exchange(msg, wire, meanwhile)
             except TSIG_ERRORS as exc:
                 UPDATE_MESSAGES.labels(zone, "BADSIG").inc()
                 raise self.transport.describe_tsig_failure(host, exc, _context(zone, labels)) from None
@@ -712,6 +741,48 @@ class _Sender:
         raise Unreachable(f"RFC2136: no server reachable for zone {zone} "
                           f"({', '.join(self.transport.config.active_hosts)}:{self.transport.config.port}): "
                           f"{last_exc}")
+
+
+class _Lookahead:
+    """The next batch and its message, made at most once: while the current message is on the wire (called
+    by the connection between writing it and reading the answer), else when asked for. An exception of
+    the making is kept and raised when asked for, never inside the exchange."""
+
+    def __init__(self, make: Callable[[], tuple[list[_Group], _Message | None] | None]) -> None:
+        self._make = make
+        self._done = False
+        self._error: BaseException | None = None
+        self.value: tuple[list[_Group], _Message | None] | None = None
+
+    def __call__(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        try:
+            self.value = self._make()
+        except BaseException as exc:  # raised by result(), in the caller's own frame
+            self._error = exc
+
+    def result(self) -> tuple[list[_Group], _Message | None] | None:
+        self()
+        if self._error is not None:
+            raise self._error
+        return self.value
+
+
+def _render(zone: str, group: _Group, invalid: list[str]) -> bool:
+    """Render the group's RRs; an op that cannot be rendered is dropped with an error. False if none is left."""
+    kept: list[_Op] = []
+    for op in group.ops:
+        try:
+            op.render(zone)
+        except (ValueError, dns.exception.DNSException) as exc:
+            invalid.append(f"{op.label}: {exc}")
+            log.error("RFC2136: invalid record, skipped", record=op.label, error=str(exc))
+            continue
+        kept.append(op)
+    group.ops = kept
+    return bool(kept)
 
 
 def _soa_serial(conn: DNSConnection, transport: DNSTransport, zone: str) -> int | None:

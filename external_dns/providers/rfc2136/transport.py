@@ -15,7 +15,7 @@ import ssl
 import struct
 import threading
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, Protocol
 
 import dns.exception
@@ -142,9 +142,12 @@ class Connection:
             finally:
                 self.sock = None
 
-    def exchange(self, msg: dns.message.Message, wire: bytes | None = None) -> dns.message.Message:
+    def exchange(self, msg: dns.message.Message, wire: bytes | None = None,
+                 meanwhile: Callable[[], None] | None = None) -> dns.message.Message:
         """Send one message (`wire`: its rendering, when already done) and return the verified answer;
-        reconnects once if a reused connection died."""
+        reconnects once if a reused connection died. `meanwhile` runs once, after the message is written and
+        before its answer is read: the caller's work for its next message overlaps the server's work on this
+        one (still one message outstanding at a time). It must not raise."""
         data = msg.to_wire(prepend_length=True) if wire is None else struct.pack("!H", len(wire)) + wire
         for attempt in (0, 1):
             fresh = self.sock is None
@@ -153,6 +156,10 @@ class Connection:
             deadline = time.monotonic() + self.transport.config.timeout
             try:
                 _write(self.sock, data, deadline)
+                if meanwhile is not None:
+                    work, meanwhile = meanwhile, None
+                    work()
+                    deadline = time.monotonic() + self.transport.config.timeout  # the wait for the answer
                 answer = _read_message_wire(self.sock, deadline)
             except (EOFError, ConnectionError, ssl.SSLError):
                 self.close()
@@ -279,7 +286,8 @@ class DNSConnection(Protocol):
 
     host: str
 
-    def exchange(self, msg: dns.message.Message, wire: bytes | None = None) -> dns.message.Message: ...
+    def exchange(self, msg: dns.message.Message, wire: bytes | None = None,
+                 meanwhile: Callable[[], None] | None = None) -> dns.message.Message: ...
 
     def axfr_records(self, zone: str, read_types: frozenset[str]) -> Iterator[wire.AxfrRecord]: ...
 

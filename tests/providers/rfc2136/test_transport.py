@@ -3,7 +3,7 @@ server in memory, no socket and no private attribute touched."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 import dns.message
 import dns.opcode
@@ -35,6 +35,7 @@ class FakeServer:
         self.transfers = 0
         self.soa_queries = 0
         self.down = False
+        self.overlapped = 0  # exchanges during which the provider prepared its next message
 
 
 class FakeConnection:
@@ -42,9 +43,13 @@ class FakeConnection:
         self.server = server
         self.host = host
 
-    def exchange(self, msg: dns.message.Message, wire: bytes | None = None) -> dns.message.Message:
+    def exchange(self, msg: dns.message.Message, wire: bytes | None = None,
+                 meanwhile: Callable[[], None] | None = None) -> dns.message.Message:
         if self.server.down:
             raise ConnectionRefusedError("down")
+        if meanwhile is not None:  # the message is "on the wire": the provider makes its next one
+            self.server.overlapped += 1
+            meanwhile()
         if msg.opcode() == dns.opcode.UPDATE:
             parsed = dns.message.from_wire(wire if wire is not None else msg.to_wire())
             assert isinstance(parsed, dns.update.UpdateMessage)
@@ -223,3 +228,20 @@ def test_creates_carry_prerequisites_and_a_type_change_removes_first() -> None:
                                ("c.example.org", "ANY", "NONE"), ("t.example.org", "ANY", "NONE")}
     assert {(r.name.to_text(omit_final_dot=True), dns.rdatatype.to_text(r.rdtype)) for r in second.update} == {
         ("t.example.org", "CNAME"), ("www.example.org", "A"), ("c.example.org", "CNAME")}
+
+
+def test_each_message_is_made_while_the_one_before_is_on_the_wire_and_a_refusal_still_goes_in_order() -> None:
+    """The next batch is rendered and signed between writing a message and reading its answer; messages still
+    go one at a time in the planned order, and a refused one is retried record by record before the next."""
+    server = FakeServer()
+    server.records = []
+    server.refuse = {"r3.example.org"}
+    p = provider(server, batch_change_size=2)
+    p.records()
+    with pytest.raises(SoftError, match=r"r3\.example\.org"):
+        p.apply_changes(Changes(create=[Endpoint(f"r{i}.example.org", "A", Targets(["10.0.0.1"]))
+                                        for i in range(8)]))
+    assert [[n for n, *_ in m] for m in sent(server)] == [
+        ["r0.example.org", "r1.example.org"], ["r2.example.org"], ["r4.example.org", "r5.example.org"],
+        ["r6.example.org", "r7.example.org"]]
+    assert server.overlapped == 4, "every batch's first message carried the making of the next"
