@@ -2,7 +2,8 @@
 
 Requests are built as `call_api(..., _preload_content=False)` builds them (host, default headers,
 BearerToken auth, `(connect, read)` timeout) but sent with urllib3 retries off. Responses are parsed
-with `json.loads`, never into the client's model classes. Non-2xx answers become
+with the standard library's JSON scanner (a LIST body while it arrives: listbody.py), never into the
+client's model classes. Non-2xx answers become
 `ApiStatusError` (with the Kubernetes `Status` reason and any Retry-After); connection failures, timeouts
 and broken streams become `TransportError`. A watch is a `WatchStream` that yields decoded event dicts
 line by line and can be closed from another thread (which unblocks a reader at once).
@@ -23,6 +24,7 @@ from typing import Any
 import urllib3
 
 from external_dns.informers.gcpause import gc_paused
+from external_dns.informers.listbody import ListBody
 
 Params = list[tuple[str, str]]
 Timeout = tuple[float, float]
@@ -127,29 +129,42 @@ def _request(api_client: Any, path: str, params: Params, timeout: Timeout) -> ur
     return resp  # type: ignore[no-any-return]
 
 
+_LIST_PIECE = 64 * 1024  # bytes of a LIST body read (and parsed) at a time
+
+
 def list_page(api_client: Any, path: str, params: Params, timeout: Timeout,
-              in_flight: Callable[[urllib3.HTTPResponse | None], None] | None = None) -> dict[str, Any]:
-    """One LIST request, parsed as a raw JSON dict (`kind`, `metadata`, `items`). `in_flight` is told the
-    response while its body is being read (so another thread can `shutdown()` it), then None."""
+              in_flight: Callable[[urllib3.HTTPResponse | None], None] | None = None,
+              prepare: Callable[[Any], Any] | None = None) -> dict[str, Any]:
+    """One LIST request, parsed as a raw JSON dict (`kind`, `metadata`, `items`). The body is parsed while it
+    arrives (listbody.ListBody), each item passed through `prepare` (when given) as soon as it is decoded, so
+    our work overlaps the server's encoding and sending; `items` holds what `prepare` returned. `in_flight`
+    is told the response while its body is being read (so another thread can `shutdown()` it), then None."""
     resp = _request(api_client, path, params, timeout)
     if in_flight is not None:
         in_flight(resp)
+    items: list[Any] = []
+    body = ListBody(items.append if prepare is None else lambda raw: items.append(prepare(raw)))
     try:
-        data = resp.data
-    except (urllib3.exceptions.HTTPError, OSError, ValueError, AttributeError) as exc:
-        raise TransportError(f"{type(exc).__name__}: {exc}") from None
+        with gc_paused():  # tens of thousands of acyclic allocations: no collector passes over the heap
+            while True:
+                try:
+                    piece = resp.read(_LIST_PIECE)
+                except (urllib3.exceptions.HTTPError, OSError, ValueError, AttributeError) as exc:
+                    raise TransportError(f"{type(exc).__name__}: {exc}") from None
+                if not piece:
+                    break
+                body.feed(piece)
+            head = body.finish()
+    except ValueError as exc:
+        raise TransportError(f"LIST {path}: response is not JSON: {exc}") from None
     finally:
         if in_flight is not None:
             in_flight(None)
         resp.release_conn()
-    try:
-        with gc_paused():
-            body = json.loads(data)
-    except ValueError as exc:
-        raise TransportError(f"LIST {path}: response is not JSON: {exc}") from None
-    if not isinstance(body, dict) or not isinstance(body.get("items", []), list):
+    if "items" in head:  # an `items` array went to `items`; anything else there is no list
         raise TransportError(f"LIST {path}: response is not a list object")
-    return body
+    head["items"] = items
+    return head
 
 
 class WatchStream:

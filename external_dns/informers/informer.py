@@ -201,18 +201,24 @@ class SharedIndexInformer:
         return self._indexer.key_of(obj), obj
 
     def replace(self, items: list[Obj], resource_version_: str) -> None:
-        objs: dict[str, Obj] = {}
-        for item in items:
-            try:
-                if not isinstance(item, dict):
-                    raise ValueError(f"list item is not an object: {type(item).__name__}")
-                key, obj = self._prepare(item)
-                objs[key] = obj
-            except Exception as exc:
-                meta = item.get("metadata") if isinstance(item, dict) else None
-                meta = meta if isinstance(meta, dict) else {}
-                self._log.error("listed object rejected", kind=self.resource.kind, namespace=meta.get("namespace"),
-                                name=meta.get("name"), error=str(exc))
+        self.replace_listed([self.list_item(item) for item in items], resource_version_)
+
+    def list_item(self, item: Any) -> tuple[str, Obj] | None:
+        """A listed object transformed and keyed, as the reflector reads it (None: rejected, logged)."""
+        try:
+            if not isinstance(item, dict):
+                raise ValueError(f"list item is not an object: {type(item).__name__}")
+            return self._prepare(item)
+        except Exception as exc:
+            meta = item.get("metadata") if isinstance(item, dict) else None
+            meta = meta if isinstance(meta, dict) else {}
+            self._log.error("listed object rejected", kind=self.resource.kind, namespace=meta.get("namespace"),
+                            name=meta.get("name"), error=str(exc))
+            return None
+
+    def replace_listed(self, entries: list[tuple[str, Obj] | None], resource_version_: str) -> None:
+        """The store replaced by a whole list, made of `list_item` results."""
+        objs: dict[str, Obj] = dict(entry for entry in entries if entry is not None)
         with self._lock:
             deltas = self._indexer.replace_keyed(objs)
             first = not self._synced.is_set()

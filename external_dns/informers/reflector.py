@@ -64,11 +64,13 @@ class Closable(Protocol):
 
 class ListerWatcher(Protocol):
     """Where a reflector lists and watches (client-go's `cache.ListerWatcher`). `list` returns one page as
-    a raw List dict and tells `in_flight` the response being read (so `stop()` can cut it), then None;
-    both raise ApiStatusError / TransportError."""
+    a raw List dict whose `items` are what `prepare` made of each listed object (the objects themselves
+    without it), and tells `in_flight` the response being read (so `stop()` can cut it), then None; both
+    raise ApiStatusError / TransportError."""
 
     def list(self, params: Params, timeout: Timeout,
-             in_flight: Callable[[Closable | None], None] | None = None) -> dict[str, Any]: ...
+             in_flight: Callable[[Closable | None], None] | None = None,
+             prepare: Callable[[Any], Any] | None = None) -> dict[str, Any]: ...
 
     def watch(self, params: Params, timeout: Timeout) -> Watch: ...
 
@@ -81,15 +83,21 @@ class ApiListerWatcher:
         self.path = path
 
     def list(self, params: Params, timeout: Timeout,
-             in_flight: Callable[[Closable | None], None] | None = None) -> dict[str, Any]:
-        return list_page(self.api_client, self.path, params, timeout, in_flight)
+             in_flight: Callable[[Closable | None], None] | None = None,
+             prepare: Callable[[Any], Any] | None = None) -> dict[str, Any]:
+        return list_page(self.api_client, self.path, params, timeout, in_flight, prepare)
 
     def watch(self, params: Params, timeout: Timeout) -> Watch:
         return WatchStream(self.api_client, self.path, params, timeout)
 
 
 class ReflectorSink(Protocol):
-    def replace(self, items: list[Obj], resource_version: str) -> None: ...
+    """The informer. A list goes in as `list_item` of each object, as soon as it is read (while the rest of
+    the answer is still coming), then `replace_listed` of their results once the list is whole."""
+
+    def list_item(self, item: Any) -> Any: ...
+
+    def replace_listed(self, entries: list[Any], resource_version: str) -> None: ...
 
     def apply(self, event_type: str, obj: Obj) -> None: ...
 
@@ -220,14 +228,17 @@ class Reflector:
                 raise
         self._rv_unavailable = False
         self.last_sync_resource_version = list_rv
-        for item in items:
-            if isinstance(item, dict):
-                item.setdefault("kind", self.resource.kind)
-                item.setdefault("apiVersion", self.resource.api_version)
         self._log.debug("listed", count=len(items), resource_version=list_rv)
         with gc_paused():  # tens of thousands of acyclic allocations: no collector passes over the heap
-            self.sink.replace(items, list_rv)
+            self.sink.replace_listed(items, list_rv)
         metrics.LAST_RESYNC.labels(self.name).set(time.time())
+
+    def _list_item(self, item: Any) -> Any:
+        """One listed object, as it is read: the kind a List leaves out put back, then the informer's part."""
+        if isinstance(item, dict):
+            item.setdefault("kind", self.resource.kind)
+            item.setdefault("apiVersion", self.resource.api_version)
+        return self.sink.list_item(item)
 
     def _paged_list(self, rv: str | None) -> tuple[list[Any], str]:
         timeout = (self.options.connect_timeout, self.options.list_read_timeout)
@@ -264,7 +275,7 @@ class Reflector:
 
     def _get_page(self, params: Params, timeout: tuple[float, float]) -> dict[str, Any]:
         metrics.LISTS.labels(self.name).inc()
-        return self.lister_watcher.list(params, timeout, self._set_listing)
+        return self.lister_watcher.list(params, timeout, self._set_listing, self._list_item)
 
     # -- WATCH ---------------------------------------------------------------------------------------------------
     def _watch(self) -> bool:

@@ -46,9 +46,11 @@ class Script:
         self.stop = threading.Event()
 
     def list(self, params: Params, timeout: Timeout,
-             in_flight: Callable[[Closable | None], None] | None = None) -> dict[str, Any]:
+             in_flight: Callable[[Closable | None], None] | None = None,
+             prepare: Callable[[Any], Any] | None = None) -> dict[str, Any]:
         self.lists.append(dict(params))
-        return self.pages.pop(0)
+        got = self.pages.pop(0)
+        return {**got, "items": [prepare(i) if prepare else i for i in got.get("items") or []]}
 
     def watch(self, params: Params, timeout: Timeout) -> Watch:
         self.watch_calls.append(dict(params))
@@ -64,8 +66,11 @@ class Sink:
         self.replaced: list[tuple[list[str], str]] = []
         self.applied: list[tuple[str, str]] = []
 
-    def replace(self, items: list[dict[str, Any]], resource_version: str) -> None:
-        self.replaced.append(([i["metadata"]["name"] for i in items], resource_version))
+    def list_item(self, item: dict[str, Any]) -> str:
+        return str(item["metadata"]["name"])
+
+    def replace_listed(self, entries: list[str], resource_version: str) -> None:
+        self.replaced.append((entries, resource_version))
 
     def apply(self, event_type: str, obj: dict[str, Any]) -> None:
         self.applied.append((event_type, obj["metadata"]["name"]))
