@@ -156,9 +156,9 @@ class ZoneOwners:
         self._counts: dict[tuple[str, str], int] | None = None
         # name holding records -> digest of its labelled records, taken only while someone asks which names
         # changed (`take_changed`): names labelled before that (a first read, e.g. a --once run, never asks)
-        # are `_undigested` instead, and count as changed when they are next labelled
+        # have none, and count as changed when they are next labelled (in `_summary` without a digest: no set
+        # of them is kept, ~4 MiB at 100k names)
         self._digests: dict[str, bytes] = {}
-        self._undigested: set[str] = set()
         # names whose labelled records were redone since `take_changed` (None: the whole zone)
         self._changed: set[str] | None = None
         # the records `relabel` just built, handed out by the next `records` instead of building them again
@@ -221,7 +221,6 @@ class ZoneOwners:
             self.index.txt_names.discard(name)
         self._from_txt.clear()
         self._digests.clear()
-        self._undigested.clear()
         self._summary.clear()
         self._counts = None
         self._built.clear()
@@ -312,7 +311,7 @@ class ZoneOwners:
         """Label the records at `names` (of this zone) again from the shared label map (their records from
         `records_of` when given: the snapshot's records by name key, and then `names` are name keys too); a
         name whose labelled records changed is remembered for `take_changed`."""
-        built, digests, undigested, summary = self._built, self._digests, self._undigested, self._summary
+        built, digests, summary = self._built, self._digests, self._summary
         changed = self._changed
         if changed is None and records_of is not None:
             self._label_read(names, records_of)
@@ -323,10 +322,7 @@ class ZoneOwners:
             key = name_key(name) if records_of is None else name  # `records_of` comes with name keys
             out = build(snapshot_get(key) if records_of is None else records_of.get(key, ()))
             before = digests.pop(key, None)
-            unknown = False
-            if undigested:
-                unknown = key in undigested
-                undigested.discard(key)
+            unknown = before is None and key in summary  # labelled before digests were taken
             after: bytes | None = None
             if counts is not None:
                 _uncount(counts, summary.get(key, ()))
@@ -338,9 +334,7 @@ class ZoneOwners:
                 if counts is not None:
                     for pair in pairs:
                         counts[pair] = counts.get(pair, 0) + 1
-                if changed is None:  # nobody asks what changed yet: no digest (see `_digests`)
-                    undigested.add(key)
-                else:
+                if changed is not None:  # else nobody asks what changed yet: no digest (see `_digests`)
                     after = digests[key] = fingerprint(out)
             else:
                 built.pop(key, None)
@@ -351,7 +345,7 @@ class ZoneOwners:
     def _label_read(self, names: Iterable[str], records_of: dict[str, tuple[Endpoint, ...]]) -> None:
         """`relabel` of names just read (`records_of`, by name key) while nobody asks what changed (no
         digests: see `_digests`): `_build` inline, one pass."""
-        built, undigested, summary = self._built, self._undigested, self._summary
+        built, summary = self._built, self._summary
         self._counts = None  # counted again by the next `view` (a rebuild, or every name relabelled)
         index = self.index
         registry = index.registry
@@ -376,11 +370,9 @@ class ZoneOwners:
                 else:
                     summary[key] = tuple([(e.record_type, e.labels.get(OWNER_LABEL_KEY, "")) for e in out
                                           if e.record_type != RECORD_TYPE_TXT or not is_ownership_txt(e)])
-                undigested.add(key)
             else:
                 built.pop(key, None)
                 summary.pop(key, None)
-                undigested.discard(key)
 
     def _build(self, records: Iterable[Endpoint]) -> list[Endpoint]:
         """`records` (of one name, from the snapshot) with their labels, ownership TXTs left out: copies, or

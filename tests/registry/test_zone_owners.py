@@ -228,12 +228,12 @@ def test_a_read_nobody_asks_about_takes_no_digests() -> None:
     reg = TXTRegistry(provider, owner_id="me")
     assert len(reg.records()) == 20
     owners = reg._owners.zones["example.org"]
-    assert not owners._digests and len(owners._undigested) == 20
+    assert not owners._digests and len(owners._summary) == 20  # in the summary without a digest
     assert reg.zone_changes("example.org") is None  # the first ask: the whole zone may have changed
     assert reg.zone_changes("example.org") == set()
     reg.apply_changes(Changes(create=[_ep("new.example.org", "A", "10.0.0.2")]))
     assert reg.zone_changes("example.org") == {"new.example.org"}
-    assert set(owners._digests) == {"new.example.org"} and len(owners._undigested) == 20
+    assert set(owners._digests) == {"new.example.org"} and len(set(owners._summary) - set(owners._digests)) == 20
     assert canon(reg.zone_records("example.org")) == canon(full_read(provider, "example.org"))
 
 
@@ -325,7 +325,7 @@ def test_fresh_snapshot_records_are_labelled_without_a_copy() -> None:
 
 def _slow_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """A first read through the generic paths (`_take_txts`, `relabel` asking for digests) instead of the
-    one-pass `_take_read_txts` / `_label_read`, with what those leave behind (no digests, `_undigested`)."""
+    one-pass `_take_read_txts` / `_label_read`, with what those leave behind (no digests)."""
     from external_dns.registry.zone_owners import ZoneOwners
 
     def take(self: ZoneOwners, records_of: dict[str, tuple[Endpoint, ...]], taken: Any = None) -> set[str]:
@@ -340,8 +340,6 @@ def _slow_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
         finally:
             self._changed = None
         self._digests.clear()
-        self._undigested.difference_update(names)
-        self._undigested.update(k for k in names if k in self._summary)
 
     monkeypatch.setattr(ZoneOwners, "_take_read_txts", take)
     monkeypatch.setattr(ZoneOwners, "_label_read", label)
@@ -349,7 +347,7 @@ def _slow_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _state(reg: TXTRegistry) -> tuple[Any, ...]:
     index = reg._owners
-    zones = {z: (o._from_txt, o._summary, o._undigested, o._digests, {k: canon(v) for k, v in o._built.items()},
+    zones = {z: (o._from_txt, o._summary, o._digests, {k: canon(v) for k, v in o._built.items()},
                  o.version) for z, o in index.zones.items()}
     return index.labels, index.stored_txts, index.txt_names, zones
 
