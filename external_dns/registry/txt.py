@@ -37,7 +37,13 @@ from external_dns.registry.admission import admit_owned, affix_problem
 from external_dns.registry.encrypted import UNDECRYPTABLE_LABELS, looks_encrypted
 from external_dns.registry.mapper import AffixNameMapper
 from external_dns.registry.registry import Registry, split_holds
-from external_dns.registry.zone_owners import OwnershipIndex, ZoneOwners
+from external_dns.registry.zone_owners import (
+    OwnershipIndex,
+    StoredTxt,
+    ZoneOwners,
+    stored_txt,
+    stored_values,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -113,7 +119,7 @@ class TXTRegistry(Registry):
         self._cache: list[Endpoint] | None = None
         self._cache_time = 0.0
         # TXT values as read from (or last written to) the provider, by (TXT name, set identifier).
-        self._stored_txts: dict[_TxtKey, tuple[str, ...]] = {}
+        self._stored_txts: dict[_TxtKey, StoredTxt] = {}
         self._have_read = False  # whether _stored_txts describes the provider (a read happened)
         self._warned_legacy: set[str] = set()
         self._warned_shared: set[str] = set()  # ownership TXT names two records share (wildcard replacement)
@@ -163,7 +169,7 @@ class TXTRegistry(Registry):
         """The other owner an ownership TXT read at `key` names ("" when it is ours, or none was read); an
         undecryptable one (another key's) is another owner's too."""
         stored = self._stored_txts.get(key)
-        labels = self._labels_at(key[0], stored[0]) if stored else None
+        labels = self._labels_at(key[0], stored_values(stored)[0]) if stored else None
         owner = labels.get(OWNER_LABEL_KEY, "") if labels is not None else ""
         if owner == self.old_owner_id and owner:
             return ""  # --migrate-from-txt-owner: the old owner's records are taken over on purpose
@@ -176,7 +182,7 @@ class TXTRegistry(Registry):
         for txt in self.generate_txt_record(ep):
             stored = self._stored_txts.pop(_txt_key(txt), None)
             if stored:
-                txt.targets = Targets(stored)
+                txt.targets = Targets(stored_values(stored))
             out.append((txt, stored is not None or not self._txts_known(txt.dns_name)))
         return out
 
@@ -250,7 +256,7 @@ class TXTRegistry(Registry):
         endpoints: list[Endpoint] = []
         label_map: dict[_LabelKey, dict[str, str]] = {}
         txt_names: set[str] = set()
-        stored: dict[_TxtKey, tuple[str, ...]] = {}
+        stored: dict[_TxtKey, StoredTxt] = {}
         for record in self.provider.records():
             if record.record_type != RECORD_TYPE_TXT:
                 endpoints.append(record.copy())  # labels are added below: never touch the provider's objects
@@ -265,7 +271,7 @@ class TXTRegistry(Registry):
             name, rtype = self.mapper.to_endpoint_name(record.dns_name)
             label_map[(name, rtype, record.set_identifier)] = labels
             txt_names.add(record.dns_name.lower())
-            stored[_txt_key(record)] = tuple(record.targets)
+            stored[_txt_key(record)] = stored_txt(record.targets)
         self._count_undecryptable(name for (name, rtype, _s), labels in label_map.items()
                                   if labels is UNDECRYPTABLE_LABELS)
         self._owners.clear()  # the zone maps kept the old table in step
@@ -494,7 +500,7 @@ class TXTRegistry(Registry):
                     if key in self._stored_txts:
                         log.debug(f"Skipping TXT {txt.dns_name}: a TXT record of that name already exists")
                         continue
-                    self._stored_txts[key] = tuple(txt.targets)
+                    self._stored_txts[key] = stored_txt(txt.targets)
                     txt_create.append(txt)
                 self._cache_add(ep)
             for ep in filtered.delete:
@@ -513,7 +519,7 @@ class TXTRegistry(Registry):
                 news = self.generate_txt_record(ep)
                 old_side = olds[i] if paired else []
                 for j, txt in enumerate(news):
-                    self._stored_txts[_txt_key(txt)] = tuple(txt.targets)
+                    self._stored_txts[_txt_key(txt)] = stored_txt(txt.targets)
                     old = old_side[j] if j < len(old_side) else None
                     if old is not None and not old[1]:
                         # The TXT is missing (e.g. a forced update of an old-format owner): create it.

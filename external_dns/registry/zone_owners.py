@@ -32,6 +32,22 @@ log = structlog.get_logger(__name__)
 
 LabelKey = tuple[str, str, str]  # (endpoint name lower-case, record type or "", set identifier)
 TxtKey = tuple[str, str]  # (TXT name lower-case, set identifier)
+# An ownership TXT's values as the registry stores them: the string alone for one value (the usual), else a
+# tuple (a one-element tuple costs 64 bytes: 6 MiB for 100k records).
+StoredTxt = str | tuple[str, ...]
+
+
+def stored_txt(values: Iterable[str]) -> StoredTxt:
+    """How `values` are stored (see `StoredTxt`)."""
+    held = tuple(values)
+    return held[0] if len(held) == 1 else held
+
+
+def stored_values(stored: StoredTxt) -> tuple[str, ...]:
+    """The values `stored` stands for."""
+    return (stored,) if isinstance(stored, str) else stored
+
+
 # What the ownership TXTs at one snapshot name gave: the label key alone for the usual one TXT stored under
 # (that name, the key's set identifier); else ((label key, TXT key stored), ...). Saves two tuples a record.
 _FromTxt = LabelKey | tuple[tuple[LabelKey, TxtKey], ...]
@@ -68,7 +84,7 @@ class OwnershipIndex:
     """Every zone's map and the tables they share."""
 
     def __init__(self, registry: Labeller, to_endpoint_name: Callable[[str], tuple[str, str]],
-                 wildcard_replacement: str, stored_txts: dict[TxtKey, tuple[str, ...]]) -> None:
+                 wildcard_replacement: str, stored_txts: dict[TxtKey, StoredTxt]) -> None:
         self.registry = registry
         self.to_endpoint_name = to_endpoint_name
         self.wildcard = wildcard_replacement
@@ -260,7 +276,7 @@ class ZoneOwners:
                 labels_of[key] = labels
                 low = record.dns_name.lower()
                 tkey = (name if low == name else low, record.set_identifier)  # the key's string when equal
-                stored_txts[tkey] = tuple(record.targets)
+                stored_txts[tkey] = stored_txt(record.targets)
                 _hold(from_txt, name, key, tkey)
                 txt_names.add(name)
                 affected.add(ep_name)
@@ -298,7 +314,7 @@ class ZoneOwners:
             key = (ep_name, rtype, set_id)
             labels_of[key] = labels
             tkey = (name if low == name else low, set_id)  # the key's string when equal
-            stored_txts[tkey] = values
+            stored_txts[tkey] = stored_txt(values)
             _hold(from_txt, name, key, tkey)
             txt_names.add(name)
             labelled.add(ep_name)
