@@ -22,6 +22,9 @@ from typing import Any
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+# the decoder's C scanner: (value, end) of the JSON value at an index (untyped in typeshed's JSONDecoder)
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_WS = " \t\n\r"
 _MIN_RETRY = 64 * 1024
 
 
@@ -39,7 +42,7 @@ class ListBody:
         self._utf8 = codecs.getincrementaldecoder("utf-8")()
         self._text = ""
         self._pos = 0
-        self._state = "start"  # start, member, items, item_sep, member_sep, end
+        self._state = "start"  # start, first_member, member, first_item, items, member_sep, end
         self._retry_at = 0  # length of the text at which decoding is worth trying again
 
     def feed(self, data: bytes) -> None:
@@ -72,7 +75,8 @@ class ListBody:
                 try:
                     self._step()
                 except _Incomplete:
-                    self._pos = mark  # the unfinished step is taken again from its start
+                    if self._state != "items":  # (items keep their place: each one is handed over once)
+                        self._pos = mark  # the unfinished step is taken again from its start
                     raise
         except _Incomplete:
             if final:
@@ -100,6 +104,36 @@ class ListBody:
             raise _Incomplete
         self._pos = end
         return value
+
+    def _items(self) -> None:
+        """As many items as the text holds complete, each followed by its ',' or ']' (the hot loop: one scanner
+        call per item; white space, which the API server does not write between items, only when present)."""
+        text, pos, end_of_text = self._text, self._pos, len(self._text)
+        scan, on_item = _SCAN, self.on_item
+        while True:  # self._pos: where the next item (or the white space before it) starts
+            if pos >= end_of_text:
+                raise _Incomplete
+            if text[pos] in _WS:
+                pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+                if pos >= end_of_text:
+                    raise _Incomplete
+            try:
+                item, end = scan(text, pos)
+            except (StopIteration, ValueError):
+                raise _Incomplete from None
+            if end < end_of_text and text[end] in _WS:
+                end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+            if end >= end_of_text:
+                raise _Incomplete
+            sep = text[end]
+            if sep not in ",]":
+                raise ValueError(f"LIST body: expected ',' or ']' at character {end}, found {sep!r}")
+            pos = self._pos = end + 1
+            self.count += 1
+            on_item(item)
+            if sep == "]":
+                self._state = "member_sep"
+                return
 
     def _next(self, expected: str) -> str:
         """The next character, consumed, which must be one of `expected`."""
@@ -140,11 +174,6 @@ class ListBody:
             else:
                 self._state = "items"
         elif state == "items":
-            item = self._value()
-            self._state = "item_sep"
-            self.count += 1
-            self.on_item(item)
-        elif state == "item_sep":
-            self._state = "items" if self._next(",]") == "," else "member_sep"
+            self._items()
         else:  # member_sep
             self._state = "member" if self._next(",}") == "," else "end"
