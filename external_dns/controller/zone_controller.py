@@ -49,6 +49,10 @@ QUEUE_NAME = "zones"
 # 100k-record zone would otherwise keep every created endpoint and its log line alive: ~70 MiB).
 FULL_RESULTS = 64
 CHANGE_BUDGET = 1_000
+# A result holding more changes than this keeps none, even its zone's newest: a first sync of 100k records
+# would hold its endpoints and lines until the zone's next run, and the first periodic passes would then grow
+# the heap beside them instead of reusing their space (issue 29: RSS after the passes).
+RESULT_MAX = 10_000
 _FULL = "\x00full "  # the queue key of a zone's full run of a periodic pass: never a zone's name
 
 
@@ -69,12 +73,14 @@ def _changes_held(result: RunResult) -> int:
 
 def _release_old_results(held: list[tuple[str, RunResult]]) -> list[tuple[str, RunResult]]:
     """Release the changes of the oldest results while more than FULL_RESULTS are held or they hold more than
-    CHANGE_BUDGET changes, keeping each zone's newest; returns the results still holding theirs."""
+    CHANGE_BUDGET changes, keeping each zone's newest (unless it holds more than RESULT_MAX); returns the
+    results still holding theirs."""
     newest = {zone: result for zone, result in held}
     count, total = len(held), sum(_changes_held(r) for _, r in held)
     kept: list[tuple[str, RunResult]] = []
     for zone, result in held:
-        if (count > FULL_RESULTS or total > CHANGE_BUDGET) and newest[zone] is not result:
+        big = _changes_held(result) > RESULT_MAX
+        if big or ((count > FULL_RESULTS or total > CHANGE_BUDGET) and newest[zone] is not result):
             count -= 1
             total -= _changes_held(result)
             result.changes = Changes()  # status, timings and zone counts stay

@@ -1,5 +1,5 @@
 """The zone controller's outcome history does not keep old syncs' changes alive: each zone's newest result keeps
-its changes and change lines, and so do the newest others within FULL_RESULTS outcomes and CHANGE_BUDGET
+its changes and change lines (unless over RESULT_MAX), and so do the newest others within FULL_RESULTS outcomes and CHANGE_BUDGET
 changes; older ones release them (a first sync of a big zone would otherwise hold every created endpoint for
 the life of the process). Status, timings and counts of the zone stay."""
 
@@ -8,7 +8,13 @@ from __future__ import annotations
 import time
 
 from external_dns.controller.controller import RunResult
-from external_dns.controller.zone_controller import CHANGE_BUDGET, FULL_RESULTS, ZoneController, ZoneOutcome
+from external_dns.controller.zone_controller import (
+    CHANGE_BUDGET,
+    FULL_RESULTS,
+    RESULT_MAX,
+    ZoneController,
+    ZoneOutcome,
+)
 from external_dns.endpoint.endpoint import Endpoint
 from external_dns.endpoint.targets import Targets
 from external_dns.plan.changes import Changes
@@ -58,3 +64,11 @@ def test_a_big_first_sync_is_released_by_the_next_result_of_its_zone_not_by_othe
     assert big.created == 0 and big.change_lines == [] and big.desired_count == CHANGE_BUDGET + 1
     b_newest = zc.outcomes("b.test")[-1].result
     assert b_newest is not None and b_newest.created == 1
+
+
+def test_a_result_over_the_maximum_keeps_no_changes_even_the_newest() -> None:
+    zc, _source, _provider = make(["a.test"], [])
+    huge = _result(0, "a.test", creates=RESULT_MAX + 1)
+    _record(zc, "a.test", huge)
+    assert huge.created == 0 and huge.change_lines == [] and huge.desired_count == RESULT_MAX + 1
+    assert huge.applied and zc.outcomes("a.test")[-1].result is huge
