@@ -288,10 +288,18 @@ class RealApi(Api):
         return self.fill_rates
 
     def _get(self, path: str) -> dict[str, Any]:
-        conn = self._conn()
-        conn.request("GET", path, headers={"Accept": "application/json"})
-        resp = conn.getresponse()
-        data = resp.read()
+        for attempt in range(2):  # a keep-alive connection idle through a row's runs may have been closed
+            conn = self._conn()
+            try:
+                conn.request("GET", path, headers={"Accept": "application/json"})
+                resp = conn.getresponse()
+                data = resp.read()
+                break
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                self._local.conn = None
+                if attempt:
+                    raise
         if resp.status != 200:
             raise RuntimeError(f"GET {path}: {resp.status} {data[:300]!r}")
         out: dict[str, Any] = json.loads(data)
