@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -93,6 +94,9 @@ _Message = tuple[dns.update.UpdateMessage, bytes]  # a signed UPDATE and its wir
 # refuses even a harmless update, the rest is reported without being sent (a zone-wide refusal would
 # otherwise cost one message per record).
 _PROBE_GROUPS = 3
+# A message made ahead is signed again when it waited longer than this (a batch before it retried record by
+# record against a slow server): its TSIG time must stay well inside the 300 s fudge.
+_RESIGN_AFTER = 60.0
 # Answer codes that mean our key is not accepted: retrying other records cannot help.
 _AUTH_RCODES = {dns.rcode.NOTAUTH}
 # Answer codes of a failed prerequisite (RFC 2136 3.2.5): the zone holds records we did not write.
@@ -610,6 +614,8 @@ class RFC2136Provider(Provider):
                           rcode=refused.rcode, unsent=len(unsent))
                 break
             upcoming = ahead.result()
+            if upcoming is not None and time.monotonic() - ahead.made_at > _RESIGN_AFTER:
+                upcoming = (upcoming[0], self._message(zone, upcoming[0]))
         if snap is None or before is None or len(errors) != n_errors or not sent:
             return
         after = sender.soa_serial(zone)
@@ -751,6 +757,7 @@ class _Lookahead:
     def __init__(self, make: Callable[[], tuple[list[_Group], _Message | None] | None]) -> None:
         self._make = make
         self._done = False
+        self.made_at = 0.0  # when the message was made and signed (time.monotonic())
         self._error: BaseException | None = None
         self.value: tuple[list[_Group], _Message | None] | None = None
 
@@ -760,6 +767,7 @@ class _Lookahead:
         self._done = True
         try:
             self.value = self._make()
+            self.made_at = time.monotonic()
         except BaseException as exc:  # raised by result(), in the caller's own frame
             self._error = exc
 
